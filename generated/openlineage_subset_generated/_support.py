@@ -92,21 +92,26 @@ def prefixed(key: str | int, issues: list[Issue]) -> list[Issue]:
 def closest_branch(failures: Sequence[list[Issue]], labels: Sequence[str]) -> list[Issue]:
     """Report the alternative that came closest when none of ``oneOf``/``anyOf`` matched.
 
-    Closest is fewest issues, then deepest issue. When several tie with a single issue each at
-    the same place, one issue names them all, so that "needs A or B" is not reported as "needs A".
+    Closest is the one whose deepest issue lies deepest (it matched the most of the document),
+    then the one with fewest issues. When several tie with a single issue each at the same place,
+    one issue names them all, so that "needs A or B" is not reported as "needs A".
     """
 
     def distance(issues: list[Issue]) -> tuple[int, int]:
-        return len(issues), -max(len(path) for path, _ in issues)
+        return -max(len(path) for path, _ in issues), len(issues)
 
     best = min(distance(issues) for issues in failures)
     tied = [i for i, issues in enumerate(failures) if distance(issues) == best]
-    if len(tied) > 1 and best[0] == 1 and len({failures[i][0][0] for i in tied}) == 1:
+    if len(tied) > 1 and best[1] == 1 and len({failures[i][0][0] for i in tied}) == 1:
         path = failures[tied[0]][0][0]
         reasons = "; ".join(f"as {labels[i]}: {failures[i][0][1]}" for i in tied)
         return [(path, f"matches none of {', '.join(labels)} ({reasons})")]
     chosen = tied[0]
-    return [(path, f"{message} (as {labels[chosen]})") for path, message in failures[chosen]]
+    # Below the node the path tells which alternative was checked; at the node, say it.
+    return [
+        (path, f"{message} (as {labels[chosen]})" if not path else message)
+        for path, message in failures[chosen]
+    ]
 
 
 def json_equal(left: Any, right: Any) -> bool:

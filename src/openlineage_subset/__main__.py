@@ -1,0 +1,7 @@
+"""``python -m openlineage_subset``: the same as the ``ol-subset`` command."""
+
+import sys
+
+from openlineage_subset._cli import main
+
+sys.exit(main())

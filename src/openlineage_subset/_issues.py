@@ -1,0 +1,70 @@
+"""Validation issues, JSON paths, and the one exception for unusable documents."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def json_path(parts: Sequence[str | int]) -> str:
+    """A JSONPath for a location in a document.
+
+    >>> json_path(("inputs", 0, "inputFacets", "subset"))
+    '$.inputs[0].inputFacets.subset'
+    >>> json_path(("dimensions", "business date"))
+    "$.dimensions['business date']"
+    """
+    text = "$"
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif _IDENTIFIER.match(part):
+            text += "." + part
+        else:
+            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
+            text += f"['{escaped}']"
+    return text
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    """One problem in a document: where (a JSONPath), what, and which rule found it.
+
+    ``rule`` is ``"schema"`` for the JSON Schema itself and ``"strict"`` for the rules the
+    schema states only in prose (checked with ``strict=True``).
+
+    >>> str(ValidationIssue("$.subset", "missing required property '_producer'"))
+    "$.subset: missing required property '_producer'"
+    """
+
+    path: str
+    message: str
+    rule: Literal["schema", "strict"] = "schema"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class SubsetDocumentError(ValueError):
+    """A document that cannot be parsed into models: malformed, or of an unknown condition type.
+
+    ``issues`` lists every problem with its JSONPath; the message shows them too.
+
+    >>> from openlineage_subset import parse_facet
+    >>> try:
+    ...     parse_facet({"inputCondition": {"type": "nope"}, "_producer": "https://example.com",
+    ...                  "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/"
+    ...                  "BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet"})
+    ... except SubsetDocumentError as error:
+    ...     print(error.issues[0].path)
+    $.inputCondition.type
+    """
+
+    def __init__(self, what: str, issues: Iterable[ValidationIssue]) -> None:
+        self.issues = tuple(issues)
+        lines = "".join(f"\n  {issue}" for issue in self.issues)
+        super().__init__(f"{what}:{lines}")

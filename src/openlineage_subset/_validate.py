@@ -1,0 +1,258 @@
+"""``validate()``: a facet map, a subset facet or an OpenLineage event, against the schemas.
+
+The checks run the validators generated from the schemas (fast, exact: a test compares them with
+``jsonschema``). ``strict=True`` adds what the schema says only in prose: the documented values
+of ``comparison`` and ``operator``, the ``format`` of URIs, UUIDs and timestamps, a ``_schemaURL``
+that names an existing definition of a known version matching the facet's role, and input facets
+under ``inputFacets`` / output facets under ``outputFacets``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from openlineage_subset_generated._support import Issue, describe
+
+from openlineage_subset._convert import SUBSET_FACET_KEY, Role, subset_facet_paths
+from openlineage_subset._issues import ValidationIssue, json_path
+from openlineage_subset._versions import (
+    FACET_FILE,
+    INPUT_FACET_DEF,
+    OUTPUT_FACET_DEF,
+    SpecVersion,
+    spec_for_event,
+    spec_for_facet,
+    spec_versions,
+)
+
+Path = tuple[str | int, ...]
+
+_EVENT_KEYS = frozenset(
+    {
+        "eventTime",
+        "eventType",
+        "producer",
+        "schemaURL",
+        "run",
+        "job",
+        "dataset",
+        "inputs",
+        "outputs",
+    }
+)
+_FACET_KEYS = frozenset({"inputCondition", "outputCondition"})
+_ROLE_DEFS: dict[Role, str] = {"input": INPUT_FACET_DEF, "output": OUTPUT_FACET_DEF}
+_ROLE_PLACES: dict[Role, str] = {"input": "inputFacets", "output": "outputFacets"}
+_ROLE_CONDITIONS: dict[Role, str] = {"input": "inputCondition", "output": "outputCondition"}
+_FACET_DEF_URL = re.compile(
+    r"^https://openlineage\.io/spec/facets/(?P<version>\d+-\d+-\d+)/"
+    + re.escape(FACET_FILE)
+    + r"#/\$defs/(?P<name>[^/]+)$"
+)
+
+
+def validate(document: object, strict: bool = False) -> list[ValidationIssue]:
+    """Problems in ``document``, each with its JSONPath; an empty list when it is valid.
+
+    ``document`` is a facet map (``{"subset": {...}}``), a subset facet, or an OpenLineage
+    RunEvent/JobEvent/DatasetEvent, whose ``subset`` facets under ``inputs[].inputFacets`` and
+    ``outputs[].outputFacets`` are checked against the subset schema of their version.
+
+    >>> facet_map = {"subset": {
+    ...     "inputCondition": {"type": "compare", "comparison": "EQUALS",
+    ...         "left": {"type": "field", "field": "country"},
+    ...         "right": {"type": "literal", "value": "PL"}},
+    ...     "_producer": "https://example.com/producer",
+    ...     "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"
+    ...                   "#/$defs/InputSubsetInputDatasetFacet"}}
+    >>> validate(facet_map)
+    []
+    >>> [str(issue) for issue in validate(facet_map, strict=True)]  # doctest: +ELLIPSIS
+    ['$.subset.inputCondition.comparison: expected one of "EQUAL", ...']
+    """
+    if not isinstance(document, Mapping):
+        return [
+            ValidationIssue(
+                "$",
+                "expected a JSON object (a facet map, a subset facet or an "
+                f"OpenLineage event), got {describe(document)}",
+            )
+        ]
+    checker = _Checker(strict)
+    kind = document_kind(document)
+    if kind is None:
+        return [ValidationIssue("$", _not_a_document(document))]
+    try:
+        if kind == "event":
+            checker.event(document)
+        elif kind == "facet map":
+            checker.facet_map(document)
+        else:
+            checker.facet(document, (), None)
+    except RecursionError:
+        return [
+            ValidationIssue(
+                "$",
+                (
+                    "nested too deeply to validate (Python's recursion limit); write long AND/OR "
+                    "chains "
+                    "as balanced trees (openlineage_subset.all_of / any_of)"
+                ),
+            )
+        ]
+    return checker.issues
+
+
+def document_kind(document: Mapping[str, Any]) -> Literal["event", "facet map", "facet"] | None:
+    """What a JSON object is: an event, a facet map (``{"subset": ...}``), a bare facet, or None."""
+    if not _EVENT_KEYS.isdisjoint(document):
+        return "event"
+    if SUBSET_FACET_KEY in document:
+        return "facet map"
+    if not _FACET_KEYS.isdisjoint(document):
+        return "facet"
+    return None
+
+
+def _not_a_document(document: Mapping[str, Any]) -> str:
+    if "filter" in document:
+        return (
+            "this looks like the 2025 draft of the subset facet (key 'filter'); the released "
+            "facet uses the key 'subset' with 'inputCondition' or 'outputCondition' "
+            "(BaseSubsetDatasetFacet.json 1-0-0)"
+        )
+    keys = ", ".join(repr(k) for k in list(document)[:5]) or "no keys"
+    return (
+        f"not a facet map (key 'subset'), a subset facet (key 'inputCondition' or "
+        f"'outputCondition') or an OpenLineage event (keys 'eventTime', 'run', 'job', ...); "
+        f"found {keys}"
+    )
+
+
+class _Checker:
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.issues: list[ValidationIssue] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def add(self, prefix: Path, found: list[Issue], rule: Literal["schema", "strict"]) -> None:
+        for path, message in found:
+            issue = ValidationIssue(json_path((*prefix, *path)), message, rule)
+            if (issue.path, issue.message) not in self._seen:
+                self._seen.add((issue.path, issue.message))
+                self.issues.append(issue)
+
+    def run(self, spec: SpecVersion, definition: str, value: Any, prefix: Path) -> None:
+        """Validate ``value`` against a definition, telling schema issues from strict ones."""
+        if not self.strict:
+            self.add(prefix, spec.validators.VALIDATORS[definition](value), "schema")
+            return
+        # The strict schema only adds constraints: when it passes, so does the lenient one.
+        strict = spec.strict_validators.VALIDATORS[definition](value)
+        if strict:
+            lenient = spec.validators.VALIDATORS[definition](value)
+            self.add(prefix, lenient, "schema")
+            known = set(lenient)
+            self.add(prefix, [issue for issue in strict if issue not in known], "strict")
+
+    def event(self, event: Mapping[str, Any]) -> None:
+        spec = spec_for_event(event.get("schemaURL"))
+        facets = list(subset_facet_paths(event))
+        before = len(self.issues)
+        self.run(spec, str(spec.module.CORE_ROOT), event, ())
+        # The subset schema includes the core facet rules; report them once, from the facet check.
+        facet_paths = {json_path(path) for path, _, _ in facets}
+        self.issues[before:] = [
+            issue
+            for issue in self.issues[before:]
+            if not any(
+                issue.path == p or issue.path.startswith((p + ".", p + "[")) for p in facet_paths
+            )
+        ]
+        for path, role, facet in facets:
+            self.facet(facet, path, role)
+
+    def facet_map(self, document: Mapping[str, Any]) -> None:
+        facet = document[SUBSET_FACET_KEY]
+        spec = spec_for_facet(facet.get("_schemaURL") if isinstance(facet, Mapping) else None)
+        self.run(spec, str(spec.module.FACET_ROOT), document, ())
+        if self.strict and isinstance(facet, Mapping):
+            self._strict_facet_rules(spec, facet, (SUBSET_FACET_KEY,), None)
+
+    def facet(self, facet: Any, path: Path, place: Role | None) -> None:
+        spec = spec_for_facet(facet.get("_schemaURL") if isinstance(facet, Mapping) else None)
+        self.run(spec, "BaseSubsetDatasetFacet", facet, path)
+        if self.strict and isinstance(facet, Mapping):
+            self._strict_facet_rules(spec, facet, path, place)
+
+    def _strict_facet_rules(
+        self, spec: SpecVersion, facet: Mapping[str, Any], path: Path, place: Role | None
+    ) -> None:
+        role = _role_of(spec, facet)
+        if place is not None and role is not None and role != place:
+            self.add(
+                path,
+                [
+                    (
+                        (),
+                        (
+                            f"an {role} subset facet ({_ROLE_CONDITIONS[role]}) under "
+                            f"{_ROLE_PLACES[place]}; a dataset there needs an {place} facet with "
+                            f"{_ROLE_CONDITIONS[place]} ({_ROLE_DEFS[place]})"
+                        ),
+                    )
+                ],
+                "strict",
+            )
+        problem = schema_url_problem(facet.get("_schemaURL"), role or place, spec)
+        if problem:
+            self.add((*path, "_schemaURL"), [((), problem)], "strict")
+
+
+def _role_of(spec: SpecVersion, facet: Mapping[str, Any]) -> Role | None:
+    present = [role for role, key in _ROLE_CONDITIONS.items() if key in facet]
+    if len(present) == 1:
+        return present[0]
+    for role, definition in _ROLE_DEFS.items():
+        if not spec.validators.VALIDATORS[definition](facet):
+            return role
+    return None
+
+
+def schema_url_problem(url: object, role: Role | None, spec: SpecVersion) -> str | None:
+    """Why a facet's ``_schemaURL`` does not name the definition it should, or None if it does.
+
+    >>> from openlineage_subset import spec
+    >>> print(schema_url_problem(
+    ...     "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/Nope",
+    ...     "input", spec("1-0-0")))  # doctest: +ELLIPSIS
+    '$defs/Nope' is not a definition of BaseSubsetDatasetFacet.json 1-0-0; expected https://...
+    """
+    if not isinstance(url, str):
+        return None
+    expected_def = _ROLE_DEFS[role] if role else f"{INPUT_FACET_DEF} or {OUTPUT_FACET_DEF}"
+    expected = f"{spec.facet_schema_url}#/$defs/{expected_def}"
+    match = _FACET_DEF_URL.match(url)
+    if not match:
+        return f"{url!r} does not name a definition of {FACET_FILE}; expected {expected}"
+    problems = []
+    version, name = match["version"], match["name"]
+    if version not in spec_versions():
+        problems.append(
+            f"version {version} of {FACET_FILE} does not exist "
+            f"(known: {', '.join(spec_versions())})"
+        )
+    if name not in spec.facet_defs:
+        hint = difflib.get_close_matches(name, spec.facet_defs, n=1)
+        problems.append(
+            f"'$defs/{name}' is not a definition of {FACET_FILE} {spec.version}"
+            + (f" (did you mean '{hint[0]}'?)" if hint else "")
+        )
+    elif role and name != _ROLE_DEFS[role]:
+        problems.append(f"'$defs/{name}' is not the definition of an {role} facet")
+    if not problems:
+        return None
+    return "; ".join(problems) + f"; expected {expected}"

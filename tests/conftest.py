@@ -1,0 +1,48 @@
+"""Shared fixtures: repository paths, the reference spec copy, hypothesis profiles."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE_SPEC = Path(os.environ.get("OL_SUBSET_REFERENCE_SPEC", ROOT.parent / "shared" / "spec"))
+FACET_1_0_0 = "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"
+INPUT_URL = FACET_1_0_0 + "#/$defs/InputSubsetInputDatasetFacet"
+OUTPUT_URL = FACET_1_0_0 + "#/$defs/OutputSubsetOutputDatasetFacet"
+PRODUCER = "https://github.com/openlineage-subset/openlineage-subset/tree/0.1.0/tests"
+
+settings.register_profile(
+    "default", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def reference_spec() -> Path:
+    """The reference copy of the official schemas and examples (skips when it is absent)."""
+    if not (REFERENCE_SPEC / "facets" / "1-0-0" / "BaseSubsetDatasetFacet.json").is_file():
+        pytest.skip(
+            f"reference spec not found at {REFERENCE_SPEC}; set OL_SUBSET_REFERENCE_SPEC to the "
+            "folder holding facets/, 2-0-2/ and tests/"
+        )
+    return REFERENCE_SPEC
+
+
+@pytest.fixture(scope="session")
+def official_examples(reference_spec: Path) -> dict[str, Any]:
+    """The official BaseSubsetDatasetFacet examples, by file name."""
+    folder = reference_spec / "tests" / "BaseSubsetDatasetFacet"
+    return {path.name: load_json(path) for path in sorted(folder.glob("*.json"))}

@@ -1,0 +1,152 @@
+"""ol-subset validate: exit codes, messages naming file, line and path, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openlineage_subset._cli import main
+from tests.conftest import INPUT_URL, PRODUCER, ROOT
+
+VALID = {
+    "subset": {
+        "inputCondition": {"type": "location", "locations": ["s3://b/k"]},
+        "_producer": PRODUCER,
+        "_schemaURL": INPUT_URL,
+    }
+}
+INVALID = {
+    "subset": {"inputCondition": {"type": "nope"}, "_producer": PRODUCER, "_schemaURL": INPUT_URL}
+}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status = main(["validate", *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    return status, captured.out
+
+
+def _write(tmp_path: Path, name: str, content: str) -> str:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    return str(path)
+
+
+def test_valid_files_exit_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, out = _run(capsys, _write(tmp_path, "ok.json", json.dumps(VALID)))
+    assert status == 0
+    assert "ok.json: valid" in out and "1 valid, 0 invalid" in out
+
+
+def test_invalid_file_exit_1_with_path_and_message(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "bad.json", json.dumps(INVALID))
+    status, out = _run(capsys, path)
+    assert status == 1
+    assert f"{path}: $.subset.inputCondition.type: unknown type 'nope'" in out
+
+
+def test_json_lines_name_the_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    lines = [json.dumps(VALID), "", json.dumps(INVALID), "{not json"]
+    path = _write(tmp_path, "events.jsonl", "\n".join(lines) + "\n")
+    status, out = _run(capsys, path)
+    assert status == 2, "an unusable line makes the input unusable"
+    assert f"{path}:1: valid" in out
+    assert f"{path}:3: $.subset.inputCondition.type" in out
+    assert f"{path}:4: error: not valid JSON" in out
+
+
+def test_json_lines_in_a_json_file_are_recognised(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = _write(tmp_path, "events.json", json.dumps(VALID) + "\n" + json.dumps(VALID) + "\n")
+    status, out = _run(capsys, path)
+    assert status == 0 and f"{path}:2: valid" in out
+
+
+def test_arrays_of_documents(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _write(tmp_path, "many.json", json.dumps([VALID, INVALID]))
+    status, out = _run(capsys, path)
+    assert status == 1 and f"{path}[0]: valid" in out and f"{path}[1]: $.subset" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("", "empty file"),
+        ('{"subset": ', "not valid JSON: Expecting value (line 1, column 12)"),
+        ("[]", "empty array"),
+        ("[" * 100000 + "]" * 100000, "nested too deeply"),
+    ],
+)
+def test_unusable_inputs_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, fragment: str
+) -> None:
+    path = _write(tmp_path, "input.json", content)
+    status, out = _run(capsys, path)
+    assert status == 2
+    assert f"{path}: error: " in out and fragment in out
+
+
+def test_missing_and_binary_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    binary = tmp_path / "blob.json"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n")
+    status, out = _run(capsys, str(tmp_path / "missing.json"), str(binary))
+    assert status == 2
+    assert "missing.json: error: no such file" in out
+    assert "blob.json: error: not UTF-8 text" in out
+
+
+def test_folders_are_searched(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "nested").mkdir()
+    _write(tmp_path / "nested", "a.json", json.dumps(VALID))
+    _write(tmp_path, "notes.txt", "ignored")
+    status, out = _run(capsys, str(tmp_path))
+    assert status == 0 and "a.json: valid" in out and "notes.txt" not in out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    status, out = _run(capsys, str(empty))
+    assert status == 2 and "holds no .json" in out
+
+
+def test_strict_flag_and_json_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    document = json.loads(json.dumps(VALID))
+    document["subset"]["_schemaURL"] = INPUT_URL.replace("1-0-0", "1-1-0")
+    path = _write(tmp_path, "docs.json", json.dumps(document))
+    status, out = _run(capsys, path)
+    assert status == 0 and "warning: _schemaURL" in out
+    status, out = _run(capsys, "--strict", "--format", "json", path)
+    assert status == 1
+    report = json.loads(out)
+    (result,) = report["results"]
+    assert result["valid"] is False and result["warnings"]
+    assert result["issues"][0]["path"] == "$.subset._schemaURL"
+    assert result["issues"][0]["rule"] == "strict"
+    assert report["summary"] == {"documents": 1, "valid": 0, "invalid": 1, "unusable": 0}
+
+
+def test_usage_errors_do_not_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate"])
+    assert exit_info.value.code == 2
+    assert main([]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_installed_entry_point_reads_stdin_and_the_examples() -> None:
+    command = [sys.executable, "-m", "openlineage_subset", "validate"]
+    done = subprocess.run(
+        [*command, "-"], input=json.dumps(INVALID), capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1 and "<stdin>: $.subset.inputCondition.type" in done.stdout
+    done = subprocess.run(
+        [*command, "--strict", str(ROOT / "examples")], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 invalid" in done.stdout

@@ -1,0 +1,84 @@
+"""Project promises: the README's commands are what CI runs; the wheel carries everything."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```(?:bash|sh)\n(.*?)```", text, re.DOTALL)
+    assert block, "the README starts with a shell block of set-up commands"
+    return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
+
+
+def test_readme_starts_with_two_commands_and_ci_runs_the_test_one() -> None:
+    commands = _readme_commands()
+    assert len(commands) == 2, commands
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1] in ci.splitlines(), "'.ci/run' must run the README's test command"
+    assert "ol-subset" in commands[0]
+
+
+def test_wheel_carries_package_generated_models_and_schemas(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0 and "hatchling" in done.stderr:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "-q",
+                "-w",
+                str(tmp_path),
+                str(ROOT),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("openlineage_subset-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for expected in (
+        "openlineage_subset/__init__.py",
+        "openlineage_subset/py.typed",
+        "openlineage_subset_generated/v1_0_0/models.py",
+        "openlineage_subset_generated/v1_0_0/validators.py",
+        "openlineage_subset_generated/schemas/spec/facets/1-0-0/BaseSubsetDatasetFacet.json",
+        "openlineage_subset_generated/schemas/spec/2-0-2/OpenLineage.json",
+    ):
+        assert expected in names, expected
+    assert not any(name.startswith(("codegen/", "tests/")) for name in names)
+
+
+def test_readme_python_example_runs(capsys: object) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert blocks, "the README shows a Python example"
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})

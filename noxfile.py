@@ -1,0 +1,83 @@
+"""Developer and CI sessions. ``nox`` alone runs the default set, which is what CI runs.
+
+- ``tests``: pytest against a plain (non-editable) install of the project.
+- ``lint``: ruff check and ruff format --check.
+- ``typecheck``: mypy --strict on src/ and codegen/.
+- ``codegen``: regenerate generated/ from schemas/ (``nox -s codegen -- --check`` only checks).
+- ``codegen_check``: the check alone (in the default set).
+- ``conformance``: the example and reference corpora through the installed ``ol-subset`` CLI.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["lint", "typecheck", "codegen_check", "tests", "conformance"]
+nox.options.default_venv_backend = "venv"
+nox.options.error_on_missing_interpreters = True
+
+ROOT = Path(__file__).parent
+REFERENCE_SPEC = Path(os.environ.get("OL_SUBSET_REFERENCE_SPEC", ROOT.parent / "shared" / "spec"))
+RUFF = "ruff==0.17.6"
+MYPY = ("mypy==2.4.1", "types-jsonschema")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Unit, property and CLI tests; pass pytest options after ``--``."""
+    session.install(".[test,codegen]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff lint and format check (generated/ is excluded: it is checked by codegen_check)."""
+    session.install(RUFF)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the hand-written package and the generator."""
+    session.install(".[codegen]", *MYPY)
+    session.run("mypy")
+
+
+@nox.session
+def codegen(session: nox.Session) -> None:
+    """Regenerate generated/ from schemas/; ``-- --check`` only reports stale files."""
+    session.install(".[codegen]")
+    session.run("python", "-m", "codegen", *session.posargs)
+
+
+@nox.session
+def codegen_check(session: nox.Session) -> None:
+    """Fail when generated/ is not what schemas/ give."""
+    session.install(".[codegen]")
+    session.run("python", "-m", "codegen", "--check")
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """The shipped examples and the reference corpus through the CLI of a plain wheel install."""
+    session.install(".")
+    session.run(
+        "python",
+        "-c",
+        "import openlineage_subset, sys; "
+        "sys.exit(0 if 'site-packages' in openlineage_subset.__file__ else 'not a wheel install')",
+    )
+    session.run("ol-subset", "validate", "--strict", "examples")
+    session.run("ol-subset", "validate", "tests/data/invalid", success_codes=[1])
+    session.run("ol-subset", "validate", "tests/data/unusable", success_codes=[2])
+    official = REFERENCE_SPEC / "tests" / "BaseSubsetDatasetFacet"
+    if not official.is_dir():
+        session.log(f"skipping the official examples: {official} does not exist")
+        return
+    session.run("ol-subset", "validate", str(official))
+    # The official examples name a _schemaURL that does not exist; strict mode must say so.
+    session.run("ol-subset", "validate", "--strict", str(official), success_codes=[1])

@@ -43,6 +43,12 @@ def reference_spec() -> Path:
 
 @pytest.fixture(scope="session")
 def official_examples(reference_spec: Path) -> dict[str, Any]:
-    """The official BaseSubsetDatasetFacet examples, by file name."""
+    """The official BaseSubsetDatasetFacet examples of the reference copy, by file name."""
     folder = reference_spec / "tests" / "BaseSubsetDatasetFacet"
+    return {path.name: load_json(path) for path in sorted(folder.glob("*.json"))}
+
+
+def docs_examples() -> dict[str, Any]:
+    """The four examples of the public facet documentation, transcribed in tests/data."""
+    folder = ROOT / "tests" / "data" / "docs_examples"
     return {path.name: load_json(path) for path in sorted(folder.glob("*.json"))}

@@ -12,7 +12,7 @@ import referencing
 from hypothesis import given
 from referencing.jsonschema import DRAFT202012
 
-from tests.conftest import ROOT, load_json
+from tests.conftest import ROOT, docs_examples, load_json
 from tests.strategies import events, facet_maps, json_values, mutated
 
 FACET_ID = "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"
@@ -119,6 +119,15 @@ def test_schema_documents_are_equivalent_json(pair: Any) -> None:
     ours, reference = pair
     for uri in RELATIVE:
         assert ours[uri] == reference[uri], f"{uri} differs from the reference copy"
+
+
+def test_transcribed_docs_examples_are_the_official_examples(
+    official_examples: dict[str, Any],
+) -> None:
+    def canonical(documents: Any) -> list[str]:
+        return sorted(json.dumps(document, sort_keys=True) for document in documents)
+
+    assert canonical(docs_examples().values()) == canonical(official_examples.values())
 
 
 def test_official_examples_get_the_same_verdict(

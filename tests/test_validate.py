@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from openlineage_subset import UnknownSpecVersionWarning, validate
-from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER, ROOT
+from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER, ROOT, docs_examples
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 EVENT: dict[str, Any] = {
@@ -83,11 +83,10 @@ def test_valid_documents_of_every_kind() -> None:
     assert validate(dataset_event, strict=True) == []
 
 
-def test_official_examples_validate_and_strict_flags_their_schema_url(
-    official_examples: dict[str, Any],
-) -> None:
-    assert len(official_examples) == 4
-    for name, example in official_examples.items():
+def test_official_examples_validate_and_strict_flags_their_schema_url() -> None:
+    examples = docs_examples()
+    assert len(examples) == 4
+    for name, example in examples.items():
         with pytest.warns(UnknownSpecVersionWarning, match="1-1-0"):
             assert validate(example) == [], name
         with pytest.warns(UnknownSpecVersionWarning):
@@ -223,6 +222,15 @@ def test_documents_that_are_not_documents() -> None:
     assert issue.path == "$" and "expected a JSON object" in issue.message
     (issue,) = validate({"name": "x"})
     assert "not a facet map" in issue.message and "'name'" in issue.message
+    draft = {
+        "filter": {
+            "left": {"field": "col1", "value": "7", "comparison": "EQUAL"},
+            "right": {"field": "col2", "value": "9", "comparison": "EQUAL"},
+            "operator": "AND",
+        }
+    }
+    (issue,) = validate(draft)
+    assert "draft" in issue.message and "'subset'" in issue.message
 
 
 def test_deep_nesting_is_an_issue_not_a_crash() -> None:

@@ -1,0 +1,41 @@
+"""PySpark adapter: subset facets from Spark's own query plans.
+
+``input_datasets(df)`` tells which datasets a DataFrame reads and which part of each: the
+partitions left after pruning, the locations read, or the row filter Spark applied.
+
+>>> from openlineage_subset.spark import SubsetConfig
+>>> SubsetConfig().max_partitions
+1000
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openlineage_subset.spark._config import PRODUCER, SubsetConfig
+from openlineage_subset.spark._jvm import query_execution_of, scan_facts
+from openlineage_subset.spark._naming import TrimRules
+from openlineage_subset.spark._reads import input_datasets_from_scans
+
+
+def input_datasets(df_or_query_execution: Any, config: SubsetConfig | None = None) -> list[Any]:
+    """The datasets a DataFrame (or an executed QueryExecution) reads, with ``subset`` facets.
+
+    One ``InputDataset`` per distinct dataset; its ``subset`` input facet holds the condition
+    chosen for what was read (see :class:`SubsetConfig`). On a DataFrame nothing runs: the
+    planned scans are used. On the QueryExecution of an action that ran (as a
+    QueryExecutionListener receives it), runtime decisions are used too, such as the partitions
+    dynamic partition pruning kept. ``openlineage_subset.dump()`` gives the OpenLineage JSON.
+
+    Example (with a running SparkSession ``spark``)::
+
+        df = spark.read.parquet("s3a://lake/sales").where("business_date = '2024-10-15'")
+        [dump(d) for d in input_datasets(df)]
+        # [{'namespace': 's3://lake', 'name': 'sales', 'inputFacets': {'subset': {...
+        #   'inputCondition': {'type': 'partition', 'partitions': [...]}}}}]
+    """
+    query_execution, executed = query_execution_of(df_or_query_execution)
+    return input_datasets_from_scans(scan_facts(query_execution, executed=executed), config)
+
+
+__all__ = ["PRODUCER", "SubsetConfig", "TrimRules", "input_datasets"]

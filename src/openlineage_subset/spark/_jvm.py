@@ -1,0 +1,345 @@
+"""The py4j layer: everything the adapter reads from Spark's JVM, in a few bulk calls per scan.
+
+Plans and expressions cross as one ``toJSON()`` string each; the files a scan selected after
+partition pruning cross as one string (``ScalaRunTime.stringOf`` of the partition directories),
+whatever their number. The per-node calls made while walking a plan are bounded by the plan's
+size, never by the number of partitions or files. The rest of the adapter is pure Python and
+works on the :class:`ScanFacts` this module returns.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from openlineage_subset.spark._trees import Node, decode, decode_list
+
+log = logging.getLogger("openlineage_subset.spark")
+
+FILE_SCAN = "FileSourceScanExec"
+BATCH_SCAN = "BatchScanExec"
+HIVE_SCAN = "HiveTableScanExec"
+_SCANS = frozenset({FILE_SCAN, BATCH_SCAN, HIVE_SCAN})
+# Unary nodes between a scan and the Filter that Spark plans right above it.
+_PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodegenExec"})
+_FILE_PATH = re.compile(r"path=(.*?); isDirectory=")
+_HSET_SEPARATOR = "\u0000"
+
+JavaObject = Any
+
+
+@dataclass(frozen=True)
+class ScanFacts:
+    """What one scan of a plan read, as plain data."""
+
+    source: str
+    """The scan node: ``FileSourceScanExec``, ``BatchScanExec`` or ``HiveTableScanExec``."""
+    format: str | None
+    root_paths: tuple[str, ...]
+    """The paths Spark lists (globs already resolved to what matched)."""
+    given_path: str | None = None
+    """The path as the user wrote it (a glob stays a glob), when Spark keeps it."""
+    table: str | None = None
+    table_location: str | None = None
+    partition_columns: tuple[str, ...] = ()
+    filters: tuple[Node, ...] = ()
+    """Conjuncts every row the scan passes on satisfies: partition filters and the Filter above."""
+    partition_filters: tuple[Node, ...] = ()
+    files: tuple[str, ...] | None = None
+    """The files read after partition pruning; None when unknown."""
+    total_partitions: int | None = None
+    """Partitions of the whole relation, where known without extra listing."""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def query_execution_of(subject: Any) -> tuple[JavaObject, bool]:
+    """The JVM ``QueryExecution`` of a DataFrame or QueryExecution, and whether it ran.
+
+    A DataFrame has not necessarily run: only what planning decides is used (static partition
+    pruning). A QueryExecution handed over after an action has: runtime decisions such as
+    dynamic partition pruning are used too.
+    """
+    from py4j.java_gateway import JavaObject as Py4jObject  # noqa: PLC0415  (pyspark is optional)
+
+    if isinstance(subject, Py4jObject):
+        if str(subject.getClass().getName()).endswith("QueryExecution"):
+            return subject, True
+    elif getattr(subject, "_jdf", None) is not None:
+        return subject._jdf.queryExecution(), False
+    raise TypeError(
+        "expected a pyspark DataFrame or a JVM QueryExecution (df._jdf.queryExecution(), or "
+        f"the one a QueryExecutionListener receives), got {type(subject).__name__}"
+    )
+
+
+def scan_facts(query_execution: JavaObject, *, executed: bool) -> list[ScanFacts]:
+    """The facts of every scan in a query's physical plan, subqueries and AQE stages included."""
+    collector = _Collector(executed)
+    collector.plan(query_execution.executedPlan())
+    return collector.scans
+
+
+class _Collector:
+    def __init__(self, executed: bool) -> None:
+        self.executed = executed
+        self.scans: list[ScanFacts] = []
+
+    def plan(self, jplan: JavaObject) -> None:
+        root = decode(json.loads(jplan.toJSON()))
+        resolve = _Resolver(jplan)
+        self._visit(root, (), [], resolve)
+
+    def _visit(
+        self, node: Node, path: tuple[int, ...], ancestors: list[Node], resolve: _Resolver
+    ) -> None:
+        kind = node.kind
+        if kind in _SCANS:
+            try:
+                facts = self._scan(node, path, ancestors, resolve)
+            except Exception:  # a scan we cannot read is skipped, the plan's others are not
+                log.warning(
+                    "could not read the %s of this plan; it is left out", kind, exc_info=True
+                )
+            else:
+                if facts is not None:
+                    self.scans.append(facts)
+        elif kind == "AdaptiveSparkPlanExec":
+            self.plan(resolve(path).executedPlan())
+        elif kind.endswith("QueryStageExec"):
+            self.plan(resolve(path).plan())
+        elif kind == "InMemoryTableScanExec":
+            self.plan(resolve(path).relation().cachedPlan())
+        if "Subquery" in json.dumps(node.fields):
+            subqueries = resolve(path).subqueries()
+            for index in range(subqueries.size()):
+                self.plan(subqueries.apply(index))
+        for index, child in enumerate(node.children):
+            self._visit(child, (*path, index), [*ancestors, node], resolve)
+
+    def _scan(
+        self, node: Node, path: tuple[int, ...], ancestors: list[Node], resolve: _Resolver
+    ) -> ScanFacts | None:
+        jscan = resolve(path)
+        filters = list(self._filters_above(path, ancestors, resolve))
+        if node.kind == FILE_SCAN:
+            return self._file_scan(node, jscan, filters)
+        if node.kind == BATCH_SCAN:
+            return self._batch_scan(jscan, filters)
+        return self._hive_scan(node, jscan, filters)
+
+    def _filters_above(
+        self, path: tuple[int, ...], ancestors: list[Node], resolve: _Resolver
+    ) -> Iterator[Node]:
+        """Conjuncts of the Filter nodes directly above a scan (through pass-through nodes)."""
+        for depth in range(len(ancestors) - 1, -1, -1):
+            ancestor = ancestors[depth]
+            if ancestor.kind == "FilterExec":
+                condition = decode(ancestor.fields["condition"])
+                _read_extras(condition, resolve(path[:depth]).condition)
+                yield from _conjuncts(condition)
+            elif ancestor.kind not in _PASS_THROUGH:
+                return
+
+    def _file_scan(self, node: Node, jscan: JavaObject, above: list[Node]) -> ScanFacts:
+        relation = jscan.relation()
+        location = relation.location()
+        partition_filters = decode_list(node.fields.get("partitionFilters"))
+        jfilters = jscan.partitionFilters()
+        for index, tree in enumerate(partition_filters):
+            _read_extras(tree, partial(jfilters.apply, index))
+        table, table_location = _catalog_table(jscan, relation)
+        total = None
+        if table is None and location.getClass().getSimpleName() == "InMemoryFileIndex":
+            total = int(location.partitionSpec().partitions().size())
+        return ScanFacts(
+            source=FILE_SCAN,
+            format=_format_name(relation.fileFormat()),
+            root_paths=_lines(location.rootPaths().mkString("\n")),
+            given_path=_option(relation.options().get("path")),
+            table=table,
+            table_location=table_location,
+            partition_columns=_field_names(relation.partitionSchema().json()),
+            filters=(*partition_filters, *above),
+            partition_filters=tuple(partition_filters),
+            files=_files(self._selected_partitions(jscan)),
+            total_partitions=total,
+        )
+
+    def _selected_partitions(self, jscan: JavaObject) -> JavaObject:
+        listing = None
+        if self.executed:
+            try:
+                listing = jscan.dynamicallySelectedPartitions()
+            except Exception:  # not run after all: static pruning is still a sound superset
+                log.debug("dynamically selected partitions unavailable", exc_info=True)
+        if listing is None:
+            listing = jscan.selectedPartitions()
+        from py4j.java_collections import JavaArray  # noqa: PLC0415  (pyspark is optional)
+
+        if not isinstance(listing, JavaArray):  # Spark 4: a ScanFileListing, not an array
+            listing = listing.partitionDirectories()
+        return listing
+
+    def _batch_scan(self, jscan: JavaObject, above: list[Node]) -> ScanFacts | None:
+        scan = jscan.scan()
+        if not hasattr(scan, "fileIndex"):
+            log.debug("DataSource V2 scan %s is not a file scan; left out", scan)
+            return None
+        index = scan.fileIndex()
+        jfilters = scan.partitionFilters()
+        partition_filters = []
+        for position in range(jfilters.size()):
+            jexpression = jfilters.apply(position)
+            tree = decode(json.loads(jexpression.toJSON()))
+            _read_extras(tree, partial(_same, jexpression))
+            partition_filters.append(tree)
+        name = str(scan.getClass().getSimpleName())
+        files = index.listFiles(jfilters, scan.dataFilters())
+        return ScanFacts(
+            source=BATCH_SCAN,
+            format=name.removesuffix("Scan").lower() or None,
+            root_paths=_lines(index.rootPaths().mkString("\n")),
+            given_path=_none_if_null(scan.options().get("path")),
+            partition_columns=_field_names(index.partitionSchema().json()),
+            filters=(*partition_filters, *above),
+            partition_filters=tuple(partition_filters),
+            files=_files(files),
+            total_partitions=int(index.partitionSpec().partitions().size()),
+        )
+
+    def _hive_scan(self, node: Node, jscan: JavaObject, above: list[Node]) -> ScanFacts:
+        relation = jscan.relation()
+        meta = relation.tableMeta()
+        partition_filters = decode_list(node.fields.get("partitionPruningPred"))
+        jfilters = jscan.partitionPruningPred()
+        for index, tree in enumerate(partition_filters):
+            _read_extras(tree, partial(jfilters.apply, index))
+        location = str(meta.location().toString())
+        return ScanFacts(
+            source=HIVE_SCAN,
+            format="hive",
+            root_paths=(location,),
+            table=str(meta.identifier().unquotedString()),
+            table_location=location,
+            partition_columns=_lines(meta.partitionColumnNames().mkString("\n")),
+            filters=(*partition_filters, *above),
+            partition_filters=tuple(partition_filters),
+            files=None,
+            extra={"partition_names": _hive_partition_names(jscan)},
+        )
+
+
+class _Resolver:
+    """JVM plan nodes by child-index path from a root, fetched once each."""
+
+    def __init__(self, root: JavaObject) -> None:
+        self._nodes: dict[tuple[int, ...], JavaObject] = {(): root}
+
+    def __call__(self, path: tuple[int, ...]) -> JavaObject:
+        if path not in self._nodes:
+            self._nodes[path] = self(path[:-1]).children().apply(path[-1])
+        return self._nodes[path]
+
+
+def _same(value: JavaObject) -> JavaObject:
+    return value
+
+
+def _conjuncts(node: Node) -> Iterator[Node]:
+    if node.kind == "And":
+        yield from _conjuncts(node.child("left"))
+        yield from _conjuncts(node.child("right"))
+    else:
+        yield node
+
+
+def _read_extras(tree: Node, jexpression: Callable[[], JavaObject]) -> None:
+    """Read what the JSON of an expression leaves out: ``InSet`` values, exact timestamps.
+
+    Nodes are fetched by their pre-order number (``TreeNode.apply``); a node whose class is not
+    the expected one (numbering differs when subqueries are inside) is left without extras,
+    which makes the translation drop it.
+    """
+    for node in tree.walk():
+        wanted = node.kind == "InSet" or (
+            node.kind == "Literal"
+            and node.fields.get("dataType") in ("timestamp", "timestamp_ntz")
+            and node.fields.get("value") is not None
+        )
+        if not wanted:
+            continue
+        jnode = jexpression().apply(node.index)
+        if str(jnode.getClass().getSimpleName()) != node.kind:
+            continue
+        if node.kind == "Literal":
+            node.extra["micros"] = int(jnode.value())
+        else:
+            values = jnode.hset()
+            text = str(values.mkString(_HSET_SEPARATOR))
+            parts = text.split(_HSET_SEPARATOR) if text else []
+            if len(parts) == int(values.size()):
+                node.extra["values"] = parts
+
+
+def _catalog_table(jscan: JavaObject, relation: JavaObject) -> tuple[str | None, str | None]:
+    """The catalog name and location of a table scan; (None, None) for a read by path."""
+    identifier = jscan.tableIdentifier()
+    if not identifier.isDefined():
+        return None, None
+    table = relation.sparkSession().sessionState().catalog().getTableMetadata(identifier.get())
+    return str(identifier.get().unquotedString()), str(table.location().toString())
+
+
+def _hive_partition_names(jscan: JavaObject) -> tuple[str, ...] | None:
+    """Partition paths (``k=v/k2=v2``) a Hive table scan reads, in one call; None if unknown."""
+    try:
+        partitions = jscan.prunedPartitions()
+    except Exception:  # a Spark without it: the table is then taken as read whole
+        log.debug("HiveTableScanExec.prunedPartitions unavailable", exc_info=True)
+        return None
+    # Hive prints a partition as table(k=v/k2=v2), its name escaped like a path.
+    lines = _lines(partitions.mkString("\n"))
+    return tuple(line.partition("(")[2].removesuffix(")") for line in lines)
+
+
+def _files(directories: JavaObject) -> tuple[str, ...]:
+    """File paths of partition directories (``PartitionDirectory``s), read in one call."""
+    return tuple(dict.fromkeys(_FILE_PATH.findall(_string_of(directories))))
+
+
+def _string_of(value: JavaObject) -> str:
+    """``ScalaRunTime.stringOf``: one string for a whole array or collection."""
+    from pyspark import SparkContext  # noqa: PLC0415  (pyspark is optional)
+
+    jvm = SparkContext._jvm
+    if jvm is None:
+        raise RuntimeError("no active SparkContext")
+    return str(jvm.scala.runtime.ScalaRunTime.stringOf(value))
+
+
+def _format_name(file_format: JavaObject) -> str | None:
+    try:
+        return str(file_format.shortName())
+    except Exception:  # not a DataSourceRegister: its class name says enough
+        return str(file_format.toString()).lower() or None
+
+
+def _field_names(schema_json: str) -> tuple[str, ...]:
+    return tuple(str(f["name"]) for f in json.loads(schema_json).get("fields", []))
+
+
+def _option(value: JavaObject) -> str | None:
+    return str(value.get()) if value.isDefined() else None
+
+
+def _none_if_null(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line for line in str(text).split("\n") if line)

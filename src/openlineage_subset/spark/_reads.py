@@ -1,0 +1,205 @@
+"""Which part of which dataset a plan's scans read: the input datasets with their conditions.
+
+Pure Python over :class:`~openlineage_subset.spark._jvm.ScanFacts`. Each scan's paths are
+mapped to dataset roots (a sub-path of a ``key=value`` or date-shaped layout is named after its
+root), each read gets the condition the hierarchy chooses, and reads of one dataset are merged
+into one condition that covers all of them (an OR), or none when one of them read it whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from openlineage_subset._builders import all_of, any_of, input_facet, location
+from openlineage_subset._convert import dump
+from openlineage_subset._versions import spec
+from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._jvm import ScanFacts
+from openlineage_subset.spark._naming import (
+    clean_location,
+    dataset_identity,
+    glob_root,
+    partition_dimensions,
+    split_dataset_root,
+)
+from openlineage_subset.spark._translate import condition_from_filters
+from openlineage_subset.spark._trees import Node
+
+_IGNORED_PARTITION_FILTERS = frozenset({"IsNotNull", "DynamicPruningExpression"})
+
+
+@dataclass(frozen=True)
+class Read:
+    """One scan's read of one dataset: where the dataset is, and what part of it was read."""
+
+    root: str
+    """The dataset's root location, cleaned of credentials."""
+    condition: Any
+    """The subset condition, or None when the read took the dataset whole (or says nothing)."""
+    scan: ScanFacts
+
+
+def reads_of_scan(facts: ScanFacts, config: SubsetConfig) -> list[Read]:
+    """The datasets one scan read, each with the condition the hierarchy chooses."""
+    return [
+        Read(root, _condition(facts, root, paths, whole, config), facts)
+        for root, paths, whole in _dataset_roots(facts, config)
+    ]
+
+
+def input_datasets_from_scans(
+    scans: Iterable[ScanFacts], config: SubsetConfig | None = None
+) -> list[Any]:
+    """``InputDataset`` models for the scans of a plan: one per dataset, conditions merged."""
+    config = config or SubsetConfig()
+    by_dataset: dict[tuple[str, str], list[Read]] = {}
+    for facts in scans:
+        for read in reads_of_scan(facts, config):
+            by_dataset.setdefault(dataset_identity(read.root), []).append(read)
+    models = spec().models
+    datasets = []
+    for (namespace, name), reads in by_dataset.items():
+        condition = merge_conditions([read.condition for read in reads], config)
+        facets = None
+        if condition is not None:
+            facets = {"subset": input_facet(condition, producer=config.producer)}
+        datasets.append(models.InputDataset(namespace=namespace, name=name, input_facets=facets))
+    return datasets
+
+
+def _dataset_roots(
+    facts: ScanFacts, config: SubsetConfig
+) -> list[tuple[str, tuple[str, ...], bool]]:
+    """(dataset root, the paths read below it, whether the root was read whole)."""
+    if facts.table_location is not None:
+        return [(clean_location(facts.table_location), (), True)]
+    rules = config.trim_rules
+    pattern = glob_root(facts.given_path) if facts.given_path else None
+    glob_dataset = split_dataset_root(pattern, rules)[0] if pattern else None
+    roots: dict[str, list[str]] = {}
+    for raw in facts.root_paths:
+        path = clean_location(raw)
+        if glob_dataset is not None and _under(path, glob_dataset):
+            root = glob_dataset
+        else:
+            root = split_dataset_root(path, rules)[0]
+        roots.setdefault(root, []).append(path)
+    return [
+        (root, tuple(dict.fromkeys(paths)), paths == [root] and glob_dataset != root)
+        for root, paths in roots.items()
+    ]
+
+
+def _condition(
+    facts: ScanFacts, root: str, paths: Sequence[str], whole: bool, config: SubsetConfig
+) -> Any:
+    levels = [
+        _partitions_level(facts, root, whole, config),
+        _locations_level(paths, whole, config),
+        condition_from_filters(facts.filters),
+    ]
+    found = [level for level in levels if level is not None]
+    if not found:
+        return None
+    chosen = all_of(found) if config.combine_levels else found[0]
+    return chosen if _small_enough(chosen, config) else None
+
+
+def _partitions_level(facts: ScanFacts, root: str, whole: bool, config: SubsetConfig) -> Any:
+    relative = _partition_paths(facts, root)
+    if relative is None or len(relative) > config.max_partitions:
+        return None
+    if whole and not _pruned(facts, len(relative)):
+        return None
+    models = spec().models
+    partitions = [
+        models.Partition(dimensions=partition_dimensions(path.split("/")), identifier=path)
+        for path in relative
+    ]
+    return models.PartitionSubsetCondition(partitions=partitions)
+
+
+def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:
+    """Partition paths (``k=v/k2=v2``) read below ``root``, or None if the read is not by them."""
+    if facts.extra.get("partition_names") is not None:
+        names = list(facts.extra["partition_names"])
+    elif facts.files is not None:
+        names = []
+        for file in facts.files:
+            path = clean_location(file)
+            if not _under(path, root):
+                continue
+            names.append(path[len(root) :].strip("/").rpartition("/")[0])
+    else:
+        return None
+    unique = sorted(set(names))
+    if not all(name and all(_key_value(part) for part in name.split("/")) for name in unique):
+        return None
+    return unique
+
+
+def _key_value(segment: str) -> bool:
+    key, equals, value = segment.partition("=")
+    return bool(key and equals and value)
+
+
+def _pruned(facts: ScanFacts, selected: int) -> bool:
+    """Whether partition pruning left out some of the dataset's partitions."""
+    if facts.total_partitions is not None:
+        return selected < facts.total_partitions
+    return any(_restricts(node) for node in facts.partition_filters)
+
+
+def _restricts(node: Node) -> bool:
+    return node.kind not in _IGNORED_PARTITION_FILTERS
+
+
+def _locations_level(paths: Sequence[str], whole: bool, config: SubsetConfig) -> Any:
+    if whole or not paths or len(paths) > config.max_locations:
+        return None
+    return location(sorted(paths))
+
+
+def _small_enough(condition: Any, config: SubsetConfig) -> bool:
+    return len(json.dumps(dump(condition))) <= config.max_condition_bytes
+
+
+def merge_conditions(conditions: Sequence[Any], config: SubsetConfig) -> Any:
+    """One condition covering every read: partitions and locations unite, others are ORed.
+
+    None (a read that took the dataset whole) makes the merge None: the union is everything.
+    """
+    if not conditions or any(condition is None for condition in conditions):
+        return None
+    if len(conditions) == 1:
+        return conditions[0]
+    models = spec().models
+    kinds = {type(condition) for condition in conditions}
+    merged: Any
+    if kinds == {models.PartitionSubsetCondition}:
+        partitions = _unique(p for c in conditions for p in c.partitions)
+        if len(partitions) > config.max_partitions:
+            return None
+        merged = models.PartitionSubsetCondition(partitions=partitions)
+    elif kinds == {models.LocationSubsetCondition}:
+        locations = sorted({loc for c in conditions for loc in c.locations})
+        if len(locations) > config.max_locations:
+            return None
+        merged = location(locations)
+    else:
+        merged = any_of(_unique(conditions))
+    return merged if _small_enough(merged, config) else None
+
+
+def _unique(items: Iterable[Any]) -> list[Any]:
+    seen: dict[str, Any] = {}
+    for item in items:
+        seen.setdefault(json.dumps(dump(item), sort_keys=True), item)
+    return list(seen.values())
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")

@@ -1,0 +1,189 @@
+"""One local SparkSession for the whole test run, and a small lake of real files and tables.
+
+The data is written by Spark itself (partitioned parquet, csv, json, orc, date-shaped
+directories, catalog and Hive tables in an embedded Derby metastore). Expected results are
+computed from the files on disk and the rows, never from the adapter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pyspark = pytest.importorskip(
+    "pyspark", reason="the Spark tests need pyspark (pip install .[spark])"
+)
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from openlineage_subset import dump  # noqa: E402
+
+SESSION_TIME_ZONE = "America/New_York"
+DATES = ["2024-10-14", "2024-10-15", "2024-10-16"]
+COUNTRIES = ["PL", "DE", "FR", None, "A/B:C"]
+
+
+@dataclass(frozen=True)
+class Lake:
+    """Paths of the datasets the tests read."""
+
+    root: Path
+    sales: Path
+    plain: Path
+    logs: Path
+    typed: Path
+
+    def fmt(self, name: str) -> Path:
+        return self.root / f"sales_{name}"
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    base = tmp_path_factory.mktemp("spark")
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("openlineage-subset-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", SESSION_TIME_ZONE)
+        .config("spark.sql.warehouse.dir", str(base / "warehouse"))
+        .config(
+            "spark.hadoop.javax.jdo.option.ConnectionURL",
+            f"jdbc:derby:;databaseName={base / 'metastore'};create=true",
+        )
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={base}")
+        .config("spark.hadoop.hive.exec.dynamic.partition.mode", "nonstrict")
+        .enableHiveSupport()
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def sales_rows() -> list[tuple[Any, ...]]:
+    rows = []
+    for day_index, day in enumerate(DATES):
+        for country_index, country in enumerate(COUNTRIES):
+            for n in range(3):
+                ident = day_index * 100 + country_index * 10 + n
+                rows.append((ident, float(ident) / 2, n, day, country))
+    return rows
+
+
+SALES_SCHEMA = "id int, amount double, qty int, business_date string, country string"
+
+
+def typed_rows() -> list[tuple[Any, ...]]:
+    """Rows with every column type the translation handles, nulls included."""
+    rows = []
+    for i in range(60):
+        rows.append(
+            (
+                i,
+                None if i % 17 == 5 else i * 1_000_000_007,
+                None if i % 13 == 3 else (i - 30) / 4,
+                None if i % 11 == 7 else Decimal(i * 25 - 700) / 100,
+                None if i % 19 == 2 else f"s{i % 9}-{'x' * (i % 3)}",
+                None if i % 23 == 4 else dt.date(2024, 1, 1) + dt.timedelta(days=i * 3),
+                None
+                if i % 29 == 6
+                else dt.datetime(2024, 3, 1, tzinfo=dt.timezone.utc)
+                + dt.timedelta(hours=i * 7, microseconds=i),
+                None if i % 7 == 1 else i % 2 == 0,
+                [None, "a", "b", "c"][i % 4],
+                i % 3,
+            )
+        )
+    return rows
+
+
+TYPED_SCHEMA = (
+    "id int, big long, ratio double, price decimal(10,2), name string, day date, "
+    "moment timestamp, flag boolean, part_s string, part_i int"
+)
+
+
+@pytest.fixture(scope="session")
+def lake(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    root = tmp_path_factory.mktemp("lake")
+    sales = spark.createDataFrame(sales_rows(), SALES_SCHEMA)
+    sales.write.partitionBy("business_date", "country").parquet(str(root / "sales"))
+    for name in ("csv", "json", "orc"):
+        writer = sales.write.partitionBy("business_date", "country")
+        writer.format(name).option("header", "true").save(str(root / f"sales_{name}"))
+    spark.createDataFrame(sales_rows(), SALES_SCHEMA).write.parquet(str(root / "plain"))
+    for day in DATES:
+        year, month, dom = day.split("-")
+        day_rows = [row for row in sales_rows() if row[3] == day]
+        spark.createDataFrame(day_rows, SALES_SCHEMA).write.json(
+            str(root / "logs" / year / month / dom)
+        )
+    spark.createDataFrame(typed_rows(), TYPED_SCHEMA).write.partitionBy("part_s", "part_i").parquet(
+        str(root / "typed")
+    )
+    return Lake(root, root / "sales", root / "plain", root / "logs", root / "typed")
+
+
+def partition_dirs(root: Path) -> set[str]:
+    """Partition directories holding data files, relative to ``root``, from the disk itself."""
+    found = set()
+    for directory, _, files in os.walk(root):
+        if any(name.startswith("part-") for name in files) and Path(directory) != root:
+            found.add(Path(directory).relative_to(root).as_posix())
+    return found
+
+
+def dims(relative: str) -> dict[str, str | None]:
+    """``k=v/k2=v2`` as the test reads it: split, undo %XX escapes, the null partition is None."""
+    from urllib.parse import unquote
+
+    pairs = (part.split("=", 1) for part in relative.split("/"))
+    return {
+        key: None if value == "__HIVE_DEFAULT_PARTITION__" else unquote(value)
+        for key, value in pairs
+    }
+
+
+def by_name(datasets: list[Any]) -> dict[str, dict[str, Any]]:
+    """Dumped datasets by name (asserting each dataset appears once)."""
+    dumped = [dump(dataset) for dataset in datasets]
+    names = [item["name"] for item in dumped]
+    assert len(names) == len(set(names)), f"a dataset appears twice: {names}"
+    return {item["name"]: item for item in dumped}
+
+
+def condition_of(dataset: dict[str, Any]) -> dict[str, Any] | None:
+    facet = (dataset.get("inputFacets") or {}).get("subset")
+    return None if facet is None else facet["inputCondition"]
+
+
+@pytest.fixture
+def v2_sources(spark: SparkSession) -> Iterator[None]:
+    """File sources read through DataSource V2 for the duration of a test."""
+    key = "spark.sql.sources.useV1SourceList"
+    previous = spark.conf.get(key)
+    spark.conf.set(key, "")
+    yield
+    spark.conf.set(key, previous)
+
+
+@pytest.fixture
+def fresh_tables(spark: SparkSession) -> Iterator[list[str]]:
+    """Table names a test creates; dropped afterwards."""
+    names: list[str] = []
+    yield names
+    for name in names:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def remove(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,6 +1,8 @@
 """Developer and CI sessions. ``nox`` alone runs the default set, which is what CI runs.
 
-- ``tests``: pytest against a plain (non-editable) install of the project.
+- ``tests``: pytest against a plain (non-editable) install of the project (without Spark).
+- ``spark``: the PySpark adapter's tests on a real local SparkSession, once with PySpark 3.5
+  and once with the newest 4.x (needs a Java runtime).
 - ``lint``: ruff check and ruff format --check.
 - ``typecheck``: mypy --strict on src/ and codegen/.
 - ``codegen``: regenerate generated/ from schemas/ (``nox -s codegen -- --check`` only checks).
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "codegen_check", "tests", "conformance"]
+nox.options.sessions = ["lint", "typecheck", "codegen_check", "tests", "spark", "conformance"]
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 
@@ -25,11 +27,22 @@ RUFF = "ruff==0.17.6"
 MYPY = ("mypy==2.4.1", "types-jsonschema")
 
 
+PYSPARK = {"3.5": "pyspark>=3.5,<3.6", "4": "pyspark>=4,<5"}
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, property and CLI tests; pass pytest options after ``--``."""
     session.install(".[test,codegen]")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", "--ignore=tests/spark", *session.posargs)
+
+
+@nox.session
+@nox.parametrize("pyspark", list(PYSPARK))
+def spark(session: nox.Session, pyspark: str) -> None:
+    """The adapter's tests on a real local SparkSession with PySpark ``pyspark``."""
+    session.install(".[test]", PYSPARK[pyspark])
+    session.run("python", "-m", "pytest", "tests/spark", *session.posargs)
 
 
 @nox.session

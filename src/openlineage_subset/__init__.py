@@ -29,6 +29,7 @@ from openlineage_subset._builders import (
     partitions,
 )
 from openlineage_subset._convert import dump, parse_event, parse_facet
+from openlineage_subset._evaluate import matches
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
 from openlineage_subset._render import render
 from openlineage_subset._schemas import reference_validator, schema_documents, schema_registry
@@ -59,6 +60,7 @@ __all__ = [
     "json_path",
     "literal",
     "location",
+    "matches",
     "output_facet",
     "parse_event",
     "parse_facet",

@@ -268,3 +268,37 @@ def test_dynamic_partition_pruning_is_used_after_the_action(
 def test_bad_arguments(spark: SparkSession) -> None:
     with pytest.raises(TypeError, match="DataFrame or a JVM QueryExecution"):
         input_datasets("not a frame")
+
+
+def _round_trips(spark: SparkSession, df: DataFrame) -> int:
+    """py4j round trips of one extraction, counted at the gateway client (nothing replaced)."""
+    client = spark.sparkContext._gateway._gateway_client  # type: ignore[union-attr]
+    original = client.send_command
+    calls = 0
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return original(*args, **kwargs)
+
+    client.send_command = counting
+    try:
+        input_datasets(df)
+    finally:
+        client.send_command = original
+    return calls
+
+
+def test_round_trips_do_not_grow_with_partitions(spark: SparkSession, tmp_path: Path) -> None:
+    counts = {}
+    for partitions in (6, 120):
+        path = str(tmp_path / f"p{partitions}")
+        spark.range(partitions).selectExpr("id", "id % 3 AS a", "id AS b").write.partitionBy(
+            "a", "b"
+        ).parquet(path)
+        df = spark.read.parquet(path).where(F.col("b") >= 1)
+        df._jdf.queryExecution().executedPlan()
+        selected = condition_of(_only(df))
+        assert selected is not None and len(selected["partitions"]) == partitions - 1
+        counts[partitions] = _round_trips(spark, df)
+    assert counts[6] == counts[120], counts

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from openlineage_subset.spark._trees import Node, decode, decode_list
 
@@ -27,7 +27,9 @@ HIVE_SCAN = "HiveTableScanExec"
 _SCANS = frozenset({FILE_SCAN, BATCH_SCAN, HIVE_SCAN})
 # Unary nodes between a scan and the Filter that Spark plans right above it.
 _PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodegenExec"})
+# Hadoop prints a file as ...{path=<uri>; isDirectory=false; length=..}.
 _FILE_PATH = re.compile(r"path=(.*?); isDirectory=")
+_URI_OR_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
 _HSET_SEPARATOR = "\u0000"
 
 JavaObject = Any
@@ -50,8 +52,8 @@ class ScanFacts:
     filters: tuple[Node, ...] = ()
     """Conjuncts every row the scan passes on satisfies: partition filters and the Filter above."""
     partition_filters: tuple[Node, ...] = ()
-    files: tuple[str, ...] | None = None
-    """The files read after partition pruning; None when unknown."""
+    directories: tuple[str, ...] | None = None
+    """The directories holding the files read after partition pruning; None when unknown."""
     total_partitions: int | None = None
     """Partitions of the whole relation, where known without extra listing."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -156,38 +158,42 @@ class _Collector:
         total = None
         if table is None and location.getClass().getSimpleName() == "InMemoryFileIndex":
             total = int(location.partitionSpec().partitions().size())
+        root_paths = _lines(location.rootPaths().mkString("\n"))
+        partition_columns = _field_names(relation.partitionSchema().json())
+        if not partition_columns:
+            directories = root_paths
+        elif self.executed and any(_is_dynamic(tree) for tree in partition_filters):
+            directories = _directories(self._dynamically_selected(jscan))
+        else:
+            directories = _pruned_directories(location, jfilters, partition_filters)
         return ScanFacts(
             source=FILE_SCAN,
             format=_format_name(relation.fileFormat()),
-            root_paths=_lines(location.rootPaths().mkString("\n")),
+            root_paths=root_paths,
             given_path=_option(relation.options().get("path")),
             table=table,
             table_location=table_location,
-            partition_columns=_field_names(relation.partitionSchema().json()),
+            partition_columns=partition_columns,
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
-            files=_files(self._selected_partitions(jscan)),
+            directories=directories,
             total_partitions=total,
         )
 
-    def _selected_partitions(self, jscan: JavaObject) -> JavaObject:
-        listing = None
-        if self.executed:
-            try:
-                listing = jscan.dynamicallySelectedPartitions()
-            except Exception:  # not run after all: static pruning is still a sound superset
-                log.debug("dynamically selected partitions unavailable", exc_info=True)
-        if listing is None:
+    def _dynamically_selected(self, jscan: JavaObject) -> JavaObject:
+        """The partition directories left after dynamic partition pruning, as Spark ran it."""
+        try:
+            listing = jscan.dynamicallySelectedPartitions()
+        except Exception:  # not run after all: static pruning is still a sound superset
+            log.debug("dynamically selected partitions unavailable", exc_info=True)
             listing = jscan.selectedPartitions()
-        from py4j.java_collections import JavaArray  # noqa: PLC0415  (pyspark is optional)
-
-        if not isinstance(listing, JavaArray):  # Spark 4: a ScanFileListing, not an array
+        if not isinstance(listing, _java_array_type()):  # Spark 4: a ScanFileListing
             listing = listing.partitionDirectories()
         return listing
 
     def _batch_scan(self, jscan: JavaObject, above: list[Node]) -> ScanFacts | None:
         scan = jscan.scan()
-        if not hasattr(scan, "fileIndex"):
+        if not _is_instance(scan, "org.apache.spark.sql.execution.datasources.v2.FileScan"):
             log.debug("DataSource V2 scan %s is not a file scan; left out", scan)
             return None
         index = scan.fileIndex()
@@ -199,16 +205,21 @@ class _Collector:
             _read_extras(tree, partial(_same, jexpression))
             partition_filters.append(tree)
         name = str(scan.getClass().getSimpleName())
-        files = index.listFiles(jfilters, scan.dataFilters())
+        root_paths = _lines(index.rootPaths().mkString("\n"))
+        partition_columns = _field_names(index.partitionSchema().json())
         return ScanFacts(
             source=BATCH_SCAN,
             format=name.removesuffix("Scan").lower() or None,
-            root_paths=_lines(index.rootPaths().mkString("\n")),
+            root_paths=root_paths,
             given_path=_none_if_null(scan.options().get("path")),
-            partition_columns=_field_names(index.partitionSchema().json()),
+            partition_columns=partition_columns,
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
-            files=_files(files),
+            directories=(
+                _pruned_directories(index, jfilters, partition_filters)
+                if partition_columns
+                else root_paths
+            ),
             total_partitions=int(index.partitionSpec().partitions().size()),
         )
 
@@ -229,7 +240,6 @@ class _Collector:
             partition_columns=_lines(meta.partitionColumnNames().mkString("\n")),
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
-            files=None,
             extra={"partition_names": _hive_partition_names(jscan)},
         )
 
@@ -307,19 +317,74 @@ def _hive_partition_names(jscan: JavaObject) -> tuple[str, ...] | None:
     return tuple(line.partition("(")[2].removesuffix(")") for line in lines)
 
 
-def _files(directories: JavaObject) -> tuple[str, ...]:
-    """File paths of partition directories (``PartitionDirectory``s), read in one call."""
-    return tuple(dict.fromkeys(_FILE_PATH.findall(_string_of(directories))))
+def _pruned_directories(
+    index: JavaObject, jfilters: JavaObject, filters: list[Node]
+) -> tuple[str, ...]:
+    """Partition directories a file index keeps under the (static) partition filters.
+
+    ``prunePartitions`` returns ``PartitionPath(values, path)`` items, printed in one string of
+    about one line per partition; dynamic filters (decided at run time) are left out, which
+    keeps a sound superset. An index that cannot prune this way is listed file by file.
+    """
+    jvm = _jvm()
+    kept = jvm.java.util.ArrayList()
+    for position, tree in enumerate(filters):
+        if not _is_dynamic(tree):
+            kept.add(jfilters.apply(position))
+    try:
+        pruned = index.prunePartitions(
+            jvm.org.apache.spark.api.python.PythonUtils.toSeq(kept), index.partitionSpec()
+        )
+    except Exception:  # not a PartitioningAwareFileIndex: list the files it selects
+        log.debug("%s cannot prune partitions; listing its files", index, exc_info=True)
+        no_data_filters = jvm.org.apache.spark.api.python.PythonUtils.toSeq(
+            jvm.java.util.ArrayList()
+        )
+        return _directories(index.listFiles(jfilters, no_data_filters))
+    return tuple(_partition_path(line) for line in _lines(pruned.mkString("\n")))
 
 
-def _string_of(value: JavaObject) -> str:
-    """``ScalaRunTime.stringOf``: one string for a whole array or collection."""
+def _partition_path(line: str) -> str:
+    """The path of a printed ``PartitionPath([v1,v2],path)``: after the values, before ``)``."""
+    start = line.find("],")
+    while start != -1:
+        candidate = line[start + 2 : -1]
+        if _URI_OR_PATH.match(candidate):
+            return candidate
+        start = line.find("],", start + 1)
+    raise ValueError(f"unexpected partition path form: {line[:200]!r}")
+
+
+def _directories(listing: JavaObject) -> tuple[str, ...]:
+    """Directories of the files of partition directories (``PartitionDirectory``), in one call."""
+    paths = _FILE_PATH.findall(str(_jvm().scala.runtime.ScalaRunTime.stringOf(listing)))
+    return tuple(dict.fromkeys(path.rpartition("/")[0] for path in paths))
+
+
+def _is_dynamic(tree: Node) -> bool:
+    return any(
+        node.kind == "DynamicPruningExpression" or "Subquery" in node.kind for node in tree.walk()
+    )
+
+
+def _is_instance(value: JavaObject, class_name: str) -> bool:
+    target = _jvm().java.lang.Class.forName(class_name)
+    return bool(target.isAssignableFrom(value.getClass()))
+
+
+def _java_array_type() -> type:
+    from py4j.java_collections import JavaArray  # noqa: PLC0415  (pyspark is optional)
+
+    return cast(type, JavaArray)
+
+
+def _jvm() -> Any:
     from pyspark import SparkContext  # noqa: PLC0415  (pyspark is optional)
 
     jvm = SparkContext._jvm
     if jvm is None:
         raise RuntimeError("no active SparkContext")
-    return str(jvm.scala.runtime.ScalaRunTime.stringOf(value))
+    return jvm
 
 
 def _format_name(file_format: JavaObject) -> str | None:

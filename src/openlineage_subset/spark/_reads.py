@@ -96,49 +96,96 @@ def _dataset_roots(
 def _condition(
     facts: ScanFacts, root: str, paths: Sequence[str], whole: bool, config: SubsetConfig
 ) -> Any:
-    levels = [
-        _partitions_level(facts, root, whole, config),
-        _locations_level(paths, whole, config),
-        condition_from_filters(facts.filters),
+    """The condition of one read: the first level that applies, or all of them combined."""
+    found = [
+        level
+        for level in (
+            _partitions_level(facts, root, whole, config),
+            _locations_level(paths, whole, config),
+            _filters_level(facts),
+        )
+        if level is not None
     ]
-    found = [level for level in levels if level is not None]
     if not found:
         return None
-    chosen = all_of(found) if config.combine_levels else found[0]
-    return chosen if _small_enough(chosen, config) else None
+    if not config.combine_levels:
+        found = found[:1]
+    size = sum(level_size for _, level_size in found) + 64 * (len(found) - 1)
+    if size > config.max_condition_bytes:
+        return None
+    return all_of([condition for condition, _ in found])
 
 
-def _partitions_level(facts: ScanFacts, root: str, whole: bool, config: SubsetConfig) -> Any:
+def _filters_level(facts: ScanFacts) -> tuple[Any, int] | None:
+    condition = condition_from_filters(facts.filters)
+    return None if condition is None else (condition, _json_size(condition))
+
+
+def _partitions_level(
+    facts: ScanFacts, root: str, whole: bool, config: SubsetConfig
+) -> tuple[Any, int] | None:
     relative = _partition_paths(facts, root)
     if relative is None or len(relative) > config.max_partitions:
         return None
     if whole and not _pruned(facts, len(relative)):
         return None
+    # Partition paths share their segments (day=1 is in every shop's path): parse each once.
+    segments: dict[str, dict[str, str | None]] = {}
+    rows = []
+    size = 40
+    for path in relative:
+        dimensions: dict[str, str | None] = {}
+        for segment in path.split("/"):
+            if segment not in segments:
+                if not _key_value(segment):
+                    return None
+                segments[segment] = partition_dimensions([segment])
+            dimensions.update(segments[segment])
+        rows.append({"dimensions": dimensions, "identifier": path})
+        size += 2 * len(path) + 8 * len(dimensions) + 40
+    if not all(path.isascii() for path in relative):
+        size = len(json.dumps(rows)) + 40  # escapes make non-ASCII longer: count exactly
     models = spec().models
-    partitions = [
-        models.Partition(dimensions=partition_dimensions(path.split("/")), identifier=path)
-        for path in relative
-    ]
-    return models.PartitionSubsetCondition(partitions=partitions)
+    partitions = [models.Partition(**row) for row in rows]
+    return models.PartitionSubsetCondition(partitions=partitions), size
 
 
 def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:
     """Partition paths (``k=v/k2=v2``) read below ``root``, or None if the read is not by them."""
     if facts.extra.get("partition_names") is not None:
-        names = list(facts.extra["partition_names"])
-    elif facts.files is not None:
-        names = []
-        for file in facts.files:
-            path = clean_location(file)
-            if not _under(path, root):
-                continue
-            names.append(path[len(root) :].strip("/").rpartition("/")[0])
+        names = set(facts.extra["partition_names"])
+    elif facts.directories is not None:
+        names = set(_relative_directories(facts, root))
     else:
         return None
-    unique = sorted(set(names))
-    if not all(name and all(_key_value(part) for part in name.split("/")) for name in unique):
-        return None
-    return unique
+    if "" in names:
+        return None  # files right in the root: not a read by partitions
+    return sorted(names)
+
+
+def _relative_directories(facts: ScanFacts, root: str) -> list[str]:
+    """The read directories below ``root``, relative to it.
+
+    Spark prints the directories in the same form as the paths it was given, so each is cut
+    against the raw path it lies under; only a directory under none of them is cleaned first.
+    """
+    prefixes = []
+    for raw in (facts.table_location,) if facts.table_location else facts.root_paths:
+        cleaned = clean_location(raw)
+        if _under(cleaned, root):
+            prefixes.append((raw.rstrip("/"), cleaned[len(root) :].strip("/")))
+    relative = []
+    for directory in facts.directories or ():
+        for raw, offset in prefixes:
+            if directory == raw or directory.startswith(raw + "/"):
+                rest = directory[len(raw) :].strip("/")
+                relative.append(f"{offset}/{rest}".strip("/"))
+                break
+        else:
+            cleaned = clean_location(directory)
+            if _under(cleaned, root):
+                relative.append(cleaned[len(root) :].strip("/"))
+    return relative
 
 
 def _key_value(segment: str) -> bool:
@@ -157,14 +204,17 @@ def _restricts(node: Node) -> bool:
     return node.kind not in _IGNORED_PARTITION_FILTERS
 
 
-def _locations_level(paths: Sequence[str], whole: bool, config: SubsetConfig) -> Any:
+def _locations_level(
+    paths: Sequence[str], whole: bool, config: SubsetConfig
+) -> tuple[Any, int] | None:
     if whole or not paths or len(paths) > config.max_locations:
         return None
-    return location(sorted(paths))
+    locations = sorted(paths)
+    return location(locations), len(json.dumps(locations)) + 40
 
 
-def _small_enough(condition: Any, config: SubsetConfig) -> bool:
-    return len(json.dumps(dump(condition))) <= config.max_condition_bytes
+def _json_size(condition: Any) -> int:
+    return len(json.dumps(dump(condition)))
 
 
 def merge_conditions(conditions: Sequence[Any], config: SubsetConfig) -> Any:
@@ -180,7 +230,10 @@ def merge_conditions(conditions: Sequence[Any], config: SubsetConfig) -> Any:
     kinds = {type(condition) for condition in conditions}
     merged: Any
     if kinds == {models.PartitionSubsetCondition}:
-        partitions = _unique(p for c in conditions for p in c.partitions)
+        partitions = sorted(
+            _unique(p for c in conditions for p in c.partitions),
+            key=lambda p: p.identifier or json.dumps(p.dimensions, sort_keys=True),
+        )
         if len(partitions) > config.max_partitions:
             return None
         merged = models.PartitionSubsetCondition(partitions=partitions)
@@ -191,7 +244,7 @@ def merge_conditions(conditions: Sequence[Any], config: SubsetConfig) -> Any:
         merged = location(locations)
     else:
         merged = any_of(_unique(conditions))
-    return merged if _small_enough(merged, config) else None
+    return merged if _json_size(merged) <= config.max_condition_bytes else None
 
 
 def _unique(items: Iterable[Any]) -> list[Any]:

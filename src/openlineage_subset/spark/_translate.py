@@ -53,9 +53,10 @@ _EPOCH_DAY = _dt.date(1970, 1, 1)
 def condition_from_filters(filters: Iterable[Node]) -> Any:
     """The condition that every row passing all ``filters`` (conjuncts) satisfies, or None.
 
-    An ``isnotnull`` conjunct that another conjunct already implies (Spark infers them beside
-    every comparison) is dropped; one that adds something is written with comparisons, since
-    the spec has no IS NOT NULL: ``x <= 0 OR x > 0`` holds for exactly the non-null numbers.
+    Top-level ``isnotnull`` conjuncts are dropped silently: Spark infers them beside every
+    comparison and join key, and the spec has no IS NOT NULL. Inside an OR, where dropping
+    would lose the whole OR, ``x IS NOT NULL`` is written with comparisons that exclude
+    exactly the nulls (``x <= 0 OR x > 0``).
 
     >>> from openlineage_subset import render
     >>> from openlineage_subset.spark._trees import Node
@@ -64,22 +65,12 @@ def condition_from_filters(filters: Iterable[Node]) -> Any:
     >>> gt = Node("GreaterThan", {"left": 0, "right": 1}, (amount, ten))
     >>> render(condition_from_filters([gt, Node("IsNotNull", {"child": 0}, (amount,))]))
     'amount > 10.0'
-    >>> render(condition_from_filters([Node("IsNotNull", {"child": 0}, (amount,))]))
-    'amount <= 0 OR amount > 0'
     """
-    conjuncts = list(filters)
     parts = [
-        c
-        for c in (_translate(f, negated=False) for f in conjuncts if f.kind != "IsNotNull")
-        if c is not None
+        condition
+        for condition in (_translate(f, negated=False) for f in filters if f.kind != "IsNotNull")
+        if condition is not None
     ]
-    for node in conjuncts:
-        target = _not_null_target(node.child("child")) if node.kind == "IsNotNull" else None
-        name = _field_name(target) if target is not None else None
-        if name is not None and not any(_rejects_null(part, name) for part in parts):
-            condition = _is_not_null(node.child("child"))
-            if condition is not None:
-                parts.append(condition)
     return all_of(parts) if parts else None
 
 
@@ -158,20 +149,6 @@ def _not_null_target(node: Node) -> Node | None:
         non_null = all(i.kind == "Literal" and i.fields.get("value") is not None for i in literals)
         return subject if literals and non_null and _field_name(subject) is not None else None
     return None
-
-
-def _rejects_null(condition: Any, name: str) -> bool:
-    """Whether ``condition`` (a model) is never true for a row where ``name`` is null."""
-    if condition.type == "compare":
-        return name in (_operand_field(condition.left), _operand_field(condition.right))
-    if condition.type == "binary":
-        left, right = _rejects_null(condition.left, name), _rejects_null(condition.right, name)
-        return (left or right) if condition.operator == "AND" else (left and right)
-    return False
-
-
-def _operand_field(operand: Any) -> str | None:
-    return getattr(operand, "field", None) if getattr(operand, "type", None) == "field" else None
 
 
 def _comparison(node: Node, comparison: str, negated: bool) -> Any:
@@ -390,8 +367,9 @@ def _text_of(value: str, kind: str) -> str | None:
         return value if re.fullmatch(r"-?\d+", value) else None
     if kind in ("float", "double") or _DECIMAL.match(kind):
         try:
-            number = Decimal(value)
-        except InvalidOperation:
+            # A double prints as 1.0E-7; its shortest repr gives the plain 0.0000001.
+            number = Decimal(repr(float(value))) if kind in ("float", "double") else Decimal(value)
+        except (InvalidOperation, ValueError):
             return None
         if not number.is_finite():
             return None

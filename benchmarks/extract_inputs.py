@@ -101,7 +101,11 @@ def main() -> None:
     config = SubsetConfig(max_partitions=1_000_000, max_condition_bytes=1 << 30)
     extraction: dict[int, float] = {}
     columns = ("partitions", "kept", "planning", "extraction", "ratio", "py4j calls")
-    print(" ".join(f"{name:>{width}}" for name, width in zip(columns, (10, 6, 10, 11, 7, 11), strict=True)))
+    print(
+        " ".join(
+            f"{name:>{width}}" for name, width in zip(columns, (10, 6, 10, 11, 7, 11), strict=True)
+        )
+    )
     for size in SIZES:
         path = str(build(spark, args.data, size))
 

@@ -150,10 +150,8 @@ class _Collector:
     def _file_scan(self, node: Node, jscan: JavaObject, above: list[Node]) -> ScanFacts:
         relation = jscan.relation()
         location = relation.location()
-        partition_filters = decode_list(node.fields.get("partitionFilters"))
         jfilters = jscan.partitionFilters()
-        for index, tree in enumerate(partition_filters):
-            _read_extras(tree, partial(jfilters.apply, index))
+        partition_filters = _filter_trees(node.fields.get("partitionFilters"), jfilters)
         table, table_location = _catalog_table(jscan, relation)
         total = None
         if table is None and location.getClass().getSimpleName() == "InMemoryFileIndex":
@@ -226,10 +224,9 @@ class _Collector:
     def _hive_scan(self, node: Node, jscan: JavaObject, above: list[Node]) -> ScanFacts:
         relation = jscan.relation()
         meta = relation.tableMeta()
-        partition_filters = decode_list(node.fields.get("partitionPruningPred"))
-        jfilters = jscan.partitionPruningPred()
-        for index, tree in enumerate(partition_filters):
-            _read_extras(tree, partial(jfilters.apply, index))
+        partition_filters = _filter_trees(
+            node.fields.get("partitionPruningPred"), jscan.partitionPruningPred()
+        )
         location = str(meta.location().toString())
         return ScanFacts(
             source=HIVE_SCAN,
@@ -266,6 +263,14 @@ def _conjuncts(node: Node) -> Iterator[Node]:
         yield from _conjuncts(node.child("right"))
     else:
         yield node
+
+
+def _filter_trees(flat: Any, jfilters: JavaObject) -> list[Node]:
+    """The expression trees of a plan node's filter list, with what the JSON leaves out."""
+    trees = decode_list(flat)
+    for index, tree in enumerate(trees):
+        _read_extras(tree, partial(jfilters.apply, index))
+    return trees
 
 
 def _read_extras(tree: Node, jexpression: Callable[[], JavaObject]) -> None:

@@ -2,6 +2,8 @@
 
 ``input_datasets(df)`` tells which datasets a DataFrame reads and which part of each: the
 partitions left after pruning, the locations read, or the row filter Spark applied.
+``output_datasets(query_execution)`` tells which partitions a write created. ``enable(spark)``
+turns every action into an OpenLineage run carrying both.
 
 >>> from openlineage_subset.spark import SubsetConfig
 >>> SubsetConfig().max_partitions
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
 from openlineage_subset.spark._jvm import query_execution_of, scan_facts
 from openlineage_subset.spark._naming import TrimRules
 from openlineage_subset.spark._reads import input_datasets_from_scans
+from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
 
 
 def input_datasets(df_or_query_execution: Any, config: SubsetConfig | None = None) -> list[Any]:
@@ -38,4 +42,28 @@ def input_datasets(df_or_query_execution: Any, config: SubsetConfig | None = Non
     return input_datasets_from_scans(scan_facts(query_execution, executed=executed), config)
 
 
-__all__ = ["PRODUCER", "SubsetConfig", "TrimRules", "input_datasets"]
+def output_datasets(
+    query_execution: Any, config: SubsetConfig | None = None, *, started_ms: int | None = None
+) -> list[Any]:
+    """The datasets an executed write (its JVM QueryExecution) wrote, with ``subset`` facets.
+
+    The facet lists the partitions the write created; unpartitioned writes get none. How
+    they are found, and the cost, is described in ``openlineage_subset.spark._writes``: a
+    static partition spec is used as is, else one listing of the output's partition
+    directories picks the files of this write (by its job UUID, checked against Spark's write
+    metrics). ``started_ms``, when the action started (epoch milliseconds), narrows that
+    listing to recent files; a QueryExecutionListener knows it (``enable`` passes it).
+    """
+    query_execution, _ = query_execution_of(query_execution)
+    return output_datasets_from_writes(write_facts(query_execution), started_ms, config)
+
+
+__all__ = [
+    "PRODUCER",
+    "CaptureHandle",
+    "SubsetConfig",
+    "TrimRules",
+    "enable",
+    "input_datasets",
+    "output_datasets",
+]

@@ -92,7 +92,7 @@ class _Collector:
         self.scans: list[ScanFacts] = []
 
     def plan(self, jplan: JavaObject) -> None:
-        root = decode(json.loads(jplan.toJSON()))
+        root = decoded(jplan)
         resolve = _Resolver(jplan)
         self._visit(root, (), [], resolve)
 
@@ -199,7 +199,7 @@ class _Collector:
         partition_filters = []
         for position in range(jfilters.size()):
             jexpression = jfilters.apply(position)
-            tree = decode(json.loads(jexpression.toJSON()))
+            tree = decoded(jexpression)
             _read_extras(tree, partial(_same, jexpression))
             partition_filters.append(tree)
         name = str(scan.getClass().getSimpleName())
@@ -331,7 +331,7 @@ def _pruned_directories(
     about one line per partition; dynamic filters (decided at run time) are left out, which
     keeps a sound superset. An index that cannot prune this way is listed file by file.
     """
-    jvm = _jvm()
+    jvm = jvm_view()
     kept = jvm.java.util.ArrayList()
     for position, tree in enumerate(filters):
         if not _is_dynamic(tree):
@@ -360,9 +360,19 @@ def _partition_path(line: str) -> str:
     raise ValueError(f"unexpected partition path form: {line[:200]!r}")
 
 
+def string_of(value: JavaObject) -> str:
+    """``ScalaRunTime.stringOf``: one string for a whole array or collection, in one call."""
+    return str(jvm_view().scala.runtime.ScalaRunTime.stringOf(value))
+
+
+def decoded(tree_node: JavaObject) -> Node:
+    """A JVM plan or expression as a decoded tree, from one ``toJSON()`` call."""
+    return decode(json.loads(tree_node.toJSON()))
+
+
 def _directories(listing: JavaObject) -> tuple[str, ...]:
     """Directories of the files of partition directories (``PartitionDirectory``), in one call."""
-    paths = _FILE_PATH.findall(str(_jvm().scala.runtime.ScalaRunTime.stringOf(listing)))
+    paths = _FILE_PATH.findall(string_of(listing))
     return tuple(dict.fromkeys(path.rpartition("/")[0] for path in paths))
 
 
@@ -373,7 +383,7 @@ def _is_dynamic(tree: Node) -> bool:
 
 
 def _is_instance(value: JavaObject, class_name: str) -> bool:
-    target = _jvm().java.lang.Class.forName(class_name)
+    target = jvm_view().java.lang.Class.forName(class_name)
     return bool(target.isAssignableFrom(value.getClass()))
 
 
@@ -383,7 +393,8 @@ def _java_array_type() -> type:
     return cast(type, JavaArray)
 
 
-def _jvm() -> Any:
+def jvm_view() -> Any:
+    """The JVM of the active SparkContext."""
     from pyspark import SparkContext  # noqa: PLC0415  (pyspark is optional)
 
     jvm = SparkContext._jvm

@@ -1,0 +1,254 @@
+"""Automatic capture: every Spark action becomes one OpenLineage run with subset facets.
+
+``enable(spark)`` registers a ``QueryExecutionListener`` implemented in Python through the py4j
+callback server: Spark calls it once per action (never per task), after the action, on its
+listener thread. The listener reads the executed plan (inputs, and the partitions a write
+created) and queues a START event (dated when the action started) and a COMPLETE or FAIL
+event; a background thread validates and delivers them (see ``_emit``). Every run has a parent
+run facet pointing at one run for the whole application, which gets its own START at
+``enable`` and COMPLETE at ``close``.
+
+Lineage never breaks the job: whatever fails inside the listener is caught, logged once per
+kind with its context, and counted in ``handle.counts``; the action's result is untouched.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from openlineage_subset._convert import dump
+from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._emit import DEFAULT_QUARANTINE, Emitter, Transport, resolve_transport
+from openlineage_subset.spark._events import (
+    JobRef,
+    engine_facet,
+    error_facet,
+    job_name,
+    parent_facet,
+    run_event,
+    timestamp,
+)
+from openlineage_subset.spark._jvm import jvm_view, scan_facts
+from openlineage_subset.spark._reads import input_datasets_from_scans
+from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
+
+log = logging.getLogger("openlineage_subset.spark")
+
+
+def _new_run_id() -> str:
+    from openlineage.client.uuid import generate_new_uuid  # noqa: PLC0415  (the spark extra)
+
+    return str(generate_new_uuid())
+
+
+@dataclass
+class CaptureHandle:
+    """A running capture: ``counts`` of what happened, ``close()`` to flush and stop."""
+
+    spark: Any
+    emitter: Emitter
+    application: JobRef
+    config: SubsetConfig
+    namespace: str
+    listener: Any = None
+    counts: Counter[str] = field(default_factory=Counter)
+    _closed: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _logged: set[str] = field(default_factory=set)
+
+    def close(self, timeout: float | None = 60.0) -> bool:
+        """Stop capturing, deliver every pending event; False if ``timeout`` ran out first."""
+        with self._lock:
+            if self._closed:
+                return True
+            self._closed = True
+        try:
+            self.spark._jsc.sc().listenerBus().waitUntilEmpty()
+            self.spark._jsparkSession.listenerManager().unregister(self.listener)
+        except Exception:  # Spark already stopped: its listener bus was drained at stop
+            log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
+        self._emit_application("COMPLETE")
+        delivered = self.emitter.close(timeout)
+        self.counts.update(self.emitter.counts)
+        return delivered
+
+    def record_error(self, context: str, error: BaseException) -> None:
+        """Count an error; log the first of each kind with its traceback."""
+        self.counts["errors"] += 1
+        kind = f"{context}: {type(error).__name__}"
+        if kind not in self._logged:
+            self._logged.add(kind)
+            log.error(
+                "lineage capture failed while %s; the job is unaffected", context, exc_info=error
+            )
+
+    def _emit_application(self, event_type: str) -> None:
+        event = run_event(
+            event_type,
+            event_time=timestamp(time.time_ns()),
+            job=self.application,
+            producer=self.config.producer,
+            run_facets={
+                "processing_engine": engine_facet(self.spark.version, self.config.producer)
+            },
+        )
+        self.emitter.submit([event])
+
+
+class _Listener:
+    """The Python side of ``org.apache.spark.sql.util.QueryExecutionListener``."""
+
+    def __init__(self, handle: CaptureHandle) -> None:
+        self.handle = handle
+
+    def onSuccess(self, func_name: str, query_execution: Any, duration_ns: int) -> None:
+        self._capture(func_name, query_execution, int(duration_ns), None)
+
+    def onFailure(self, func_name: str, query_execution: Any, exception: Any) -> None:
+        self._capture(func_name, query_execution, 0, exception)
+
+    def _capture(
+        self, func_name: str, query_execution: Any, duration_ns: int, failure: Any
+    ) -> None:
+        handle = self.handle
+        try:
+            ended = time.time_ns()
+            events = action_events(
+                handle,
+                str(func_name),
+                query_execution,
+                started_ns=ended - duration_ns,
+                ended_ns=ended,
+                failure=failure,
+            )
+            if events:
+                handle.counts["actions"] += 1
+                handle.emitter.submit(events)
+        except Exception as error:
+            handle.record_error(f"capturing the {func_name!r} action", error)
+
+    class Java:
+        implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
+
+
+def action_events(
+    handle: CaptureHandle,
+    func_name: str,
+    query_execution: Any,
+    *,
+    started_ns: int,
+    ended_ns: int,
+    failure: Any,
+) -> list[dict[str, Any]]:
+    """START and COMPLETE/FAIL of one action; none when it read and wrote no dataset."""
+    config = handle.config
+    inputs = [
+        dump(d)
+        for d in input_datasets_from_scans(scan_facts(query_execution, executed=True), config)
+    ]
+    # What a failed write left behind is not what it meant to write: no listing, no facet.
+    writes = write_facts(query_execution, list_files=failure is None)
+    outputs = [
+        dump(d) for d in output_datasets_from_writes(writes, started_ns // 1_000_000, config)
+    ]
+    if failure is not None:
+        for output in outputs:
+            output.pop("outputFacets", None)
+    if not inputs and not outputs:
+        return []
+    job = JobRef(
+        handle.namespace,
+        job_name(handle.application.name, func_name, outputs or inputs),
+        _new_run_id(),
+    )
+    facets = {
+        "parent": parent_facet(handle.application, config.producer),
+        "processing_engine": engine_facet(handle.spark.version, config.producer),
+    }
+    start = run_event(
+        "START",
+        event_time=timestamp(started_ns),
+        job=job,
+        producer=config.producer,
+        run_facets=facets,
+        inputs=inputs,
+        outputs=[{k: v for k, v in o.items() if k != "outputFacets"} for o in outputs],
+    )
+    end_facets = dict(facets)
+    if failure is not None:
+        end_facets["errorMessage"] = error_facet(*_describe(failure), config.producer)
+    end = run_event(
+        "FAIL" if failure is not None else "COMPLETE",
+        event_time=timestamp(ended_ns),
+        job=job,
+        producer=config.producer,
+        run_facets=end_facets,
+        inputs=inputs,
+        outputs=outputs,
+    )
+    return [start, end]
+
+
+def _describe(exception: Any) -> tuple[str, str | None]:
+    try:
+        message = str(exception.toString())
+        trace = str(
+            jvm_view().org.apache.commons.lang3.exception.ExceptionUtils.getStackTrace(exception)
+        )
+    except Exception:  # a Python exception, or the JVM gone: its text is enough
+        return str(exception), None
+    return message, trace
+
+
+def enable(
+    spark: Any,
+    *,
+    namespace: str | None = None,
+    output: str | os.PathLike[str] | None = None,
+    quarantine: str | os.PathLike[str] | None = None,
+    transport: Transport | None = None,
+    config: SubsetConfig | None = None,
+    **subset_options: Any,
+) -> CaptureHandle:
+    """Capture every action of ``spark`` as an OpenLineage run; returns a handle to ``close()``.
+
+    - ``namespace``: the jobs' namespace (``$OPENLINEAGE_NAMESPACE``, else ``default``);
+    - ``output``: the JSON Lines file events go to when openlineage-python has no transport
+      configured (``$OL_SUBSET_OUTPUT``, else ``openlineage-events.jsonl``);
+    - ``quarantine``: where invalid or undelivered events are kept
+      (``$OL_SUBSET_QUARANTINE``, else ``openlineage-quarantine.jsonl``);
+    - ``transport``: an openlineage-python transport to use instead of the configured one;
+    - ``config`` or keyword options of :class:`SubsetConfig` (``max_partitions=...``).
+
+    Example::
+
+        handle = enable(spark, namespace="analytics", output="events.jsonl")
+        spark.read.parquet("s3a://lake/sales").where("day = '2024-10-15'").count()
+        handle.close()   # also runs at interpreter exit
+    """
+    if config is None:
+        config = SubsetConfig(**subset_options)
+    elif subset_options:
+        config = replace(config, **subset_options)
+    from pyspark.java_gateway import ensure_callback_server_started  # noqa: PLC0415
+
+    ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
+    emitter = Emitter(
+        transport if transport is not None else resolve_transport(output),
+        quarantine or os.environ.get("OL_SUBSET_QUARANTINE") or DEFAULT_QUARANTINE,
+    )
+    job_namespace = namespace or os.environ.get("OPENLINEAGE_NAMESPACE") or "default"
+    application = JobRef(job_namespace, spark.sparkContext.appName, _new_run_id())
+    handle = CaptureHandle(spark, emitter, application, config, job_namespace)
+    handle._emit_application("START")
+    handle.listener = _Listener(handle)
+    spark._jsparkSession.listenerManager().register(handle.listener)
+    atexit.register(handle.close)
+    return handle

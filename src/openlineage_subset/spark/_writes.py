@@ -1,0 +1,252 @@
+"""Which partitions a write created: the output datasets of an executed query.
+
+How written partitions are obtained, and what it costs:
+
+- a static partition spec that names every partition column (``INSERT ... PARTITION (d='x',
+  c='y')``) is the answer itself: no I/O;
+- otherwise the output location is listed once, with one Hadoop glob over its partition
+  directories (``root/*=*/*=*/*``), after the write. The files this write created are the ones
+  that appeared since the action started and share the job's UUID in their names
+  (``part-00000-<uuid>...``); Spark's own write metrics (number of files and of dynamic
+  partitions, collected in the same pass as the write) confirm the choice. Their directories
+  are the written partitions.
+
+The listing costs one glob per partitioned write (its directories, not the files' contents),
+in one py4j round trip for the whole result.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from openlineage_subset._builders import output_facet
+from openlineage_subset._versions import spec
+from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._jvm import JavaObject, decoded, jvm_view, string_of
+from openlineage_subset.spark._naming import (
+    clean_location,
+    dataset_identity,
+    partition_dimensions,
+    split_dataset_root,
+)
+from openlineage_subset.spark._trees import decode_list
+
+log = logging.getLogger("openlineage_subset.spark")
+
+_WRITE_COMMANDS = frozenset({"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable"})
+_FILE_STATUS = re.compile(
+    r"path=(?P<path>.*?); isDirectory=(?P<dir>true|false);.*?modification_time=(?P<mtime>\d+);"
+)
+_JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+_CLOCK_SLACK_MS = 2000
+"""File systems keep modification times in seconds at worst; look that far before the start."""
+
+
+@dataclass(frozen=True)
+class WriteFacts:
+    """What one write command wrote, as plain data."""
+
+    command: str
+    root: str
+    """Where the dataset lives: the write's output path or the table's location (raw)."""
+    table: str | None
+    partition_columns: tuple[str, ...]
+    static_partitions: dict[str, str]
+    files: tuple[tuple[str, int], ...] | None
+    """(path, modification time in ms) of the data files under ``root`` after the write."""
+    num_files: int | None
+    num_parts: int | None
+
+
+def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list[WriteFacts]:
+    """The writes of an executed query (none for a query that only reads).
+
+    ``list_files=False`` skips the listing (for a failed write, whose files say nothing).
+    """
+    plan = query_execution.executedPlan()
+    if str(plan.getClass().getSimpleName()) == "AdaptiveSparkPlanExec":
+        plan = plan.executedPlan()
+    if str(plan.getClass().getSimpleName()) != "DataWritingCommandExec":
+        return []
+    command = plan.cmd()
+    kind = str(command.getClass().getSimpleName())
+    if kind not in _WRITE_COMMANDS:
+        return []
+    node = decoded(command)
+    partition_columns = tuple(
+        str(tree.fields.get("name")) for tree in decode_list(node.fields.get("partitionColumns"))
+    )
+    if kind == "InsertIntoHiveTable":
+        table = command.table()
+        root = str(table.location().toString())
+        name: str | None = str(table.identifier().unquotedString())
+        partition_columns = tuple(_lines(table.partitionColumnNames().mkString("\n")))
+        static = _static_hive_partitions(command.partition())
+    else:
+        root = str(command.outputPath().toString())
+        catalog_table = command.catalogTable()
+        name = (
+            str(catalog_table.get().identifier().unquotedString())
+            if catalog_table.isDefined()
+            else None
+        )
+        static = _string_map(command.staticPartitions())
+    metrics = command.metrics()
+    files = None
+    if list_files and partition_columns and set(static) != set(partition_columns):
+        files = _list_data_files(query_execution, root, len(partition_columns))
+    return [
+        WriteFacts(
+            command=kind,
+            root=root,
+            table=name,
+            partition_columns=partition_columns,
+            static_partitions=static,
+            files=files,
+            num_files=_metric(metrics, "numFiles"),
+            num_parts=_metric(metrics, "numParts"),
+        )
+    ]
+
+
+def output_datasets_from_writes(
+    writes: Iterable[WriteFacts], started_ms: int | None, config: SubsetConfig | None = None
+) -> list[Any]:
+    """``OutputDataset`` models with the partitions each write created (none if unpartitioned)."""
+    config = config or SubsetConfig()
+    models = spec().models
+    datasets = []
+    for write in writes:
+        root, segments = split_dataset_root(clean_location(write.root), config.trim_rules)
+        prefix = "/".join(segments) if all("=" in s for s in segments) else None
+        namespace, name = dataset_identity(root)
+        condition = None
+        if prefix is not None and (write.partition_columns or segments):
+            partitions = written_partitions(write, started_ms)
+            if partitions is not None:
+                paths = sorted({"/".join(p for p in (prefix, path) if p) for path in partitions})
+                condition = _partition_condition(paths, config)
+        facets = (
+            None
+            if condition is None
+            else {"subset": output_facet(condition, producer=config.producer)}
+        )
+        datasets.append(models.OutputDataset(namespace=namespace, name=name, output_facets=facets))
+    return datasets
+
+
+def written_partitions(write: WriteFacts, started_ms: int | None) -> list[str] | None:
+    """Partition paths (``k=v/k2=v2``, relative to the write's root) the write created.
+
+    ``started_ms`` (when the action started) narrows the files to the recent ones; without it
+    the job's files are told apart by their UUID and Spark's file count alone.
+    """
+    columns = write.partition_columns
+    if not columns:
+        return [""]
+    if set(write.static_partitions) == set(columns):
+        return ["/".join(_segment(c, write.static_partitions[c]) for c in columns)]
+    if write.files is None:
+        return None
+    earliest = -1 if started_ms is None else started_ms - _CLOCK_SLACK_MS
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for path, mtime in write.files:
+        if mtime >= earliest:
+            match = _JOB_UUID.search(path.rpartition("/")[2])
+            groups.setdefault(match.group(1) if match else "", []).append((path, mtime))
+    chosen = _job_files(groups, write.num_files)
+    root = write.root.rstrip("/")
+    return sorted({path[len(root) + 1 :].rpartition("/")[0] for path in chosen})
+
+
+def _job_files(groups: dict[str, list[tuple[str, int]]], num_files: int | None) -> list[str]:
+    """The files of this write: the one job's group, told apart by Spark's file count.
+
+    Of several groups with the right count, the newest is this write (the listing ran right
+    after it). With no group of the right count, every recent file is taken: a superset.
+    """
+    if len(groups) == 1:
+        return [path for path, _ in next(iter(groups.values()))]
+    matching = [files for files in groups.values() if len(files) == num_files]
+    if matching:
+        newest = max(matching, key=lambda files: max(mtime for _, mtime in files))
+        return [path for path, _ in newest]
+    if groups:
+        log.warning(
+            "could not tell this write's files from %d other groups written meanwhile; its "
+            "written partitions include theirs",
+            len(groups) - 1,
+        )
+    return [path for files in groups.values() for path, _ in files]
+
+
+def _segment(column: str, value: str) -> str:
+    """A partition directory name as Spark writes it (``%XX`` escapes)."""
+    return f"{_escape(column)}={_escape(value)}"
+
+
+_ESCAPED = set("\"#%'*/:=?\\\x7f{[]^")
+
+
+def _escape(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED or ord(c) < 0x20 else c for c in text)
+
+
+def _partition_condition(paths: list[str], config: SubsetConfig) -> Any:
+    if len(paths) > config.max_partitions:
+        return None
+    models = spec().models
+    rows = [{"dimensions": partition_dimensions(p.split("/")), "identifier": p} for p in paths if p]
+    if len(json.dumps(rows)) > config.max_condition_bytes:
+        return None
+    return models.PartitionSubsetCondition(partitions=[models.Partition(**row) for row in rows])
+
+
+def _list_data_files(
+    query_execution: JavaObject, root: str, depth: int
+) -> tuple[tuple[str, int], ...]:
+    """Data files ``depth`` partition levels below ``root``, with their modification times."""
+    jvm = jvm_view()
+    hadoop_conf = query_execution.sparkSession().sessionState().newHadoopConf()
+    base = jvm.org.apache.hadoop.fs.Path(root)
+    pattern = _glob_escape(root.rstrip("/")) + "/*=*" * depth + "/[!._]*"
+    filesystem = base.getFileSystem(hadoop_conf)
+    statuses = filesystem.globStatus(jvm.org.apache.hadoop.fs.Path(pattern))
+    if statuses is None:
+        return ()
+    found = []
+    for match in _FILE_STATUS.finditer(string_of(statuses)):
+        if match["dir"] == "false":
+            found.append((match["path"], int(match["mtime"])))
+    return tuple(found)
+
+
+def _glob_escape(path: str) -> str:
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", path)
+
+
+def _static_hive_partitions(spec_map: JavaObject) -> dict[str, str]:
+    """Static values of a Hive insert's ``Map[String, Option[String]]`` partition spec."""
+    keys = _lines(spec_map.keys().mkString("\n"))
+    values = [spec_map.apply(key) for key in keys]
+    return {
+        key: str(value.get()) for key, value in zip(keys, values, strict=True) if value.isDefined()
+    }
+
+
+def _string_map(mapping: JavaObject) -> dict[str, str]:
+    keys = _lines(mapping.keys().mkString("\n"))
+    return {key: str(mapping.apply(key)) for key in keys}
+
+
+def _metric(metrics: JavaObject, name: str) -> int | None:
+    return int(metrics.apply(name).value()) if metrics.contains(name) else None
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in str(text).split("\n") if line]

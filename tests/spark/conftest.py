@@ -8,6 +8,7 @@ computed from the files on disk and the rows, never from the adapter.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -187,3 +188,67 @@ def fresh_tables(spark: SparkSession) -> Iterator[list[str]]:
 
 def remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
+
+
+class MemoryTransport:
+    """An openlineage-python style transport that keeps the JSON it would have sent."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, event: Any) -> None:
+        from openlineage.client.serde import Serde
+
+        self.events.append(json.loads(Serde.to_json(event)))
+
+
+@dataclass
+class Capture:
+    """A capture enabled on the test session, with its events in memory."""
+
+    handle: Any
+    transport: MemoryTransport
+
+    def runs(self) -> dict[str, list[dict[str, Any]]]:
+        """Events of the actions captured since the last call, by run id (the app's excluded)."""
+        self.handle.flush()
+        events, self.transport.events = self.transport.events, []
+        runs: dict[str, list[dict[str, Any]]] = {}
+        for event in events:
+            if "parent" in event["run"].get("facets", {}):
+                runs.setdefault(event["run"]["runId"], []).append(event)
+        return runs
+
+
+@pytest.fixture
+def capture(spark: SparkSession, tmp_path: Path) -> Iterator[Capture]:
+    from openlineage_subset.spark import enable
+
+    transport = MemoryTransport()
+    handle = enable(spark, transport=transport, quarantine=tmp_path / "quarantine.jsonl")
+    recorder = Capture(handle, transport)
+    recorder.runs()
+    yield recorder
+    handle.close()
+
+
+def data_files(root: Path) -> dict[str, float]:
+    """Data files below ``root`` with their modification times (hidden ones left out)."""
+    found = {}
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        for name in files:
+            if not name.startswith((".", "_")) and not name.endswith(".crc"):
+                path = Path(directory) / name
+                found[str(path)] = path.stat().st_mtime
+    return found
+
+
+def created_partitions(before: dict[str, float], root: Path) -> set[str]:
+    """Partition directories (relative to ``root``) of files that appeared since ``before``."""
+    after = data_files(root)
+    return {
+        Path(path).parent.relative_to(root).as_posix()
+        for path, mtime in after.items()
+        if before.get(path) != mtime
+    }

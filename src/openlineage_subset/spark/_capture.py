@@ -58,10 +58,24 @@ class CaptureHandle:
     config: SubsetConfig
     namespace: str
     listener: Any = None
-    counts: Counter[str] = field(default_factory=Counter)
+    _own_counts: Counter[str] = field(default_factory=Counter)
     _closed: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
+
+    @property
+    def counts(self) -> Counter[str]:
+        """What happened so far: ``actions`` captured, ``errors`` caught, events ``emitted`` and
+        ``quarantined (<reason>)``."""
+        return self._own_counts + self.emitter.counts
+
+    def flush(self) -> None:
+        """Wait until the actions run so far have their events delivered (or quarantined)."""
+        try:
+            self.spark._jsc.sc().listenerBus().waitUntilEmpty()
+        except Exception:  # Spark stopped: its listener bus was drained at stop
+            log.debug("could not wait for Spark's listener bus", exc_info=True)
+        self.emitter.flush()
 
     def close(self, timeout: float | None = 60.0) -> bool:
         """Stop capturing, deliver every pending event; False if ``timeout`` ran out first."""
@@ -75,13 +89,11 @@ class CaptureHandle:
         except Exception:  # Spark already stopped: its listener bus was drained at stop
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
         self._emit_application("COMPLETE")
-        delivered = self.emitter.close(timeout)
-        self.counts.update(self.emitter.counts)
-        return delivered
+        return self.emitter.close(timeout)
 
     def record_error(self, context: str, error: BaseException) -> None:
         """Count an error; log the first of each kind with its traceback."""
-        self.counts["errors"] += 1
+        self._own_counts["errors"] += 1
         kind = f"{context}: {type(error).__name__}"
         if kind not in self._logged:
             self._logged.add(kind)
@@ -129,7 +141,7 @@ class _Listener:
                 failure=failure,
             )
             if events:
-                handle.counts["actions"] += 1
+                handle._own_counts["actions"] += 1
                 handle.emitter.submit(events)
         except Exception as error:
             handle.record_error(f"capturing the {func_name!r} action", error)

@@ -83,6 +83,10 @@ class Emitter:
         for event in events:
             self._queue.put(event)
 
+    def flush(self) -> None:
+        """Wait until every queued event is delivered or quarantined."""
+        self._queue.join()
+
     def close(self, timeout: float | None = None) -> bool:
         """Deliver what is queued, then stop; False if ``timeout`` ran out first."""
         self._queue.put(_STOP)
@@ -92,12 +96,14 @@ class Emitter:
     def _run(self) -> None:
         while True:
             event = self._queue.get()
-            if event is _STOP:
-                return
             try:
+                if event is _STOP:
+                    return
                 self._deliver(event)
             except Exception as error:  # never lose the thread: count, keep the event
                 self._quarantine(event, "internal error", error=repr(error))
+            finally:
+                self._queue.task_done()
 
     def _deliver(self, event: dict[str, Any]) -> None:
         issues = validate(event, strict=True)

@@ -22,7 +22,8 @@ def run_script(
     from pyspark.sql import SparkSession  # noqa: PLC0415  (the spark extra)
 
     handles: dict[int, CaptureHandle] = {}
-    original = SparkSession.Builder.getOrCreate
+    builder_class: Any = SparkSession.Builder
+    original = builder_class.getOrCreate
 
     def get_or_create(builder: Any) -> Any:
         session = original(builder)
@@ -31,7 +32,7 @@ def run_script(
             handles[key] = enable(session, output=output, namespace=namespace)
         return session
 
-    SparkSession.Builder.getOrCreate = get_or_create  # type: ignore[method-assign]
+    builder_class.getOrCreate = get_or_create
     saved_argv = sys.argv
     sys.argv = [script, *arguments]
     status = 0
@@ -41,7 +42,7 @@ def run_script(
         status = _exit_status(exit_request.code)
     finally:
         sys.argv = saved_argv
-        SparkSession.Builder.getOrCreate = original  # type: ignore[method-assign]
+        builder_class.getOrCreate = original
         for handle in handles.values():
             handle.close()
     return status

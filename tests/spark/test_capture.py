@@ -1,0 +1,252 @@
+"""Automatic capture: one run per action, events out through transports, never breaking a job."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from openlineage_subset import render, validate
+from openlineage_subset.spark import _capture, enable
+from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of
+
+pytestmark = pytest.mark.spark
+
+
+def _one_run(capture: Capture) -> list[dict[str, Any]]:
+    (events,) = capture.runs().values()
+    return events
+
+
+def test_an_action_is_one_run_with_start_and_complete(
+    spark: SparkSession, lake: Lake, capture: Capture
+) -> None:
+    spark.read.parquet(str(lake.sales)).where(F.col("country") == "PL").count()
+    start, complete = _one_run(capture)
+    assert (start["eventType"], complete["eventType"]) == ("START", "COMPLETE")
+    assert start["run"]["runId"] == complete["run"]["runId"]
+    assert start["eventTime"] <= complete["eventTime"]
+    dataset_name = start["inputs"][0]["name"]
+    words = dataset_name.strip("/").replace("/", "_").replace("-", "_").lower()
+    assert complete["job"]["name"] == f"openlineage_subset_tests.count.{words}"
+    facets = complete["run"]["facets"]
+    assert facets["parent"]["run"]["runId"] == capture.handle.application.run_id
+    assert facets["parent"]["job"]["name"] == spark.sparkContext.appName
+    assert facets["processing_engine"]["version"] == spark.version
+    (dataset,) = complete["inputs"]
+    assert render(dataset["inputFacets"]["subset"]).count("country = 'PL'") == 3
+    for event in (start, complete):
+        assert validate(event, strict=True) == []
+
+
+def test_commands_that_touch_no_dataset_emit_nothing(spark: SparkSession, capture: Capture) -> None:
+    spark.sql("SET spark.sql.shuffle.partitions=2").collect()
+    spark.sql("SHOW TABLES").collect()
+    spark.range(3).createOrReplaceTempView("nothing_read")
+    spark.range(3).count()
+    assert capture.runs() == {}
+
+
+def test_failed_action_is_a_fail_event(spark: SparkSession, lake: Lake, capture: Capture) -> None:
+    with pytest.raises(Exception, match="boom"):
+        spark.read.parquet(str(lake.plain)).select(F.raise_error(F.lit("boom"))).collect()
+    _, fail = _one_run(capture)
+    assert fail["eventType"] == "FAIL"
+    assert "boom" in fail["run"]["facets"]["errorMessage"]["message"]
+    assert validate(fail, strict=True) == []
+
+
+def test_concurrent_actions_are_separate_runs(
+    spark: SparkSession, lake: Lake, capture: Capture
+) -> None:
+    countries = ["PL", "DE", "FR", "A/B:C"]
+    results: dict[str, int] = {}
+
+    def count(country: str) -> None:
+        results[country] = (
+            spark.read.parquet(str(lake.sales)).where(F.col("country") == country).count()
+        )
+
+    threads = [threading.Thread(target=count, args=(c,)) for c in countries]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    runs = capture.runs()
+    assert len(runs) == len(countries)
+    seen = []
+    for events in runs.values():
+        assert [e["eventType"] for e in events] == ["START", "COMPLETE"]
+        (dataset,) = events[1]["inputs"]
+        kept = {p["dimensions"]["country"] for p in condition_of(dataset)["partitions"]}
+        assert len(kept) == 1
+        seen.append(kept.pop())
+    assert sorted(seen) == sorted(countries)
+    assert results == dict.fromkeys(countries, 9)
+
+
+def _query(spark: SparkSession, lake: Lake) -> list[Any]:
+    df = spark.read.parquet(str(lake.sales)).where(
+        (F.col("amount") > 3) & (F.col("country") != "FR")
+    )
+    return sorted(df.groupBy("country").agg(F.sum("amount")).collect(), key=str)
+
+
+class _RaisingTransport:
+    def emit(self, event: Any) -> None:
+        raise ConnectionError("the lineage backend is down")
+
+
+def test_a_raising_extractor_breaks_nothing(
+    spark: SparkSession, lake: Lake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _query(spark, lake)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("extractor bug")
+
+    monkeypatch.setattr(_capture, "input_datasets_from_scans", broken)
+    handle = enable(spark, transport=MemoryTransport(), quarantine=tmp_path / "q.jsonl")
+    try:
+        assert _query(spark, lake) == expected
+        handle.flush()
+        assert handle.counts["errors"] >= 1
+    finally:
+        handle.close()
+
+
+def test_a_raising_transport_loses_nothing(spark: SparkSession, lake: Lake, tmp_path: Path) -> None:
+    expected = _query(spark, lake)
+    quarantine = tmp_path / "q.jsonl"
+    handle = enable(spark, transport=_RaisingTransport(), quarantine=quarantine)
+    try:
+        assert _query(spark, lake) == expected
+    finally:
+        handle.close()
+    kept = [json.loads(line) for line in quarantine.read_text().splitlines()]
+    assert {record["reason"] for record in kept} == {"undelivered"}
+    types = sorted(record["event"]["eventType"] for record in kept)
+    assert types == ["COMPLETE", "COMPLETE", "START", "START"], "the action's run and the app's"
+    assert handle.counts["quarantined (undelivered)"] == 4
+
+
+@pytest.fixture
+def openlineage_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """Environment changes for a test; openlineage-python also adds OPENLINEAGE__ aliases."""
+    before = {key for key in os.environ if key.startswith("OPENLINEAGE")}
+    yield monkeypatch
+    for key in [k for k in os.environ if k.startswith("OPENLINEAGE") and k not in before]:
+        del os.environ[key]
+
+
+def test_a_refused_endpoint_loses_nothing(
+    spark: SparkSession, lake: Lake, tmp_path: Path, openlineage_env: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Configured the way users do, with retries off to keep the test short.
+    openlineage_env.setenv("OPENLINEAGE__TRANSPORT__TYPE", "http")
+    openlineage_env.setenv("OPENLINEAGE__TRANSPORT__URL", f"http://127.0.0.1:{port}")
+    openlineage_env.setenv("OPENLINEAGE__TRANSPORT__RETRY__TOTAL", "0")
+    quarantine = tmp_path / "q.jsonl"
+    expected = _query(spark, lake)
+    handle = enable(spark, quarantine=quarantine)
+    try:
+        assert _query(spark, lake) == expected
+    finally:
+        handle.close()
+    kept = [json.loads(line) for line in quarantine.read_text().splitlines()]
+    assert len(kept) == 4 and all(record["reason"] == "undelivered" for record in kept)
+
+
+def test_invalid_events_are_quarantined(spark: SparkSession, tmp_path: Path) -> None:
+    quarantine = tmp_path / "q.jsonl"
+    transport = MemoryTransport()
+    handle = enable(spark, transport=transport, quarantine=quarantine)
+    handle.emitter.submit([{"eventType": "START", "eventTime": "now"}])
+    handle.close()
+    (record,) = [json.loads(line) for line in quarantine.read_text().splitlines()]
+    assert record["reason"] == "invalid" and record["issues"]
+    assert all(event["eventType"] != "START" or "eventTime" in event for event in transport.events)
+
+
+def test_default_output_is_json_lines(spark: SparkSession, lake: Lake, tmp_path: Path) -> None:
+    output = tmp_path / "events.jsonl"
+    handle = enable(spark, output=output, quarantine=tmp_path / "q.jsonl")
+    spark.read.parquet(str(lake.sales)).where(F.col("country").isNull()).count()
+    handle.close()
+    events = [json.loads(line) for line in output.read_text().splitlines()]
+    assert [e["eventType"] for e in events] == ["START", "START", "COMPLETE", "COMPLETE"]
+    partitions = events[2]["inputs"][0]["inputFacets"]["subset"]["inputCondition"]["partitions"]
+    assert {p["dimensions"]["country"] for p in partitions} == {None}, (
+        "JSON null survives the transport"
+    )
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[1]").appName("unmodified")
+             .config("spark.ui.enabled", "false").getOrCreate())
+    out = sys.argv[1]
+    rows = spark.createDataFrame([(1, "a"), (2, "b")], "id int, part string")
+    rows.write.partitionBy("part").parquet(out)
+    print("rows", spark.read.parquet(out).where("part = 'b'").count())
+    spark.stop()
+    sys.exit(int(sys.argv[2]))
+    """
+)
+
+
+def test_ol_subset_run_captures_an_unmodified_script(tmp_path: Path) -> None:
+    script = tmp_path / "job.py"
+    script.write_text(SCRIPT)
+    events_file = tmp_path / "events.jsonl"
+    command = [
+        sys.executable,
+        "-m",
+        "openlineage_subset",
+        "run",
+        "--output",
+        str(events_file),
+        "--namespace",
+        "scripts",
+        str(script),
+        str(tmp_path / "out"),
+        "3",
+    ]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False
+    )
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "rows 1" in done.stdout
+    events = [json.loads(line) for line in events_file.read_text().splitlines()]
+    assert all(validate(event, strict=True) == [] for event in events)
+    assert {event["job"]["namespace"] for event in events} == {"scripts"}
+    names = {event["job"]["name"] for event in events}
+    assert "unmodified" in names and any(name.startswith("unmodified.write.") for name in names)
+    read = [e for e in events if e["eventType"] == "COMPLETE" and e["inputs"]]
+    assert render(read[0]["inputs"][0]["inputFacets"]["subset"]) == "PARTITION (part = 'b')"
+
+
+def test_ol_subset_run_refuses_a_missing_script(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "openlineage_subset", "run", str(tmp_path / "none.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "no such file" in done.stderr and "Traceback" not in done.stderr

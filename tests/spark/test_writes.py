@@ -1,0 +1,178 @@
+"""Written partitions, for every write form, against the directories whose files appeared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from openlineage_subset import validate
+from tests.spark.conftest import (
+    SALES_SCHEMA,
+    Capture,
+    created_partitions,
+    data_files,
+    dims,
+    sales_rows,
+)
+
+pytestmark = pytest.mark.spark
+
+
+def _sales(spark: SparkSession) -> DataFrame:
+    return spark.createDataFrame(sales_rows(), SALES_SCHEMA)
+
+
+def _written(capture: Capture, root: Path) -> set[str] | None:
+    """The partitions the one run that wrote ``root`` says it wrote (None: no facet)."""
+    found = []
+    for events in capture.runs().values():
+        for event in events:
+            assert validate(event, strict=True) == [], event
+            if event["eventType"] != "COMPLETE":
+                continue
+            for output in event["outputs"]:
+                if output["name"] == str(root):
+                    found.append(output)
+    assert len(found) == 1, f"expected one run writing {root}, got {len(found)}"
+    facet = (found[0].get("outputFacets") or {}).get("subset")
+    if facet is None:
+        return None
+    partitions = facet["outputCondition"]["partitions"]
+    for partition in partitions:
+        assert partition["dimensions"] == dims(partition["identifier"])
+    return {partition["identifier"] for partition in partitions}
+
+
+def _location(spark: SparkSession, table: str) -> Path:
+    row = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").first()
+    assert row is not None
+    return Path(str(row[1]).removeprefix("file:"))
+
+
+def test_new_partitioned_write(spark: SparkSession, capture: Capture, tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    _sales(spark).write.partitionBy("business_date", "country").parquet(str(root))
+    written = _written(capture, root)
+    assert written == created_partitions({}, root) and len(written) == 15
+
+
+def test_append_touching_few_of_many(spark: SparkSession, capture: Capture, tmp_path: Path) -> None:
+    root = tmp_path / "out"
+    _sales(spark).write.partitionBy("business_date", "country").parquet(str(root))
+    capture.runs()
+    before = data_files(root)
+    few = _sales(spark).where((F.col("country") == "PL") & (F.col("business_date") != "2024-10-14"))
+    few.write.mode("append").partitionBy("business_date", "country").parquet(str(root))
+    assert (
+        _written(capture, root)
+        == created_partitions(before, root)
+        == {
+            "business_date=2024-10-15/country=PL",
+            "business_date=2024-10-16/country=PL",
+        }
+    )
+
+
+def test_static_overwrite_and_dynamic_overwrite(
+    spark: SparkSession, capture: Capture, tmp_path: Path
+) -> None:
+    root = tmp_path / "out"
+    _sales(spark).write.partitionBy("business_date", "country").parquet(str(root))
+    capture.runs()
+    before = data_files(root)
+    one_day = _sales(spark).where(F.col("business_date") == "2024-10-16")
+    one_day.write.mode("overwrite").partitionBy("business_date", "country").parquet(str(root))
+    assert _written(capture, root) == created_partitions(before, root)
+    assert len(created_partitions(before, root)) == 5
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try:
+        _sales(spark).write.mode("overwrite").partitionBy("business_date", "country").parquet(
+            str(root)
+        )
+        capture.runs()
+        before = data_files(root)
+        pl = _sales(spark).where(F.col("country").isin("PL", "A/B:C"))
+        pl.write.mode("overwrite").partitionBy("business_date", "country").parquet(str(root))
+        written = _written(capture, root)
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    assert written == created_partitions(before, root)
+    assert len(written) == 6 and "business_date=2024-10-14/country=A%2FB%3AC" in written
+
+
+def test_tables(spark: SparkSession, capture: Capture, fresh_tables: list[str]) -> None:
+    fresh_tables += ["w_saved", "w_static", "w_ctas"]
+    _sales(spark).write.partitionBy("business_date", "country").saveAsTable("w_saved")
+    saved = _location(spark, "w_saved")
+    assert _written(capture, saved) == created_partitions({}, saved)
+
+    before = data_files(saved)
+    _sales(spark).where("id % 10 = 1 AND country = 'DE'").select(
+        "id", "amount", "qty", "business_date", "country"
+    ).write.insertInto("w_saved")
+    assert _written(capture, saved) == created_partitions(before, saved)
+
+    spark.sql(
+        "CREATE TABLE w_static (id INT, amount DOUBLE, business_date STRING, country STRING) "
+        "USING parquet PARTITIONED BY (business_date, country)"
+    )
+    capture.runs()
+    table = _location(spark, "w_static")
+    statements = [
+        "INSERT INTO w_static PARTITION (business_date = '2024-10-20', country = 'PL') "
+        "SELECT id, amount FROM w_saved WHERE id < 5",
+        "INSERT INTO w_static PARTITION (business_date, country) "
+        "SELECT id, amount, business_date, country FROM w_saved WHERE country = 'FR'",
+        "INSERT INTO w_static PARTITION (business_date = '2024-10-21', country) "
+        "SELECT id, amount, country FROM w_saved WHERE country IN ('DE', 'PL')",
+        "INSERT OVERWRITE w_static PARTITION (business_date = '2024-10-20', country = 'PL') "
+        "SELECT id, amount FROM w_saved WHERE id < 3",
+    ]
+    for statement in statements:
+        before = data_files(table)
+        spark.sql(statement)
+        assert _written(capture, table) == created_partitions(before, table), statement
+
+    spark.sql(
+        "CREATE TABLE w_ctas USING parquet PARTITIONED BY (country) "
+        "AS SELECT id, amount, country FROM w_saved WHERE business_date = '2024-10-15'"
+    )
+    ctas = _location(spark, "w_ctas")
+    assert _written(capture, ctas) == created_partitions({}, ctas)
+
+
+def test_hive_table_insert(spark: SparkSession, capture: Capture, fresh_tables: list[str]) -> None:
+    fresh_tables.append("w_hive")
+    spark.sql(
+        "CREATE TABLE w_hive (id INT, amount DOUBLE) PARTITIONED BY (business_date STRING, "
+        "country STRING) STORED AS TEXTFILE"
+    )
+    _sales(spark).createOrReplaceTempView("w_source")
+    capture.runs()
+    table = _location(spark, "w_hive")
+    spark.sql(
+        "INSERT INTO w_hive PARTITION (business_date, country) "
+        "SELECT id, amount, business_date, country FROM w_source WHERE qty = 1 AND country <> 'FR'"
+    )
+    assert _written(capture, table) == created_partitions({}, table)
+    before = data_files(table)
+    spark.sql(
+        "INSERT INTO w_hive PARTITION (business_date = '2024-10-30', country = 'IT') "
+        "SELECT id, amount FROM w_source WHERE id < 3"
+    )
+    assert (
+        _written(capture, table)
+        == created_partitions(before, table)
+        == {"business_date=2024-10-30/country=IT"}
+    )
+
+
+def test_unpartitioned_writes_have_no_subset(
+    spark: SparkSession, capture: Capture, tmp_path: Path
+) -> None:
+    root = tmp_path / "flat"
+    _sales(spark).write.parquet(str(root))
+    assert _written(capture, root) is None

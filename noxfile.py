@@ -8,16 +8,26 @@
 - ``codegen``: regenerate generated/ from schemas/ (``nox -s codegen -- --check`` only checks).
 - ``codegen_check``: the check alone (in the default set).
 - ``conformance``: the example and reference corpora through the installed ``ol-subset`` CLI.
+- ``demo``: ``ol-subset demo`` and ``ol-subset run`` from a plain install with the spark extra.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "codegen_check", "tests", "spark", "conformance"]
+nox.options.sessions = [
+    "lint",
+    "typecheck",
+    "codegen_check",
+    "tests",
+    "spark",
+    "conformance",
+    "demo",
+]
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 
@@ -97,3 +107,17 @@ def conformance(session: nox.Session) -> None:
         session.run("ol-subset", "validate", corpus)
         # The official examples name a _schemaURL that does not exist; strict mode must say so.
         session.run("ol-subset", "validate", "--strict", corpus, success_codes=[1])
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """The main job and ``ol-subset run`` on an unmodified script, from a fresh install."""
+    session.install(".[spark]")
+    work = Path(session.create_tmp()) / "demo"
+    shutil.rmtree(work, ignore_errors=True)
+    session.run("ol-subset", "demo", "--workdir", str(work / "pipeline"))
+    events = work / "script" / "events.jsonl"
+    session.run(
+        "ol-subset", "run", "--output", str(events), "examples/spark_job.py", str(work / "data")
+    )
+    session.run("ol-subset", "validate", "--strict", str(events))

@@ -234,8 +234,8 @@ def enable(
     - ``namespace``: the jobs' namespace (``$OPENLINEAGE_NAMESPACE``, else ``default``);
     - ``output``: the JSON Lines file events go to when openlineage-python has no transport
       configured (``$OL_SUBSET_OUTPUT``, else ``openlineage-events.jsonl``);
-    - ``quarantine``: where invalid or undelivered events are kept
-      (``$OL_SUBSET_QUARANTINE``, else ``openlineage-quarantine.jsonl``);
+    - ``quarantine``: where invalid or undelivered events are kept (``$OL_SUBSET_QUARANTINE``,
+      else ``<output>.quarantine.jsonl`` beside ``output``, else ``openlineage-quarantine.jsonl``);
     - ``transport``: an openlineage-python transport to use instead of the configured one;
     - ``config`` or keyword options of :class:`SubsetConfig` (``max_partitions=...``).
 
@@ -252,10 +252,11 @@ def enable(
     from pyspark.java_gateway import ensure_callback_server_started  # noqa: PLC0415
 
     ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
-    emitter = Emitter(
-        transport if transport is not None else resolve_transport(output),
-        quarantine or os.environ.get("OL_SUBSET_QUARANTINE") or DEFAULT_QUARANTINE,
-    )
+    if quarantine is None:
+        quarantine = os.environ.get("OL_SUBSET_QUARANTINE") or (
+            f"{output}.quarantine.jsonl" if output else DEFAULT_QUARANTINE
+        )
+    emitter = Emitter(transport if transport is not None else resolve_transport(output), quarantine)
     job_namespace = namespace or os.environ.get("OPENLINEAGE_NAMESPACE") or "default"
     application = JobRef(job_namespace, spark.sparkContext.appName, _new_run_id())
     handle = CaptureHandle(spark, emitter, application, config, job_namespace)

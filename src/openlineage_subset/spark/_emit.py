@@ -63,6 +63,7 @@ def resolve_transport(output: str | os.PathLike[str] | None) -> Any:
     if configured_in_environment():
         return OpenLineageClient().transport
     path = Path(output or os.environ.get("OL_SUBSET_OUTPUT") or DEFAULT_OUTPUT)
+    path.parent.mkdir(parents=True, exist_ok=True)
     return FileTransport(FileConfig(log_file_path=str(path), append=True))
 
 
@@ -131,6 +132,7 @@ class Emitter:
                 self.quarantine_path,
             )
         record = {"reason": reason, **details, "event": event}
+        self.quarantine_path.parent.mkdir(parents=True, exist_ok=True)
         with self.quarantine_path.open("a", encoding="utf-8") as quarantine:
             quarantine.write(json.dumps(record) + "\n")
 

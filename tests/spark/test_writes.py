@@ -59,6 +59,17 @@ def test_new_partitioned_write(spark: SparkSession, capture: Capture, tmp_path: 
     assert written == created_partitions({}, root) and len(written) == 15
 
 
+def test_write_after_a_shuffle(spark: SparkSession, capture: Capture, tmp_path: Path) -> None:
+    # Adaptive execution wraps such a write in query stages.
+    root = tmp_path / "totals"
+    totals = _sales(spark).groupBy("business_date", "country").agg(F.sum("amount").alias("total"))
+    totals.where(F.col("country") != "FR").write.partitionBy("business_date", "country").parquet(
+        str(root)
+    )
+    written = _written(capture, root)
+    assert written == created_partitions({}, root) and len(written) == 9  # FR and nulls out
+
+
 def test_append_touching_few_of_many(spark: SparkSession, capture: Capture, tmp_path: Path) -> None:
     root = tmp_path / "out"
     _sales(spark).write.partitionBy("business_date", "country").parquet(str(root))

@@ -35,7 +35,7 @@ from openlineage_subset.spark._events import (
     run_event,
     timestamp,
 )
-from openlineage_subset.spark._jvm import jvm_view, scan_facts
+from openlineage_subset.spark._jvm import java_class, scan_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
 
@@ -58,8 +58,11 @@ class CaptureHandle:
     config: SubsetConfig
     namespace: str
     listener: Any = None
+    java_listener: Any = None
+    """The JVM proxy of ``listener``: py4j makes a new proxy each time a Python object crosses,
+    so unregistering needs the very proxy that was registered."""
     _own_counts: Counter[str] = field(default_factory=Counter)
-    _closed: bool = False
+    closed: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
 
@@ -80,13 +83,16 @@ class CaptureHandle:
     def close(self, timeout: float | None = 60.0) -> bool:
         """Stop capturing, deliver every pending event; False if ``timeout`` ran out first."""
         with self._lock:
-            if self._closed:
+            if self.closed:
                 return True
-            self._closed = True
+            self.closed = True
         try:
             self.spark._jsc.sc().listenerBus().waitUntilEmpty()
-            self.spark._jsparkSession.listenerManager().unregister(self.listener)
-        except Exception:  # Spark already stopped: its listener bus was drained at stop
+        except Exception:  # Spark stopped (its bus was drained at stop), or a slow bus
+            log.debug("could not wait for Spark's listener bus", exc_info=True)
+        try:
+            self.spark._jsparkSession.listenerManager().unregister(self.java_listener)
+        except Exception:  # Spark already stopped: nothing to unregister from
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
         self._emit_application("COMPLETE")
         return self.emitter.close(timeout)
@@ -130,6 +136,8 @@ class _Listener:
         self, func_name: str, query_execution: Any, duration_ns: int, failure: Any
     ) -> None:
         handle = self.handle
+        if handle.closed:
+            return
         try:
             ended = time.time_ns()
             events = action_events(
@@ -212,7 +220,7 @@ def _describe(exception: Any) -> tuple[str, str | None]:
     try:
         message = str(exception.toString())
         trace = str(
-            jvm_view().org.apache.commons.lang3.exception.ExceptionUtils.getStackTrace(exception)
+            java_class("org.apache.commons.lang3.exception.ExceptionUtils").getStackTrace(exception)
         )
     except Exception:  # a Python exception, or the JVM gone: its text is enough
         return str(exception), None
@@ -262,6 +270,9 @@ def enable(
     handle = CaptureHandle(spark, emitter, application, config, job_namespace)
     handle._emit_application("START")
     handle.listener = _Listener(handle)
-    spark._jsparkSession.listenerManager().register(handle.listener)
+    manager = spark._jsparkSession.listenerManager()
+    manager.register(handle.listener)
+    registered = manager.listListeners()  # in registration order: ours is the last
+    handle.java_listener = registered[len(registered) - 1]
     atexit.register(handle.close)
     return handle

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, cast
 
-from openlineage_subset.spark._trees import Node, decode, decode_list
+from openlineage_subset.spark._trees import Node, decode
 
 log = logging.getLogger("openlineage_subset.spark")
 
@@ -87,22 +87,29 @@ def scan_facts(query_execution: JavaObject, *, executed: bool) -> list[ScanFacts
 
 
 class _Collector:
+    """Walks a physical plan through py4j, node by node.
+
+    ``toJSON()`` of a whole plan would be one call, but Spark writes into it every plan a
+    node holds besides its children (a write's whole logical query, each adaptive stage's
+    plan), which makes it slow on exactly the plans that matter. So the walk asks each node
+    only its class and children, and serializes just the filter expressions it needs.
+    """
+
     def __init__(self, executed: bool) -> None:
         self.executed = executed
         self.scans: list[ScanFacts] = []
 
     def plan(self, jplan: JavaObject) -> None:
-        root = decoded(jplan)
-        resolve = _Resolver(jplan)
-        self._visit(root, (), [], resolve)
+        self._visit(jplan, [])
+        subqueries = jplan.subqueriesAll()
+        for index in range(subqueries.size()):
+            self.plan(subqueries.apply(index))
 
-    def _visit(
-        self, node: Node, path: tuple[int, ...], ancestors: list[Node], resolve: _Resolver
-    ) -> None:
-        kind = node.kind
+    def _visit(self, jnode: JavaObject, ancestors: list[tuple[str, JavaObject]]) -> None:
+        kind = _kind(jnode)
         if kind in _SCANS:
             try:
-                facts = self._scan(node, path, ancestors, resolve)
+                facts = self._scan(kind, jnode, ancestors)
             except Exception:  # a scan we cannot read is skipped, the plan's others are not
                 log.warning(
                     "could not read the %s of this plan; it is left out", kind, exc_info=True
@@ -110,48 +117,37 @@ class _Collector:
             else:
                 if facts is not None:
                     self.scans.append(facts)
-        elif kind == "AdaptiveSparkPlanExec":
-            self.plan(resolve(path).executedPlan())
-        elif kind.endswith("QueryStageExec"):
-            self.plan(resolve(path).plan())
-        elif kind == "InMemoryTableScanExec":
-            self.plan(resolve(path).relation().cachedPlan())
-        if "Subquery" in json.dumps(node.fields):
-            subqueries = resolve(path).subqueries()
-            for index in range(subqueries.size()):
-                self.plan(subqueries.apply(index))
-        for index, child in enumerate(node.children):
-            self._visit(child, (*path, index), [*ancestors, node], resolve)
+            return
+        if kind == "AdaptiveSparkPlanExec":
+            self.plan(jnode.executedPlan())
+            return
+        if kind.endswith("QueryStageExec"):
+            self.plan(jnode.plan())
+            return
+        if kind == "InMemoryTableScanExec":
+            self.plan(jnode.relation().cachedPlan())
+            return
+        if kind == "ReusedExchangeExec":
+            return  # the exchange it reuses is walked where it first appears
+        children = jnode.children()
+        for index in range(children.size()):
+            self._visit(children.apply(index), [*ancestors, (kind, jnode)])
 
     def _scan(
-        self, node: Node, path: tuple[int, ...], ancestors: list[Node], resolve: _Resolver
+        self, kind: str, jscan: JavaObject, ancestors: list[tuple[str, JavaObject]]
     ) -> ScanFacts | None:
-        jscan = resolve(path)
-        filters = list(self._filters_above(path, ancestors, resolve))
-        if node.kind == FILE_SCAN:
-            return self._file_scan(node, jscan, filters)
-        if node.kind == BATCH_SCAN:
+        filters = list(_filters_above(ancestors))
+        if kind == FILE_SCAN:
+            return self._file_scan(jscan, filters)
+        if kind == BATCH_SCAN:
             return self._batch_scan(jscan, filters)
-        return self._hive_scan(node, jscan, filters)
+        return self._hive_scan(jscan, filters)
 
-    def _filters_above(
-        self, path: tuple[int, ...], ancestors: list[Node], resolve: _Resolver
-    ) -> Iterator[Node]:
-        """Conjuncts of the Filter nodes directly above a scan (through pass-through nodes)."""
-        for depth in range(len(ancestors) - 1, -1, -1):
-            ancestor = ancestors[depth]
-            if ancestor.kind == "FilterExec":
-                condition = decode(ancestor.fields["condition"])
-                _read_extras(condition, resolve(path[:depth]).condition)
-                yield from _conjuncts(condition)
-            elif ancestor.kind not in _PASS_THROUGH:
-                return
-
-    def _file_scan(self, node: Node, jscan: JavaObject, above: list[Node]) -> ScanFacts:
+    def _file_scan(self, jscan: JavaObject, above: list[Node]) -> ScanFacts:
         relation = jscan.relation()
         location = relation.location()
         jfilters = jscan.partitionFilters()
-        partition_filters = _filter_trees(node.fields.get("partitionFilters"), jfilters)
+        partition_filters = _filter_trees(jfilters)
         table, table_location = _catalog_table(jscan, relation)
         total = None
         if table is None and location.getClass().getSimpleName() == "InMemoryFileIndex":
@@ -196,12 +192,7 @@ class _Collector:
             return None
         index = scan.fileIndex()
         jfilters = scan.partitionFilters()
-        partition_filters = []
-        for position in range(jfilters.size()):
-            jexpression = jfilters.apply(position)
-            tree = decoded(jexpression)
-            _read_extras(tree, partial(_same, jexpression))
-            partition_filters.append(tree)
+        partition_filters = _filter_trees(jfilters)
         name = str(scan.getClass().getSimpleName())
         root_paths = _lines(index.rootPaths().mkString("\n"))
         partition_columns = _field_names(index.partitionSchema().json())
@@ -221,12 +212,10 @@ class _Collector:
             total_partitions=int(index.partitionSpec().partitions().size()),
         )
 
-    def _hive_scan(self, node: Node, jscan: JavaObject, above: list[Node]) -> ScanFacts:
+    def _hive_scan(self, jscan: JavaObject, above: list[Node]) -> ScanFacts:
         relation = jscan.relation()
         meta = relation.tableMeta()
-        partition_filters = _filter_trees(
-            node.fields.get("partitionPruningPred"), jscan.partitionPruningPred()
-        )
+        partition_filters = _filter_trees(jscan.partitionPruningPred())
         location = str(meta.location().toString())
         return ScanFacts(
             source=HIVE_SCAN,
@@ -241,18 +230,6 @@ class _Collector:
         )
 
 
-class _Resolver:
-    """JVM plan nodes by child-index path from a root, fetched once each."""
-
-    def __init__(self, root: JavaObject) -> None:
-        self._nodes: dict[tuple[int, ...], JavaObject] = {(): root}
-
-    def __call__(self, path: tuple[int, ...]) -> JavaObject:
-        if path not in self._nodes:
-            self._nodes[path] = self(path[:-1]).children().apply(path[-1])
-        return self._nodes[path]
-
-
 def _same(value: JavaObject) -> JavaObject:
     return value
 
@@ -265,12 +242,54 @@ def _conjuncts(node: Node) -> Iterator[Node]:
         yield node
 
 
-def _filter_trees(flat: Any, jfilters: JavaObject) -> list[Node]:
-    """The expression trees of a plan node's filter list, with what the JSON leaves out."""
-    trees = decode_list(flat)
-    for index, tree in enumerate(trees):
-        _read_extras(tree, partial(jfilters.apply, index))
+_KINDS_BY_NODE_NAME = {
+    "Filter": "FilterExec",
+    "ColumnarToRow": "ColumnarToRowExec",
+    "InputAdapter": "InputAdapter",
+    "AdaptiveSparkPlan": "AdaptiveSparkPlanExec",
+    "InMemoryTableScan": "InMemoryTableScanExec",
+    "ReusedExchange": "ReusedExchangeExec",
+}
+
+
+def _kind(jnode: JavaObject) -> str:
+    """A plan node's class name, in one round trip for most nodes.
+
+    ``nodeName`` is the class name without ``Exec`` for most nodes, which is all the walk
+    needs to know of them; scans and adaptive stages (whose names carry more) are asked their
+    class.
+    """
+    name = str(jnode.nodeName())
+    if name.startswith("WholeStageCodegen"):
+        return "WholeStageCodegenExec"
+    if name in _KINDS_BY_NODE_NAME:
+        return _KINDS_BY_NODE_NAME[name]
+    if "Scan" in name or name.endswith("QueryStage"):
+        return str(jnode.getClass().getSimpleName())
+    return name
+
+
+def _filter_trees(jfilters: JavaObject) -> list[Node]:
+    """The expression trees of a sequence of filters, with what their JSON leaves out."""
+    trees = []
+    for position in range(jfilters.size()):
+        jexpression = jfilters.apply(position)
+        tree = decoded(jexpression)
+        _read_extras(tree, partial(_same, jexpression))
+        trees.append(tree)
     return trees
+
+
+def _filters_above(ancestors: list[tuple[str, JavaObject]]) -> Iterator[Node]:
+    """Conjuncts of the Filter nodes directly above a scan (through pass-through nodes)."""
+    for kind, jnode in reversed(ancestors):
+        if kind == "FilterExec":
+            jcondition = jnode.condition()
+            condition = decoded(jcondition)
+            _read_extras(condition, partial(_same, jcondition))
+            yield from _conjuncts(condition)
+        elif kind not in _PASS_THROUGH:
+            return
 
 
 def _read_extras(tree: Node, jexpression: Callable[[], JavaObject]) -> None:
@@ -331,19 +350,19 @@ def _pruned_directories(
     about one line per partition; dynamic filters (decided at run time) are left out, which
     keeps a sound superset. An index that cannot prune this way is listed file by file.
     """
-    jvm = jvm_view()
-    kept = jvm.java.util.ArrayList()
+    kept = java_class("java.util.ArrayList")()
     for position, tree in enumerate(filters):
         if not _is_dynamic(tree):
             kept.add(jfilters.apply(position))
     try:
         pruned = index.prunePartitions(
-            jvm.org.apache.spark.api.python.PythonUtils.toSeq(kept), index.partitionSpec()
+            java_class("org.apache.spark.api.python.PythonUtils").toSeq(kept),
+            index.partitionSpec(),
         )
     except Exception:  # not a PartitioningAwareFileIndex: list the files it selects
         log.debug("%s cannot prune partitions; listing its files", index, exc_info=True)
-        no_data_filters = jvm.org.apache.spark.api.python.PythonUtils.toSeq(
-            jvm.java.util.ArrayList()
+        no_data_filters = java_class("org.apache.spark.api.python.PythonUtils").toSeq(
+            java_class("java.util.ArrayList")()
         )
         return _directories(index.listFiles(jfilters, no_data_filters))
     return tuple(_partition_path(line) for line in _lines(pruned.mkString("\n")))
@@ -362,7 +381,7 @@ def _partition_path(line: str) -> str:
 
 def string_of(value: JavaObject) -> str:
     """``ScalaRunTime.stringOf``: one string for a whole array or collection, in one call."""
-    return str(jvm_view().scala.runtime.ScalaRunTime.stringOf(value))
+    return str(java_class("scala.runtime.ScalaRunTime").stringOf(value))
 
 
 def decoded(tree_node: JavaObject) -> Node:
@@ -383,7 +402,7 @@ def _is_dynamic(tree: Node) -> bool:
 
 
 def _is_instance(value: JavaObject, class_name: str) -> bool:
-    target = jvm_view().java.lang.Class.forName(class_name)
+    target = java_class("java.lang.Class").forName(class_name)
     return bool(target.isAssignableFrom(value.getClass()))
 
 
@@ -401,6 +420,25 @@ def jvm_view() -> Any:
     if jvm is None:
         raise RuntimeError("no active SparkContext")
     return jvm
+
+
+_CLASSES: dict[tuple[int, str], Any] = {}
+
+
+def java_class(name: str) -> Any:
+    """A JVM class by its full name, looked up once per JVM.
+
+    Reaching a class through py4j's JVM view (``jvm.org.apache...``) costs one round trip per
+    dotted name, every time; the class object, kept, costs none.
+    """
+    jvm = jvm_view()
+    key = (id(jvm), name)
+    if key not in _CLASSES:
+        target = jvm
+        for part in name.split("."):
+            target = getattr(target, part)
+        _CLASSES[key] = target
+    return _CLASSES[key]
 
 
 def _format_name(file_format: JavaObject) -> str | None:

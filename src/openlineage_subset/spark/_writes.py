@@ -27,14 +27,13 @@ from typing import Any
 from openlineage_subset._builders import output_facet
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._jvm import JavaObject, decoded, jvm_view, string_of
+from openlineage_subset.spark._jvm import JavaObject, java_class, string_of
 from openlineage_subset.spark._naming import (
     clean_location,
     dataset_identity,
     partition_dimensions,
     split_dataset_root,
 )
-from openlineage_subset.spark._trees import decode_list
 
 log = logging.getLogger("openlineage_subset.spark")
 
@@ -43,6 +42,7 @@ _FILE_STATUS = re.compile(
     r"path=(?P<path>.*?); isDirectory=(?P<dir>true|false);.*?modification_time=(?P<mtime>\d+);"
 )
 _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+_ATTRIBUTE_ID = re.compile(r"#\d+L?$")
 _CLOCK_SLACK_MS = 2000
 """File systems keep modification times in seconds at worst; look that far before the start."""
 
@@ -69,17 +69,21 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
     ``list_files=False`` skips the listing (for a failed write, whose files say nothing).
     """
     plan = query_execution.executedPlan()
-    if str(plan.getClass().getSimpleName()) == "AdaptiveSparkPlanExec":
-        plan = plan.executedPlan()
-    if str(plan.getClass().getSimpleName()) != "DataWritingCommandExec":
+    kind = str(plan.getClass().getSimpleName())
+    # Adaptive execution wraps a write that shuffles: AdaptiveSparkPlanExec, then (Spark 4) a
+    # ResultQueryStageExec around the DataWritingCommandExec.
+    while kind in ("AdaptiveSparkPlanExec", "ResultQueryStageExec"):
+        plan = plan.executedPlan() if kind == "AdaptiveSparkPlanExec" else plan.plan()
+        kind = str(plan.getClass().getSimpleName())
+    if kind != "DataWritingCommandExec":
         return []
     command = plan.cmd()
     kind = str(command.getClass().getSimpleName())
     if kind not in _WRITE_COMMANDS:
         return []
-    node = decoded(command)
+    # Attribute names only: the command's toJSON() would carry its whole logical query.
     partition_columns = tuple(
-        str(tree.fields.get("name")) for tree in decode_list(node.fields.get("partitionColumns"))
+        _ATTRIBUTE_ID.sub("", name) for name in _lines(command.partitionColumns().mkString("\n"))
     )
     if kind == "InsertIntoHiveTable":
         table = command.table()
@@ -211,12 +215,12 @@ def _list_data_files(
     query_execution: JavaObject, root: str, depth: int
 ) -> tuple[tuple[str, int], ...]:
     """Data files ``depth`` partition levels below ``root``, with their modification times."""
-    jvm = jvm_view()
+    hadoop_path = java_class("org.apache.hadoop.fs.Path")
     hadoop_conf = query_execution.sparkSession().sessionState().newHadoopConf()
-    base = jvm.org.apache.hadoop.fs.Path(root)
+    base = hadoop_path(root)
     pattern = _glob_escape(root.rstrip("/")) + "/*=*" * depth + "/[!._]*"
     filesystem = base.getFileSystem(hadoop_conf)
-    statuses = filesystem.globStatus(jvm.org.apache.hadoop.fs.Path(pattern))
+    statuses = filesystem.globStatus(hadoop_path(pattern))
     if statuses is None:
         return ()
     found = []

@@ -1,0 +1,280 @@
+"""Wall time a representative Spark job gains when every action is captured by ``enable``.
+
+Builds a parquet dataset partitioned by day and country (30 x 10 = 300 partitions, 3,000 rows)
+and a small unpartitioned lookup (once, cached under --data), then runs the same job of twelve
+actions alternately without and with capture, in one SparkSession: pruned counts and collects,
+a filtered read, a join with the lookup, aggregations, partitioned overwrites and appends
+(one of them a dynamic partition overwrite), an unpartitioned write, and static and dynamic
+inserts into a partitioned catalog table. A warm-up run of each variant comes first and is not
+counted; the variant that goes first alternates between rounds, to cancel drift.
+
+Prints from one run, per round and as medians: the job's wall time without and with capture,
+their ratio, the time ``handle.close()`` takes (waiting for Spark's listener bus, then
+delivering the queued events; not part of the job's wall time), the listener's own time per
+captured action (it runs on Spark's listener thread, after each action returns, so it only
+shows in the job's wall time through contention), and the events written and quarantined.
+
+Target: the median of the per-round ratios capture / baseline at most 1.05.
+
+    python benchmarks/capture_overhead.py [--data DIR] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+
+from openlineage_subset.spark import CaptureHandle, enable
+
+DAYS = 30
+REGIONS = {
+    "AT": "central", "BE": "west", "CH": "central", "DE": "central", "ES": "south",
+    "FR": "west", "IT": "south", "NL": "west", "PL": "east", "SE": "north",
+}  # fmt: skip
+ROWS_PER_PARTITION = 10
+TABLE = "daily_sales"
+
+
+def build(spark: SparkSession, root: Path) -> tuple[Path, Path]:
+    """The sales dataset (day x country partitions) and the country lookup, built once."""
+    sales, lookup = root / "sales", root / "countries"
+    if not (sales / "_SUCCESS").exists():
+        countries = F.array(*(F.lit(c) for c in REGIONS))
+        partition = F.floor(F.col("id") / ROWS_PER_PARTITION).cast("int")
+        rows = spark.range(DAYS * len(REGIONS) * ROWS_PER_PARTITION).select(
+            F.col("id"),
+            (F.col("id") % 97).alias("customer"),
+            ((F.col("id") * 7919) % 1000 / 10).alias("amount"),
+            day(partition % DAYS).alias("day"),
+            F.element_at(countries, (partition / DAYS).cast("int") + 1).alias("country"),
+        )
+        rows.repartition("day", "country").write.mode("overwrite").partitionBy(
+            "day", "country"
+        ).parquet(str(sales))
+    if not (lookup / "_SUCCESS").exists():
+        spark.createDataFrame(list(REGIONS.items()), "country string, region string").coalesce(
+            1
+        ).write.mode("overwrite").parquet(str(lookup))
+    return sales, lookup
+
+
+def day(offset: int | Column) -> Column:
+    """The ``day`` partition value ``offset`` days after 2024-10-01, as a Column."""
+    return F.date_add(F.lit("2024-10-01").cast("date"), offset)
+
+
+def job(spark: SparkSession, sales_path: Path, lookup_path: Path, out: Path) -> None:
+    """Twelve actions reading ``sales_path`` (also the ``sales`` view) and the lookup.
+
+    Every write overwrites what the previous run wrote under ``out`` or in the table, so runs
+    are comparable.
+    """
+    sales = spark.read.parquet(str(sales_path))
+    lookup = spark.read.parquet(str(lookup_path))
+    daily = str(out / "daily")
+    days = F.col("day")
+    sales.where(days == day(0)).count()
+    sales.where(days.between(day(0), day(6)) & F.col("country").isin("DE", "FR")).groupBy(
+        "country"
+    ).agg(F.sum("amount")).collect()
+    sales.where(F.col("amount") > 90).count()
+    sales.where(days >= day(20)).join(lookup, "country").groupBy("region").agg(
+        F.sum("amount"), F.countDistinct("customer")
+    ).collect()
+    sales.where(days.between(day(1), day(3))).write.partitionBy("day", "country").mode(
+        "overwrite"
+    ).parquet(daily)
+    sales.where(days == day(4)).write.partitionBy("day", "country").mode("append").parquet(daily)
+    corrected = sales.where((days == day(2)) & (F.col("country") == "DE"))
+    corrected.withColumn("amount", F.col("amount") * 2).write.partitionBy("day", "country").mode(
+        "overwrite"
+    ).option("partitionOverwriteMode", "dynamic").parquet(daily)
+    spark.read.parquet(daily).where(days == day(2)).count()
+    sales.where(days < day(7)).join(lookup, "country").groupBy("day", "region").agg(
+        F.sum("amount").alias("revenue")
+    ).write.mode("overwrite").parquet(str(out / "summary"))
+    spark.sql(
+        f"INSERT OVERWRITE TABLE {TABLE} PARTITION (day, country) "
+        "SELECT id, customer, amount, day, country FROM sales "
+        "WHERE day BETWEEN DATE'2024-10-10' AND DATE'2024-10-11'"
+    )
+    spark.sql(
+        f"INSERT OVERWRITE TABLE {TABLE} PARTITION (day = DATE'2024-10-12', country = 'FR') "
+        "SELECT id, customer, amount FROM sales WHERE day = DATE'2024-10-12' AND country = 'FR'"
+    )
+    spark.table(TABLE).where(F.col("country") == "FR").collect()
+
+
+@dataclass
+class ListenerClock:
+    """Seconds the capture listener spends on each action, by wrapping its ``_capture``."""
+
+    times: list[float] = field(default_factory=list)
+
+    def attach(self, handle: CaptureHandle) -> None:
+        listener = handle.listener
+        capture = listener._capture
+
+        def timed(*args: Any) -> None:
+            start = time.perf_counter()
+            capture(*args)
+            self.times.append(time.perf_counter() - start)
+
+        listener._capture = timed
+
+
+@dataclass
+class Run:
+    """One timed run of the job."""
+
+    seconds: float
+    close_seconds: float = 0.0
+    actions_captured: int = 0
+
+
+@dataclass
+class Bench:
+    """The job's inputs and outputs, and where capture writes its events."""
+
+    spark: SparkSession
+    sales: Path
+    lookup: Path
+    out: Path
+    files: Path
+    clock: ListenerClock = field(default_factory=ListenerClock)
+
+    def baseline(self) -> Run:
+        """The job with no capture; Spark's listener bus drained after it, untimed."""
+        start = time.perf_counter()
+        job(self.spark, self.sales, self.lookup, self.out)
+        seconds = time.perf_counter() - start
+        # Else the ends of its last actions may still be queued when capture is enabled next.
+        self.spark._jsc.sc().listenerBus().waitUntilEmpty()
+        return Run(seconds)
+
+    def captured(self) -> Run:
+        """The job with capture enabled just before it; ``close()`` timed apart."""
+        listeners = self.listeners()
+        handle = enable(
+            self.spark,
+            output=self.files / "events.jsonl",
+            quarantine=self.files / "quarantine.jsonl",
+        )
+        self.clock.attach(handle)
+        start = time.perf_counter()
+        job(self.spark, self.sales, self.lookup, self.out)
+        seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        if not handle.close():
+            raise RuntimeError("capture did not deliver its events within close()'s timeout")
+        close_seconds = time.perf_counter() - start
+        if handle.counts["errors"]:
+            raise RuntimeError(f"the listener failed: {dict(handle.counts)}")
+        # A listener left registered keeps working on every later action, baseline ones too.
+        if self.listeners() != listeners:
+            raise RuntimeError(
+                f"handle.close() left its QueryExecutionListener registered ({listeners} "
+                f"listeners before enable(), {self.listeners()} after close()): the "
+                "measurements would be wrong"
+            )
+        return Run(seconds, close_seconds, handle.counts["actions"])
+
+    def listeners(self) -> int:
+        """How many QueryExecutionListeners the session has (Spark-internal, via py4j)."""
+        return len(self.spark._jsparkSession.listenerManager().listListeners())
+
+
+def json_lines(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file; none if it does not exist."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data", type=Path, default=Path(tempfile.gettempdir()) / "ol-subset-bench"
+    )
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    work = args.data / "capture"
+    # The catalog lives in memory only: its tables' directories must not outlive the session.
+    shutil.rmtree(work, ignore_errors=True)
+    files = work / "lineage"
+    files.mkdir(parents=True)
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.warehouse.dir", str(work / "warehouse"))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    sales, lookup = build(spark, args.data)
+    spark.read.parquet(str(sales)).createOrReplaceTempView("sales")
+    spark.sql(
+        f"CREATE TABLE {TABLE} (id BIGINT, customer BIGINT, amount DOUBLE, day DATE, "
+        "country STRING) USING parquet PARTITIONED BY (day, country)"
+    )
+    bench = Bench(spark, sales, lookup, work / "out", files)
+    bench.baseline()
+    bench.captured()
+    warm_up_actions = len(bench.clock.times)
+    print(f"{'round':>5} {'first':>8} {'baseline':>9} {'capture':>9} {'ratio':>6} {'close':>7}")
+    baselines, captures, ratios, closes, actions = [], [], [], [], []
+    for round_ in range(args.rounds):
+        capture_first = round_ % 2 == 1
+        if capture_first:
+            captured, baseline = bench.captured(), bench.baseline()
+        else:
+            baseline, captured = bench.baseline(), bench.captured()
+        baselines.append(baseline.seconds)
+        captures.append(captured.seconds)
+        ratios.append(captured.seconds / baseline.seconds)
+        closes.append(captured.close_seconds)
+        actions.append(captured.actions_captured)
+        print(
+            f"{round_ + 1:>5} {'capture' if capture_first else 'baseline':>8} "
+            f"{baseline.seconds:>8.3f}s {captured.seconds:>8.3f}s {ratios[-1]:>6.3f} "
+            f"{captured.close_seconds * 1000:>5.0f}ms"
+        )
+    spark.stop()
+
+    events = json_lines(files / "events.jsonl")
+    quarantined = json_lines(files / "quarantine.jsonl")
+    types = Counter(event["eventType"] for event in events)
+    runs = args.rounds + 1
+    starts_per_job = (types["START"] - runs) / runs  # each enable adds one application START
+    median_baseline, median_capture = statistics.median(baselines), statistics.median(captures)
+    per_action = (median_capture - median_baseline) / statistics.median(actions)
+    listener = statistics.median(bench.clock.times[warm_up_actions:])
+    print(f"median baseline: {median_baseline:.3f}s, median capture: {median_capture:.3f}s")
+    print(f"median ratio capture/baseline: {statistics.median(ratios):.3f} (target <= 1.05)")
+    print(
+        f"actions captured per job: {statistics.median(actions)} "
+        f"(events file: {starts_per_job:g} action STARTs per job)"
+    )
+    print(f"median wall-time cost per captured action: {per_action * 1000:.1f}ms")
+    print(f"median listener time per captured action: {listener * 1000:.1f}ms (off the job)")
+    print(f"median close() time: {statistics.median(closes) * 1000:.0f}ms")
+    print(
+        f"events written: {len(events)} ({', '.join(f'{k} {v}' for k, v in types.items())}), "
+        f"quarantined: {len(quarantined)}"
+    )
+
+
+if __name__ == "__main__":
+    main()

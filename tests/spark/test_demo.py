@@ -1,0 +1,145 @@
+"""``ol-subset demo`` end to end, against the files it leaves on disk.
+
+The demo starts and stops its own SparkSession, so it runs once, in a subprocess, for the whole
+module. Expected partitions come from the directories on disk, never from the adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_subset import validate
+from tests.spark.conftest import dims, partition_dirs
+
+pytestmark = pytest.mark.spark
+
+PRUNED = {"business_date": {"2024-10-15", "2024-10-16"}, "country": {"PL", "DE"}}
+"""What the demo's pipeline reads of ``lake/sales``: two days of two countries."""
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """One finished ``ol-subset demo``: its work and current directories, and what it said."""
+
+    workdir: Path
+    cwd: Path
+    done: subprocess.CompletedProcess[str]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        lines = (self.workdir / "events.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    workdir = tmp_path_factory.mktemp("demo")
+    cwd = tmp_path_factory.mktemp("cwd")
+    done = subprocess.run(
+        [sys.executable, "-m", "openlineage_subset", "demo", "--workdir", str(workdir)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        check=False,
+    )
+    return DemoRun(workdir, cwd, done)
+
+
+def _completed_with(events: list[dict[str, Any]], side: str, root: Path) -> list[dict[str, Any]]:
+    """The ``inputs`` or ``outputs`` entries naming ``root`` in COMPLETE events."""
+    return [
+        dataset
+        for event in events
+        if event["eventType"] == "COMPLETE"
+        for dataset in event[side]
+        if dataset["namespace"] == "file" and dataset["name"] == str(root)
+    ]
+
+
+def _partitions(dataset: dict[str, Any], facets: str, condition: str) -> dict[str, Any]:
+    """``{identifier: dimensions}`` of a dataset's partition subset condition."""
+    found = dataset[facets]["subset"][condition]
+    assert found["type"] == "partition"
+    return {item["identifier"]: item["dimensions"] for item in found["partitions"]}
+
+
+def _rendered(relative: str) -> str:
+    pairs = ", ".join(f"{key} = '{value}'" for key, value in dims(relative).items())
+    return f"PARTITION ({pairs})"
+
+
+def _pruned_on_disk(workdir: Path) -> set[str]:
+    return {
+        relative
+        for relative in partition_dirs(workdir / "lake" / "sales")
+        if all(value in PRUNED[key] for key, value in dims(relative).items())
+    }
+
+
+def test_the_demo_succeeds_and_says_all_events_are_valid(demo: DemoRun) -> None:
+    assert demo.done.returncode == 0, demo.done.stderr[-3000:]
+    assert "Traceback" not in demo.done.stderr
+    assert f"written to {demo.workdir / 'events.jsonl'}, all valid (strict)" in demo.done.stdout
+
+
+def test_the_demo_writes_nothing_in_the_current_directory(demo: DemoRun) -> None:
+    assert list(demo.cwd.iterdir()) == []
+
+
+def test_the_summary_shows_the_pruned_reads_and_the_written_partitions(demo: DemoRun) -> None:
+    runs = demo.done.stdout.split("\nrun ")
+    pipeline = [run for run in runs if "out  lake/daily_sales" in run]
+    assert len(pipeline) == 1, demo.done.stdout
+    summary = pipeline[0]
+    assert "in   lake/sales" in summary and "in   lake/stores.csv" in summary
+    pruned = _pruned_on_disk(demo.workdir)
+    written = partition_dirs(demo.workdir / "lake" / "daily_sales")
+    assert len(pruned) == 4 and written
+    for relative in pruned | written:
+        assert _rendered(relative) in summary
+    assert summary.count("PARTITION (") == len(pruned) + len(written)
+
+
+def test_every_event_is_valid_and_none_is_quarantined(demo: DemoRun) -> None:
+    events = demo.events
+    assert events
+    assert [validate(event, strict=True) for event in events] == [[]] * len(events)
+    quarantine = demo.workdir / "quarantine.jsonl"
+    assert not quarantine.exists() or not quarantine.read_text(encoding="utf-8").strip()
+
+
+def test_the_pruned_read_lists_exactly_the_partitions_read(demo: DemoRun) -> None:
+    reads = _completed_with(demo.events, "inputs", demo.workdir / "lake" / "sales")
+    assert len(reads) == 1
+    partitions = _partitions(reads[0], "inputFacets", "inputCondition")
+    expected = _pruned_on_disk(demo.workdir)
+    assert len(expected) == 4
+    assert set(partitions) == expected
+    assert all(partitions[relative] == dims(relative) for relative in expected)
+
+
+def test_the_dynamic_overwrite_lists_exactly_the_partitions_written(demo: DemoRun) -> None:
+    root = demo.workdir / "lake" / "daily_sales"
+    writes = _completed_with(demo.events, "outputs", root)
+    assert len(writes) == 1
+    partitions = _partitions(writes[0], "outputFacets", "outputCondition")
+    expected = partition_dirs(root)
+    assert expected
+    assert set(partitions) == expected
+    assert all(partitions[relative] == dims(relative) for relative in expected)
+
+
+def test_the_static_insert_lists_its_one_partition(demo: DemoRun) -> None:
+    root = demo.workdir / "warehouse" / "daily_totals"
+    writes = _completed_with(demo.events, "outputs", root)
+    assert len(writes) == 1
+    partitions = _partitions(writes[0], "outputFacets", "outputCondition")
+    assert set(partitions) == partition_dirs(root) == {"business_date=2024-10-16"}

@@ -63,6 +63,7 @@ class CaptureHandle:
     so unregistering needs the very proxy that was registered."""
     _own_counts: Counter[str] = field(default_factory=Counter)
     closed: bool = False
+    _closing: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _logged: set[str] = field(default_factory=set)
 
@@ -83,9 +84,9 @@ class CaptureHandle:
     def close(self, timeout: float | None = 60.0) -> bool:
         """Stop capturing, deliver every pending event; False if ``timeout`` ran out first."""
         with self._lock:
-            if self.closed:
+            if self._closing:
                 return True
-            self.closed = True
+            self._closing = True
         try:
             self.spark._jsc.sc().listenerBus().waitUntilEmpty()
         except Exception:  # Spark stopped (its bus was drained at stop), or a slow bus
@@ -94,6 +95,8 @@ class CaptureHandle:
             self.spark._jsparkSession.listenerManager().unregister(self.java_listener)
         except Exception:  # Spark already stopped: nothing to unregister from
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
+        # Only now: the actions that ran before close() have been delivered to the listener.
+        self.closed = True
         self._emit_application("COMPLETE")
         return self.emitter.close(timeout)
 

@@ -250,3 +250,18 @@ def test_ol_subset_run_refuses_a_missing_script(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2 and "no such file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_missing_java_runtime_is_one_line(tmp_path: Path) -> None:
+    environment = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    environment["PATH"] = str(Path(sys.executable).parent)  # python, but no java
+    done = subprocess.run(
+        [sys.executable, "-m", "openlineage_subset", "demo", "--workdir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert "Java runtime" in line and "openlineage-subset[java]" in line

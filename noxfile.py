@@ -51,7 +51,7 @@ def tests(session: nox.Session) -> None:
 @nox.parametrize("pyspark", list(PYSPARK))
 def spark(session: nox.Session, pyspark: str) -> None:
     """The adapter's tests on a real local SparkSession with PySpark ``pyspark``."""
-    session.install(".[test]", PYSPARK[pyspark])
+    session.install(".[test,spark]", PYSPARK[pyspark])
     session.run("python", "-m", "pytest", "tests/spark", *session.posargs)
 
 

@@ -260,9 +260,11 @@ def enable(
         config = SubsetConfig(**subset_options)
     elif subset_options:
         config = replace(config, **subset_options)
-    from pyspark.java_gateway import ensure_callback_server_started  # noqa: PLC0415
+    from pyspark import java_gateway  # noqa: PLC0415  (the spark extra)
 
-    ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
+    # Typed loosely on purpose: pyspark types the function in some versions, not others.
+    start_callback_server: Any = java_gateway.ensure_callback_server_started
+    start_callback_server(spark.sparkContext._gateway)
     if quarantine is None:
         quarantine = os.environ.get("OL_SUBSET_QUARANTINE") or (
             f"{output}.quarantine.jsonl" if output else DEFAULT_QUARANTINE

@@ -131,12 +131,6 @@ def _below_any(
     return any(path[: len(prefix)] == prefix for prefix, _, _ in facets)
 
 
-def _at(document: Any, path: tuple[str | int, ...]) -> Any:
-    for part in path:
-        document = document[part]
-    return document
-
-
 def _with_prefix(prefix: tuple[str | int, ...], issues: list[Issue]) -> list[Issue]:
     return [((*prefix, *path), message) for path, message in issues]
 

@@ -1,10 +1,10 @@
 """The py4j layer: everything the adapter reads from Spark's JVM, in a few bulk calls per scan.
 
-Plans and expressions cross as one ``toJSON()`` string each; the files a scan selected after
-partition pruning cross as one string (``ScalaRunTime.stringOf`` of the partition directories),
-whatever their number. The per-node calls made while walking a plan are bounded by the plan's
-size, never by the number of partitions or files. The rest of the adapter is pure Python and
-works on the :class:`ScanFacts` this module returns.
+A plan is walked node by node (its class and children), filter expressions cross as one
+``toJSON()`` string each, and the partitions a scan selected cross as one string (the
+file index's pruned ``PartitionPath`` list), whatever their number. The calls made per plan
+are bounded by its size, never by the number of partitions or files. The rest of the adapter
+is pure Python and works on the :class:`ScanFacts` this module returns.
 """
 
 from __future__ import annotations

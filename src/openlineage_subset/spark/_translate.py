@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -390,17 +390,3 @@ def _timestamp_text(micros: int) -> str | None:
     except OverflowError:
         return None
     return moment.replace(tzinfo=None).isoformat() + "Z"
-
-
-def field_types(nodes: Sequence[Node]) -> dict[str, str]:
-    """Field name -> Spark type of every attribute the nodes read (for evaluating conditions)."""
-    types: dict[str, str] = {}
-    for node in nodes:
-        for item in node.walk():
-            name = (
-                _field_name(item) if item.kind in ("AttributeReference", "GetStructField") else None
-            )
-            kind = _field_type(item)
-            if name and kind:
-                types.setdefault(name, kind)
-    return types

@@ -76,10 +76,3 @@ def _decode_at(flat: list[dict[str, Any]], start: int) -> tuple[Node, int]:
     fields = {k: v for k, v in raw.items() if k not in ("class", "num-children")}
     kind = str(raw["class"]).rsplit(".", 1)[-1]
     return Node(kind, fields, tuple(children), start), position
-
-
-def decode_list(value: Any) -> list[Node]:
-    """Expression trees of a plan field that holds a list of flat lists (``partitionFilters``)."""
-    if not isinstance(value, list):
-        return []
-    return [decode(item) for item in value if isinstance(item, list) and item]

@@ -88,7 +88,7 @@ def _atom(draw: st.DrawFn, supported: bool) -> Column:
     if shape == "in":
         return col.isin(draw(st.lists(_literal(column), min_size=1, max_size=14)))
     if shape == "between":
-        low, high = sorted([draw(_literal(column)), draw(_literal(column))], key=_sort_key)
+        low, high = sorted([draw(_literal(column)), draw(_literal(column))])
         return col.between(low, high)
     if shape == "null_safe":
         return col.eqNullSafe(draw(_literal(column)))
@@ -97,10 +97,6 @@ def _atom(draw: st.DrawFn, supported: bool) -> Column:
         return col == draw(_literal(column))
     operator = draw(st.sampled_from(list(COMPARISONS)))
     return COMPARISONS[operator](col, F.col(other))
-
-
-def _sort_key(value: Any) -> Any:
-    return value
 
 
 _UNSUPPORTED: list[Callable[[], Column]] = [

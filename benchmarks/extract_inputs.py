@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -73,9 +74,13 @@ class CallCounter:
         self.count = 0
 
     def __enter__(self) -> CallCounter:
-        def counting(*args: Any, **kwargs: Any) -> Any:
-            self.count += 1
-            return self.original(*args, **kwargs)
+        caller = threading.get_ident()
+
+        def counting(command: str, *args: Any, **kwargs: Any) -> Any:
+            # Memory ("m") commands come from py4j's finalizer thread: GC, not extraction.
+            if threading.get_ident() == caller and not command.startswith("m\n"):
+                self.count += 1
+            return self.original(command, *args, **kwargs)
 
         self.client.send_command = counting
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -276,10 +277,15 @@ def _round_trips(spark: SparkSession, df: DataFrame) -> int:
     original = client.send_command
     calls = 0
 
-    def counting(*args: Any, **kwargs: Any) -> Any:
+    caller = threading.get_ident()
+
+    def counting(command: str, *args: Any, **kwargs: Any) -> Any:
+        # py4j's finalizer thread sends "m" (memory) commands when proxies are collected:
+        # garbage collection, not round trips of the extraction.
         nonlocal calls
-        calls += 1
-        return original(*args, **kwargs)
+        if threading.get_ident() == caller and not command.startswith("m\n"):
+            calls += 1
+        return original(command, *args, **kwargs)
 
     client.send_command = counting
     try:

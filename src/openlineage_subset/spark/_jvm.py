@@ -27,6 +27,8 @@ HIVE_SCAN = "HiveTableScanExec"
 _SCANS = frozenset({FILE_SCAN, BATCH_SCAN, HIVE_SCAN})
 # Unary nodes between a scan and the Filter that Spark plans right above it.
 _PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodegenExec"})
+# What adaptive execution puts where it found a stage empty: the scans below it leave the plan.
+_EMPTIED_BY_AQE = frozenset({"EmptyRelation", "EmptyRelationExec", "LocalTableScanExec"})
 # Hadoop prints a file as ...{path=<uri>; isDirectory=false; length=..}.
 _FILE_PATH = re.compile(r"path=(.*?); isDirectory=")
 _URI_OR_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
@@ -80,10 +82,36 @@ def query_execution_of(subject: Any) -> tuple[JavaObject, bool]:
 
 
 def scan_facts(query_execution: JavaObject, *, executed: bool) -> list[ScanFacts]:
-    """The facts of every scan in a query's physical plan, subqueries and AQE stages included."""
+    """The facts of every scan in a query's physical plan, subqueries and AQE stages included.
+
+    Scans that adaptive execution removed at run time (a stage it found empty, and whatever
+    that emptied in turn) are taken from the plan as it was before AQE rewrote it: the query
+    read, or would have read, those datasets too.
+    """
     collector = _Collector(executed)
     collector.plan(query_execution.executedPlan())
     return collector.scans
+
+
+def scan_key(facts: ScanFacts) -> tuple[object, ...]:
+    """What tells one scan from another, whatever runtime pruning decided about it.
+
+    Two scans with the same key read the same relation under the same static filters; the one
+    in the plan as executed knows more (dynamic pruning), so it is the one kept.
+    """
+    static_filters = sorted(
+        json.dumps([node.fields for node in tree.walk()], sort_keys=True, default=str)
+        for tree in facts.filters
+        if not _is_dynamic(tree)
+    )
+    return (
+        facts.source,
+        facts.root_paths,
+        facts.given_path,
+        facts.table,
+        facts.partition_columns,
+        tuple(static_filters),
+    )
 
 
 class _Collector:
@@ -98,6 +126,8 @@ class _Collector:
     def __init__(self, executed: bool) -> None:
         self.executed = executed
         self.scans: list[ScanFacts] = []
+        self.emptied = 0
+        """How many nodes standing for a stage that adaptive execution found empty were seen."""
 
     def plan(self, jplan: JavaObject) -> None:
         self._visit(jplan, [])
@@ -119,8 +149,10 @@ class _Collector:
                     self.scans.append(facts)
             return
         if kind == "AdaptiveSparkPlanExec":
-            self.plan(jnode.executedPlan())
+            self._adaptive(jnode)
             return
+        if kind in _EMPTIED_BY_AQE:
+            self.emptied += 1
         if kind.endswith("QueryStageExec"):
             self.plan(jnode.plan())
             return
@@ -132,6 +164,22 @@ class _Collector:
         children = jnode.children()
         for index in range(children.size()):
             self._visit(children.apply(index), [*ancestors, (kind, jnode)])
+
+    def _adaptive(self, jnode: JavaObject) -> None:
+        """An adaptive plan: its current plan, and the scans AQE dropped from its initial one.
+
+        The initial plan is only walked when the current one shows an emptied stage, which is
+        how AQE drops scans (``AQEPropagateEmptyRelation``); its scans are taken as planned
+        (static pruning), which covers what they would have read.
+        """
+        emptied, first = self.emptied, len(self.scans)
+        self.plan(jnode.executedPlan())
+        if self.emptied == emptied:
+            return
+        initial = _Collector(executed=False)
+        initial.plan(jnode.initialPlan())
+        kept = {scan_key(facts) for facts in self.scans[first:]}
+        self.scans.extend(facts for facts in initial.scans if scan_key(facts) not in kept)
 
     def _scan(
         self, kind: str, jscan: JavaObject, ancestors: list[tuple[str, JavaObject]]
@@ -164,7 +212,7 @@ class _Collector:
             source=FILE_SCAN,
             format=_format_name(relation.fileFormat()),
             root_paths=root_paths,
-            given_path=_option(relation.options().get("path")),
+            given_path=_qualified(relation.sparkSession(), _option(relation.options().get("path"))),
             table=table,
             table_location=table_location,
             partition_columns=partition_columns,
@@ -200,7 +248,7 @@ class _Collector:
             source=BATCH_SCAN,
             format=name.removesuffix("Scan").lower() or None,
             root_paths=root_paths,
-            given_path=_none_if_null(scan.options().get("path")),
+            given_path=_qualified(scan.sparkSession(), _none_if_null(scan.options().get("path"))),
             partition_columns=partition_columns,
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
@@ -377,6 +425,24 @@ def _partition_path(line: str) -> str:
             return candidate
         start = line.find("],", start + 1)
     raise ValueError(f"unexpected partition path form: {line[:200]!r}")
+
+
+def qualified_path(jsession: JavaObject, path: str) -> str:
+    """A path as Spark resolves it: a relative one against the file system's working directory.
+
+    ``lake/events`` on the local file system is ``file:/<JVM working directory>/lake/events``;
+    with ``fs.defaultFS`` set to HDFS it is ``hdfs://namenode:8020/user/<name>/lake/events``.
+    """
+    hadoop_path = java_class("org.apache.hadoop.fs.Path")(path)
+    filesystem = hadoop_path.getFileSystem(jsession.sessionState().newHadoopConf())
+    return str(filesystem.makeQualified(hadoop_path).toString())
+
+
+def _qualified(jsession: JavaObject, path: str | None) -> str | None:
+    """``path`` qualified when relative (no round trip for a qualified one)."""
+    if path is None or _URI_OR_PATH.match(path):
+        return path
+    return qualified_path(jsession, path)
 
 
 def string_of(value: JavaObject) -> str:

@@ -17,6 +17,7 @@ from openlineage_subset._builders import all_of, any_of, input_facet, location
 from openlineage_subset._convert import dump
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._degrade import Report, warn_once
 from openlineage_subset.spark._jvm import ScanFacts
 from openlineage_subset.spark._naming import (
     clean_location,
@@ -51,14 +52,26 @@ def reads_of_scan(facts: ScanFacts, config: SubsetConfig) -> list[Read]:
 
 
 def input_datasets_from_scans(
-    scans: Iterable[ScanFacts], config: SubsetConfig | None = None
+    scans: Iterable[ScanFacts],
+    config: SubsetConfig | None = None,
+    *,
+    report: Report = warn_once,
 ) -> list[Any]:
-    """``InputDataset`` models for the scans of a plan: one per dataset, conditions merged."""
+    """``InputDataset`` models for the scans of a plan: one per dataset, conditions merged.
+
+    A scan whose condition cannot be worked out still names its datasets, without a subset
+    facet (the whole dataset, which is sound); ``report`` is told so, once per dataset.
+    """
     config = config or SubsetConfig()
     by_dataset: dict[tuple[str, str], list[Read]] = {}
     for facts in scans:
-        for read in reads_of_scan(facts, config):
-            by_dataset.setdefault(dataset_identity(read.root), []).append(read)
+        for read in _reads_or_whole(facts, config, report):
+            try:
+                identity = dataset_identity(read.root)
+            except ValueError as error:
+                report(read.root, f"left out: it cannot be named ({error})")
+                continue
+            by_dataset.setdefault(identity, []).append(read)
     models = spec().models
     datasets = []
     for (namespace, name), reads in by_dataset.items():
@@ -68,6 +81,23 @@ def input_datasets_from_scans(
             facets = {"subset": input_facet(condition, producer=config.producer)}
         datasets.append(models.InputDataset(namespace=namespace, name=name, input_facets=facets))
     return datasets
+
+
+def _reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> list[Read]:
+    """The reads of a scan; if their conditions fail, the datasets read whole (no facet)."""
+    try:
+        return reads_of_scan(facts, config)
+    except Exception as error:  # one unreadable scan must not lose the run's other datasets
+        reads = []
+        for raw in facts.root_paths or (facts.table_location or "",):
+            try:
+                root = clean_location(facts.table_location or raw)
+            except ValueError:
+                report(raw, f"left out: it cannot be named ({error})")
+                continue
+            report(root, f"read without a subset facet: {type(error).__name__}: {error}")
+            reads.append(Read(root, None, facts))
+        return reads
 
 
 def _dataset_roots(

@@ -9,6 +9,8 @@
 - ``codegen_check``: the check alone (in the default set).
 - ``conformance``: the example and reference corpora through the installed ``ol-subset`` CLI.
 - ``demo``: ``ol-subset demo`` and ``ol-subset run`` from a plain install with the spark extra.
+- ``bundled_java``: the demo on the ``[java]`` extra's Java alone (no JAVA_HOME, no ``java`` on
+  PATH), with PySpark 3.5 and 4.x.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ nox.options.sessions = [
     "spark",
     "conformance",
     "demo",
+    "bundled_java",
 ]
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
@@ -121,3 +124,23 @@ def demo(session: nox.Session) -> None:
         "ol-subset", "run", "--output", str(events), "examples/spark_job.py", str(work / "data")
     )
     session.run("ol-subset", "validate", "--strict", str(events))
+
+
+@nox.session
+@nox.parametrize("pyspark", list(PYSPARK))
+def bundled_java(session: nox.Session, pyspark: str) -> None:
+    """The demo on the ``[java]`` extra's runtime alone: no JAVA_HOME, no ``java`` on PATH."""
+    session.install(".[spark,java]", PYSPARK[pyspark])
+    work = Path(session.create_tmp()) / "bundled_java"
+    shutil.rmtree(work, ignore_errors=True)
+    # Spark's scripts and Hadoop need bash and coreutils: link every tool of PATH but java.
+    tools = work / "bin"
+    tools.mkdir(parents=True)
+    for folder in filter(None, os.environ["PATH"].split(os.pathsep)):
+        for tool in Path(folder).glob("*"):
+            if tool.name != "java" and not os.path.lexists(tools / tool.name):
+                (tools / tool.name).symlink_to(tool)
+    env = {"JAVA_HOME": None, "PATH": str(tools)}
+    session.run("python", "-c", "import shutil, sys; sys.exit(shutil.which('java'))", env=env)
+    session.run("ol-subset", "demo", "--workdir", str(work / "demo"), env=env)
+    session.run("ol-subset", "validate", "--strict", str(work / "demo" / "events.jsonl"))

@@ -572,3 +572,37 @@ def test_partition_dimensions_reject_a_single_string() -> None:
 
 def test_no_directories_no_dimensions() -> None:
     assert partition_dimensions(()) == {}
+
+
+# Expected names as the OpenLineage Java client gives them (which openlineage-spark uses), from
+# its tests: client/java/src/test/java/io/openlineage/client/utils/filesystem/
+# FilesystemDatasetUtilsTestFor{Local,S3,HDFS,GCS,ABFSS}.java. If one of these changes, lineage
+# captured here stops joining up with lineage openlineage-spark captured for the same data.
+OPENLINEAGE_JAVA_NAMES = [
+    ("/", ("file", "/")),
+    ("file:/warehouse/location", ("file", "/warehouse/location")),
+    ("file:/warehouse/location/", ("file", "/warehouse/location")),
+    ("file:///warehouse/location", ("file", "/warehouse/location")),
+    ("s3://bucket", ("s3://bucket", "/")),
+    ("s3://bucket/warehouse", ("s3://bucket", "warehouse")),
+    ("s3://bucket/warehouse/location/", ("s3://bucket", "warehouse/location")),
+    ("s3a://bucket/warehouse/location/", ("s3://bucket", "warehouse/location")),
+    ("s3n://bucket/warehouse/location/", ("s3://bucket", "warehouse/location")),
+    ("hdfs://namenode:8020", ("hdfs://namenode:8020", "/")),
+    ("hdfs://namenode:8020/warehouse/location/", ("hdfs://namenode:8020", "/warehouse/location")),
+    ("gs://bucket", ("gs://bucket", "/")),
+    ("gs://bucket/warehouse/location/", ("gs://bucket", "warehouse/location")),
+    (
+        "abfss://container@account.dfs.core.windows.net",
+        ("abfss://container@account.dfs.core.windows.net", "/"),
+    ),
+    (
+        "abfss://container@account.dfs.core.windows.net/warehouse/location/",
+        ("abfss://container@account.dfs.core.windows.net", "warehouse/location"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("location", "expected"), OPENLINEAGE_JAVA_NAMES)
+def test_names_are_those_openlineage_spark_gives(location: str, expected: tuple[str, str]) -> None:
+    assert dataset_identity(location) == expected

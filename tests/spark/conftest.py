@@ -252,3 +252,17 @@ def created_partitions(before: dict[str, float], root: Path) -> set[str]:
         for path, mtime in after.items()
         if before.get(path) != mtime
     }
+
+
+def covered_by_output(dataset: dict[str, Any], changed: set[str]) -> set[str]:
+    """The partition paths among ``changed`` that an output's subset says may have changed.
+
+    No subset facet covers everything; a condition is evaluated on each partition's values.
+    """
+    from openlineage_subset import matches, parse_facet
+
+    facet = (dataset.get("outputFacets") or {}).get("subset")
+    if facet is None:
+        return set(changed)
+    condition = parse_facet(facet).output_condition
+    return {path for path in changed if matches(condition, dims(path))}

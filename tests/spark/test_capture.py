@@ -43,7 +43,7 @@ def test_an_action_is_one_run_with_start_and_complete(
     assert complete["job"]["name"] == f"openlineage_subset_tests.count.{words}"
     facets = complete["run"]["facets"]
     assert facets["parent"]["run"]["runId"] == capture.handle.application.run_id
-    assert facets["parent"]["job"]["name"] == spark.sparkContext.appName
+    assert facets["parent"]["job"]["name"] == "openlineage_subset_tests", "normalized app name"
     assert facets["processing_engine"]["version"] == spark.version
     (dataset,) = complete["inputs"]
     assert render(dataset["inputFacets"]["subset"]).count("country = 'PL'") == 3

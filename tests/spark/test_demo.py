@@ -137,9 +137,22 @@ def test_the_dynamic_overwrite_lists_exactly_the_partitions_written(demo: DemoRu
     assert all(partitions[relative] == dims(relative) for relative in expected)
 
 
-def test_the_static_insert_lists_its_one_partition(demo: DemoRun) -> None:
+def test_the_table_is_created_then_one_partition_overwritten(demo: DemoRun) -> None:
     root = demo.workdir / "warehouse" / "daily_totals"
-    writes = _completed_with(demo.events, "outputs", root)
-    assert len(writes) == 1
-    partitions = _partitions(writes[0], "outputFacets", "outputCondition")
+    created, written = _completed_with(demo.events, "outputs", root)
+    assert created["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
+    assert "outputFacets" not in created
+    assert written["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
+    partitions = _partitions(written, "outputFacets", "outputCondition")
     assert set(partitions) == partition_dirs(root) == {"business_date=2024-10-16"}
+
+
+def test_the_generated_lake_is_an_overwrite_of_the_whole_dataset(demo: DemoRun) -> None:
+    (write,) = _completed_with(demo.events, "outputs", demo.workdir / "lake" / "sales")
+    assert write["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
+    assert "outputFacets" not in write, "static overwrite mode replaced everything there was"
+    assert "out  lake/sales  OVERWRITE (whole dataset)" in demo.done.stdout
+
+
+def test_the_demo_says_no_warning(demo: DemoRun) -> None:
+    assert "not reported" not in demo.done.stderr and "degraded" not in demo.done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -12,9 +13,11 @@ from openlineage_subset import validate
 from tests.spark.conftest import (
     SALES_SCHEMA,
     Capture,
+    covered_by_output,
     created_partitions,
     data_files,
     dims,
+    partition_dirs,
     sales_rows,
 )
 
@@ -96,8 +99,14 @@ def test_static_overwrite_and_dynamic_overwrite(
     before = data_files(root)
     one_day = _sales(spark).where(F.col("business_date") == "2024-10-16")
     one_day.write.mode("overwrite").partitionBy("business_date", "country").parquet(str(root))
-    assert _written(capture, root) == created_partitions(before, root)
-    assert len(created_partitions(before, root)) == 5
+    # Static mode deleted the other days too: the change is the whole dataset, not the five
+    # partitions written.
+    deleted = {str(Path(path).parent.relative_to(root)) for path in before} - set(
+        created_partitions(before, root)
+    )
+    assert len(created_partitions(before, root)) == 5 and len(deleted) == 10
+    assert not any(Path(path).exists() for path in before)
+    assert _written(capture, root) is None
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     try:
         _sales(spark).write.mode("overwrite").partitionBy("business_date", "country").parquet(
@@ -118,7 +127,8 @@ def test_tables(spark: SparkSession, capture: Capture, fresh_tables: list[str]) 
     fresh_tables += ["w_saved", "w_static", "w_ctas"]
     _sales(spark).write.partitionBy("business_date", "country").saveAsTable("w_saved")
     saved = _location(spark, "w_saved")
-    assert _written(capture, saved) == created_partitions({}, saved)
+    # Spark writes a new table as an overwrite of its location: the whole (new) dataset.
+    assert _written(capture, saved) is None
 
     before = data_files(saved)
     _sales(spark).where("id % 10 = 1 AND country = 'DE'").select(
@@ -152,7 +162,7 @@ def test_tables(spark: SparkSession, capture: Capture, fresh_tables: list[str]) 
         "AS SELECT id, amount, country FROM w_saved WHERE business_date = '2024-10-15'"
     )
     ctas = _location(spark, "w_ctas")
-    assert _written(capture, ctas) == created_partitions({}, ctas)
+    assert _written(capture, ctas) is None
 
 
 def test_hive_table_insert(spark: SparkSession, capture: Capture, fresh_tables: list[str]) -> None:
@@ -187,3 +197,39 @@ def test_unpartitioned_writes_have_no_subset(
     root = tmp_path / "flat"
     _sales(spark).write.parquet(str(root))
     assert _written(capture, root) is None
+
+
+def test_overwrites_say_so_and_cover_what_they_replaced(
+    spark: SparkSession, capture: Capture, fresh_tables: list[str]
+) -> None:
+    fresh_tables.append("w_mixed")
+    _sales(spark).write.partitionBy("business_date", "country").saveAsTable("w_mixed")
+    table = _location(spark, "w_mixed")
+    before = partition_dirs(table)
+    _sales(spark).createOrReplaceTempView("w_source")
+    capture.runs()
+    # Static partition overwrite mode: every country of that day goes, then PL is written.
+    spark.sql(
+        "INSERT OVERWRITE w_mixed PARTITION (business_date = '2024-10-15', country) "
+        "SELECT id, amount, qty, country FROM w_source WHERE country = 'PL'"
+    )
+    (output,) = _outputs(capture, table)
+    assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
+    after = partition_dirs(table)
+    changed = {p for p in before | after if "2024-10-15" in p}
+    assert before - after and changed < before | after
+    assert covered_by_output(output, before | after) == changed
+    _sales(spark).where("country = 'DE'").write.insertInto("w_mixed")
+    (appended,) = _outputs(capture, table)
+    assert "facets" not in appended, "an append is no lifecycle change"
+
+
+def _outputs(capture: Capture, root: Path) -> list[dict[str, Any]]:
+    return [
+        output
+        for events in capture.runs().values()
+        for event in events
+        if event["eventType"] == "COMPLETE"
+        for output in event["outputs"]
+        if output["name"] == str(root)
+    ]

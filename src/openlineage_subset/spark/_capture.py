@@ -19,12 +19,17 @@ import logging
 import os
 import threading
 import time
+import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from openlineage_subset._convert import dump
+from openlineage_subset.spark import _excepthook
+from openlineage_subset.spark._changes import ChangedDatasets, datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._degrade import warn_once
 from openlineage_subset.spark._emit import DEFAULT_QUARANTINE, Emitter, Transport, resolve_transport
 from openlineage_subset.spark._events import (
     JobRef,
@@ -32,14 +37,27 @@ from openlineage_subset.spark._events import (
     error_facet,
     job_name,
     parent_facet,
+    python_error_facet,
     run_event,
     timestamp,
 )
-from openlineage_subset.spark._jvm import java_class, scan_facts
+from openlineage_subset.spark._jvm import (
+    CatalogWatch,
+    change_facts,
+    java_class,
+    scan_facts,
+    v2_write_facts,
+)
 from openlineage_subset.spark._reads import input_datasets_from_scans
+from openlineage_subset.spark._settings import (
+    CONF_PREFIX,
+    LineageSettingsWarning,
+    lineage_settings,
+)
 from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
 
 log = logging.getLogger("openlineage_subset.spark")
+_Part = TypeVar("_Part", dict[str, Any], ChangedDatasets)
 
 
 def _new_run_id() -> str:
@@ -61,6 +79,14 @@ class CaptureHandle:
     java_listener: Any = None
     """The JVM proxy of ``listener``: py4j makes a new proxy each time a Python object crosses,
     so unregistering needs the very proxy that was registered."""
+    parent: JobRef | None = None
+    """The run the application is a child of (from the lineage settings), with its root."""
+    failure: BaseException | None = None
+    """Why the application failed, when an uncaught exception ended the program: the
+    application run then ends FAIL at ``close``."""
+    catalog_watch: CatalogWatch = field(default_factory=CatalogWatch)
+    """Where tables lived before DROP TABLE and RENAME (see ``CatalogWatch``)."""
+    _catalog_unwatchable: bool = False
     _own_counts: Counter[str] = field(default_factory=Counter)
     closed: bool = False
     _closing: bool = False
@@ -69,9 +95,24 @@ class CaptureHandle:
 
     @property
     def counts(self) -> Counter[str]:
-        """What happened so far: ``actions`` captured, ``errors`` caught, events ``emitted`` and
+        """What happened so far: ``actions`` captured, ``errors`` caught, ``datasets degraded``
+        (reported whole or left out, each said once in the log), events ``emitted`` and
         ``quarantined (<reason>)``."""
         return self._own_counts + self.emitter.counts
+
+    def watch_catalog(self) -> None:
+        """Start watching the catalog for drops and renames, once Spark has created it.
+
+        Until then this costs one round trip per action; a Spark whose catalog cannot be
+        watched is not asked again (its drops are named after default locations).
+        """
+        if self.catalog_watch.watching or self._catalog_unwatchable:
+            return
+        try:
+            self.catalog_watch.watch(self.spark._jsparkSession)
+        except Exception as error:
+            self._catalog_unwatchable = True
+            self.record_error("watching the catalog for dropped tables", error)
 
     def flush(self) -> None:
         """Wait until the actions run so far have their events delivered (or quarantined)."""
@@ -81,8 +122,20 @@ class CaptureHandle:
             log.debug("could not wait for Spark's listener bus", exc_info=True)
         self.emitter.flush()
 
-    def close(self, timeout: float | None = 60.0) -> bool:
-        """Stop capturing, deliver every pending event; False if ``timeout`` ran out first."""
+    def close(self, timeout: float | None = 60.0, *, error: BaseException | None = None) -> bool:
+        """Stop capturing, deliver every pending event; False if ``timeout`` ran out first.
+
+        The application run ends COMPLETE, or FAIL with an ``errorMessage`` facet (the
+        traceback as its stack trace) when ``error`` is given or ``failure`` is set.
+
+        Example::
+
+            try:
+                main(spark)
+            except Exception as error:
+                handle.close(error=error)
+                raise
+        """
         with self._lock:
             if self._closing:
                 return True
@@ -97,8 +150,27 @@ class CaptureHandle:
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
         # Only now: the actions that ran before close() have been delivered to the listener.
         self.closed = True
-        self._emit_application("COMPLETE")
+        try:
+            self.catalog_watch.stop()
+        except Exception:  # Spark stopped: its catalog calls no one any more
+            log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
+        _excepthook.forget(self)
+        failure = error if error is not None else self.failure
+        self._emit_application("COMPLETE" if failure is None else "FAIL", failure)
         return self.emitter.close(timeout)
+
+    def guarded(self, doing: str, func_name: str, work: Callable[[], list[_Part]]) -> list[_Part]:
+        """``work()``, or nothing if it fails (the error counted and logged once per kind)."""
+        try:
+            return work()
+        except Exception as error:
+            self.record_error(f"{doing} the {func_name!r} action", error)
+            return []
+
+    def report_degraded(self, dataset: str, what: str) -> None:
+        """Count a dataset that lost its subset facet or its place, and say so once."""
+        self._own_counts["datasets degraded"] += 1
+        warn_once(dataset, what)
 
     def record_error(self, context: str, error: BaseException) -> None:
         """Count an error; log the first of each kind with its traceback."""
@@ -110,15 +182,19 @@ class CaptureHandle:
                 "lineage capture failed while %s; the job is unaffected", context, exc_info=error
             )
 
-    def _emit_application(self, event_type: str) -> None:
+    def _emit_application(self, event_type: str, error: BaseException | None = None) -> None:
+        producer = self.config.producer
+        facets = {"processing_engine": engine_facet(self.spark.version, producer)}
+        if self.parent is not None:
+            facets["parent"] = parent_facet(self.parent, producer)
+        if error is not None:
+            facets["errorMessage"] = python_error_facet(error, producer)
         event = run_event(
             event_type,
             event_time=timestamp(time.time_ns()),
             job=self.application,
-            producer=self.config.producer,
-            run_facets={
-                "processing_engine": engine_facet(self.spark.version, self.config.producer)
-            },
+            producer=producer,
+            run_facets=facets,
         )
         self.emitter.submit([event])
 
@@ -141,6 +217,7 @@ class _Listener:
         handle = self.handle
         if handle.closed:
             return
+        handle.watch_catalog()
         try:
             ended = time.time_ns()
             events = action_events(
@@ -157,6 +234,16 @@ class _Listener:
         except Exception as error:
             handle.record_error(f"capturing the {func_name!r} action", error)
 
+    # py4j compares listener proxies by calling these when a listener is unregistered.
+    def equals(self, other: object) -> bool:
+        return other is self
+
+    def hashCode(self) -> int:
+        return id(self) & 0x7FFFFFFF
+
+    def toString(self) -> str:
+        return "openlineage-subset QueryExecutionListener"
+
     class Java:
         implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
 
@@ -170,20 +257,58 @@ def action_events(
     ended_ns: int,
     failure: Any,
 ) -> list[dict[str, Any]]:
-    """START and COMPLETE/FAIL of one action; none when it read and wrote no dataset."""
+    """START and COMPLETE/FAIL of one action; none when it read and changed no dataset.
+
+    Inputs, written outputs and datasets changed by a statement are worked out separately:
+    one of them failing is counted and logged, and the run keeps the others.
+    """
     config = handle.config
-    inputs = [
-        dump(d)
-        for d in input_datasets_from_scans(scan_facts(query_execution, executed=True), config)
-    ]
+    started_ms = started_ns // 1_000_000
+    report = handle.report_degraded
+    inputs = handle.guarded(
+        "reading the inputs of",
+        func_name,
+        lambda: [
+            dump(d)
+            for d in input_datasets_from_scans(
+                scan_facts(query_execution, executed=True), config, report=report
+            )
+        ],
+    )
     # What a failed write left behind is not what it meant to write: no listing, no facet.
-    writes = write_facts(query_execution, list_files=failure is None)
-    outputs = [
-        dump(d) for d in output_datasets_from_writes(writes, started_ns // 1_000_000, config)
-    ]
-    if failure is not None:
+    outputs = handle.guarded(
+        "reading the outputs of",
+        func_name,
+        lambda: [
+            dump(d)
+            for d in output_datasets_from_writes(
+                write_facts(query_execution, list_files=failure is None), started_ms, config
+            )
+        ],
+    )
+    if failure is None:
+        changed = handle.guarded(
+            "reading the statement of",
+            func_name,
+            lambda: [
+                datasets_of_changes(
+                    [
+                        *change_facts(query_execution, handle.catalog_watch, started_ms=started_ms),
+                        *v2_write_facts(query_execution),
+                    ],
+                    config,
+                    report=report,
+                )
+            ],
+        )
+        for change in changed:
+            inputs += change.inputs
+            outputs += change.outputs
+            func_name = change.action or func_name
+    else:
         for output in outputs:
             output.pop("outputFacets", None)
+            output.pop("facets", None)
     if not inputs and not outputs:
         return []
     job = JobRef(
@@ -234,6 +359,9 @@ def enable(
     spark: Any,
     *,
     namespace: str | None = None,
+    app_name: str | None = None,
+    parent: str | None = None,
+    root_parent: str | None = None,
     output: str | os.PathLike[str] | None = None,
     quarantine: str | os.PathLike[str] | None = None,
     transport: Transport | None = None,
@@ -242,7 +370,15 @@ def enable(
 ) -> CaptureHandle:
     """Capture every action of ``spark`` as an OpenLineage run; returns a handle to ``close()``.
 
-    - ``namespace``: the jobs' namespace (``$OPENLINEAGE_NAMESPACE``, else ``default``);
+    - ``namespace``: the jobs' namespace (``spark.openlineage.namespace``, else
+      ``$OPENLINEAGE_NAMESPACE``, else ``default``);
+    - ``app_name``: the application's job name, normalized as openlineage-spark does
+      (``spark.openlineage.appName``, else the Spark app name: ``Daily Sales`` is ``daily_sales``);
+    - ``parent``, ``root_parent``: the run this application is a child of, and the root of its
+      hierarchy, as ``namespace/job_name/run_id`` (``spark.openlineage.parentJobNamespace``,
+      ``parentJobName``, ``parentRunId`` and ``rootParent...``, else ``$OPENLINEAGE_PARENT_ID``
+      and ``$OPENLINEAGE_ROOT_PARENT_ID``); invalid conf or environment values are ignored
+      with a ``LineageSettingsWarning``, invalid arguments raise ``ValueError``;
     - ``output``: the JSON Lines file events go to when openlineage-python has no transport
       configured (``$OL_SUBSET_OUTPUT``, else ``openlineage-events.jsonl``);
     - ``quarantine``: where invalid or undelivered events are kept (``$OL_SUBSET_QUARANTINE``,
@@ -260,6 +396,23 @@ def enable(
         config = SubsetConfig(**subset_options)
     elif subset_options:
         config = replace(config, **subset_options)
+    # getAllWithPrefix strips the prefix; a few round trips, however large the conf.
+    openlineage_conf = {
+        CONF_PREFIX + str(entry._1()): str(entry._2())
+        for entry in spark.sparkContext._jsc.sc().conf().getAllWithPrefix(CONF_PREFIX)
+    }
+    settings = lineage_settings(
+        spark.sparkContext.appName,
+        openlineage_conf,
+        os.environ,
+        namespace=namespace,
+        app_name=app_name,
+        parent=parent,
+        root_parent=root_parent,
+    )
+    for message in settings.ignored:
+        warnings.warn(message, LineageSettingsWarning, stacklevel=2)
+    log.info("lineage settings: %s", settings.sources)
     from pyspark import java_gateway  # noqa: PLC0415  (the spark extra)
 
     # Typed loosely on purpose: pyspark types the function in some versions, not others.
@@ -270,14 +423,17 @@ def enable(
             f"{output}.quarantine.jsonl" if output else DEFAULT_QUARANTINE
         )
     emitter = Emitter(transport if transport is not None else resolve_transport(output), quarantine)
-    job_namespace = namespace or os.environ.get("OPENLINEAGE_NAMESPACE") or "default"
-    application = JobRef(job_namespace, spark.sparkContext.appName, _new_run_id())
-    handle = CaptureHandle(spark, emitter, application, config, job_namespace)
+    application = settings.application(_new_run_id())
+    handle = CaptureHandle(
+        spark, emitter, application, config, settings.namespace, parent=settings.parent
+    )
     handle._emit_application("START")
     handle.listener = _Listener(handle)
     manager = spark._jsparkSession.listenerManager()
     manager.register(handle.listener)
     registered = manager.listListeners()  # in registration order: ours is the last
     handle.java_listener = registered[len(registered) - 1]
+    handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
+    _excepthook.watch(handle)
     atexit.register(handle.close)
     return handle

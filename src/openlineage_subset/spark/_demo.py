@@ -4,8 +4,9 @@ Everything lives in one work directory: a small partitioned sales lake and a sto
 (both written by Spark), the Spark warehouse, an embedded Derby metastore for the catalog
 table, and the captured events (``events.jsonl``, ``quarantine.jsonl``). The pipeline reads
 two days of two countries (partition pruning) and the active EU stores (a row filter), writes
-a daily aggregate with dynamic partition overwrite, then fills one static partition of a
-catalog table. The events are read back, validated strictly, and summarised per run.
+a daily aggregate with dynamic partition overwrite, then overwrites one static partition of a
+catalog table it creates if missing. The events are read back, validated strictly, and
+summarised per run.
 
 Example::
 
@@ -294,15 +295,15 @@ def _dynamic_partition_overwrite(spark: SparkSession) -> Iterator[None]:
 
 
 def _fill_daily_totals(spark: SparkSession, paths: DemoPaths) -> None:
-    """One static partition of a catalog table, from the aggregate just written."""
+    """One static partition of a catalog table (created if missing), from the aggregate just
+    written; overwriting it makes running the demo again in the same directory idempotent."""
     spark.read.parquet(str(paths.daily_sales)).createOrReplaceTempView("daily_sales")
-    spark.sql("DROP TABLE IF EXISTS daily_totals")
     spark.sql(
-        "CREATE TABLE daily_totals (country STRING, total DOUBLE, orders BIGINT, "
+        "CREATE TABLE IF NOT EXISTS daily_totals (country STRING, total DOUBLE, orders BIGINT, "
         "business_date STRING) USING parquet PARTITIONED BY (business_date)"
     )
     spark.sql(
-        "INSERT INTO daily_totals PARTITION (business_date = '2024-10-16') "
+        "INSERT OVERWRITE daily_totals PARTITION (business_date = '2024-10-16') "
         "SELECT country, SUM(total), SUM(orders) FROM daily_sales "
         "WHERE business_date = '2024-10-16' GROUP BY country"
     )
@@ -360,6 +361,9 @@ def _run_lines(event: dict[str, Any], runs: list[dict[str, Any]], root: Path) ->
     for direction, dataset, facets in datasets:
         head = f"  {direction:<4} {_label(dataset, root):<{width}}  "
         first, *more = _condition_lines((dataset.get(facets) or {}).get("subset"))
+        lifecycle = (dataset.get("facets") or {}).get("lifecycleStateChange")
+        if lifecycle:  # CREATE, OVERWRITE, DROP...: what happened to the part shown
+            first = f"{lifecycle['lifecycleStateChange']} {first}"
         lines.append(head + first)
         lines.extend(f"{'OR':>{len(head) - 1}} {item}" for item in more)
     return lines

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import traceback
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +21,9 @@ ENGINE_SCHEMA = (
 ERROR_SCHEMA = (
     "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"
 )
+UNKNOWN_APPLICATION = "unknown"
+"""The application's job name when the app name has nothing left after normalizing (as in
+openlineage-spark)."""
 _ACTIONS = {
     "collectToPython": "collect",
     "collectAsArrowToPython": "collect",
@@ -31,11 +36,16 @@ _ACTIONS = {
 
 @dataclass(frozen=True)
 class JobRef:
-    """A job and one of its runs: what a parent facet points at."""
+    """A job and one of its runs: what a parent facet points at.
+
+    ``root`` is the run at the top of the hierarchy this run belongs to (the orchestrator's
+    DAG run, say); None when this run is the top itself.
+    """
 
     namespace: str
     name: str
     run_id: str
+    root: JobRef | None = None
 
 
 def timestamp(nanoseconds: int) -> str:
@@ -49,7 +59,7 @@ def timestamp(nanoseconds: int) -> str:
 
 
 def job_name(app_name: str, action: str, datasets: Sequence[dict[str, Any]]) -> str:
-    """``{app}.{action}.{main output or input}``, each part in snake case.
+    """``{app}.{action}.{main output or input}``, each part normalized by :func:`normalize_name`.
 
     The action is what Spark calls it (``count``, ``collect``, ``write``...); the last part is
     the first output's name, else the first input's (a table's name, a path's segments).
@@ -57,21 +67,53 @@ def job_name(app_name: str, action: str, datasets: Sequence[dict[str, Any]]) -> 
     >>> job_name("Daily Sales", "collectToPython", [{"namespace": "file", "name": "/lake/sales"}])
     'daily_sales.collect.lake_sales'
     """
-    target = _snake(datasets[0]["name"]) if datasets else "nothing"
-    return f"{_snake(app_name) or 'spark'}.{_snake(_ACTIONS.get(action, action))}.{target}"
+    target = normalize_name(datasets[0]["name"]) if datasets else "nothing"
+    action_name = normalize_name(_ACTIONS.get(action, action))
+    return f"{normalize_name(app_name) or UNKNOWN_APPLICATION}.{action_name}.{target}"
 
 
-def _snake(text: str) -> str:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
-    return re.sub(r"[^A-Za-z0-9]+", "_", spaced).strip("_").lower()
+def normalize_name(text: str) -> str:
+    """``text`` in snake case, the way openlineage-spark's ``NameNormalizer`` writes job names.
+
+    So that the jobs captured here and by openlineage-spark get the same names: non-word
+    characters trimmed at both ends, accents dropped, words split at case changes
+    (acronyms kept whole), every run of other characters one ``_``, all lower case.
+
+    >>> normalize_name("MyXMLBasedApplication"), normalize_name("in glue/aws we can have slashes")
+    ('my_xml_based_application', 'in_glue_aws_we_can_have_slashes')
+    """
+    # Java's \w and \d are ASCII-only, Python's are not: the classes are spelled out.
+    trimmed = re.sub(r"[^A-Za-z0-9_]+$", "", re.sub(r"^[^A-Za-z0-9_]+", "", text))
+    unaccented = "".join(
+        char
+        for char in unicodedata.normalize("NFKD", trimmed)
+        if not unicodedata.category(char).startswith("M")
+    )
+    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", unaccented)
+    words = re.sub(r"(?<!^)([A-Z])([a-z])", r" \1\2", words)
+    words = re.sub(r"([0-9])([A-Z])", r"\1 \2", words)
+    return re.sub(r"[^a-zA-Z0-9]+", "_", words.lower())
 
 
 def parent_facet(parent: JobRef, producer: str) -> dict[str, Any]:
+    """The ``parent`` run facet of a child of ``parent``; ``root`` is the parent's root, or the
+    parent itself when it has none.
+
+    >>> airflow = JobRef("airflow", "daily.load", "r-1")
+    >>> facet = parent_facet(JobRef("spark", "daily_load", "r-2", root=airflow), "producer")
+    >>> facet["run"], facet["root"]["run"], facet["root"]["job"]["name"]
+    ({'runId': 'r-2'}, {'runId': 'r-1'}, 'daily.load')
+    """
+    root = parent.root if parent.root is not None else parent
     return {
         "_producer": producer,
         "_schemaURL": PARENT_SCHEMA,
         "run": {"runId": parent.run_id},
         "job": {"namespace": parent.namespace, "name": parent.name},
+        "root": {
+            "run": {"runId": root.run_id},
+            "job": {"namespace": root.namespace, "name": root.name},
+        },
     }
 
 
@@ -85,16 +127,30 @@ def engine_facet(spark_version: str, producer: str) -> dict[str, Any]:
     }
 
 
-def error_facet(message: str, stack_trace: str | None, producer: str) -> dict[str, Any]:
+def error_facet(
+    message: str, stack_trace: str | None, producer: str, *, language: str = "JAVA"
+) -> dict[str, Any]:
     facet = {
         "_producer": producer,
         "_schemaURL": ERROR_SCHEMA,
         "message": message,
-        "programmingLanguage": "JAVA",
+        "programmingLanguage": language,
     }
     if stack_trace:
         facet["stackTrace"] = stack_trace
     return facet
+
+
+def python_error_facet(error: BaseException, producer: str) -> dict[str, Any]:
+    """The ``errorMessage`` facet of a Python exception: its last traceback line as the message,
+    the whole traceback (as Python prints it) as the stack trace.
+
+    >>> python_error_facet(ValueError("no data for 2024-10-15"), "p")["message"]
+    'ValueError: no data for 2024-10-15'
+    """
+    message = "".join(traceback.format_exception_only(type(error), error)).strip()
+    stack_trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return error_facet(message, stack_trace, producer, language="PYTHON")
 
 
 def run_event(

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from openlineage_subset.spark._trees import Node, decode
 
@@ -29,6 +31,8 @@ _SCANS = frozenset({FILE_SCAN, BATCH_SCAN, HIVE_SCAN})
 _PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodegenExec"})
 # What adaptive execution puts where it found a stage empty: the scans below it leave the plan.
 _EMPTIED_BY_AQE = frozenset({"EmptyRelation", "EmptyRelationExec", "LocalTableScanExec"})
+# DataSource V2 writes through a V1 fallback: the query they write is a logical plan.
+_V1_FALLBACK_WRITES = frozenset({"AppendDataExecV1", "OverwriteByExpressionExecV1"})
 # Hadoop prints a file as ...{path=<uri>; isDirectory=false; length=..}.
 _FILE_PATH = re.compile(r"path=(.*?); isDirectory=")
 _URI_OR_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
@@ -88,7 +92,7 @@ def scan_facts(query_execution: JavaObject, *, executed: bool) -> list[ScanFacts
     that emptied in turn) are taken from the plan as it was before AQE rewrote it: the query
     read, or would have read, those datasets too.
     """
-    collector = _Collector(executed)
+    collector = _Collector(executed, query_execution)
     collector.plan(query_execution.executedPlan())
     return collector.scans
 
@@ -123,8 +127,9 @@ class _Collector:
     only its class and children, and serializes just the filter expressions it needs.
     """
 
-    def __init__(self, executed: bool) -> None:
+    def __init__(self, executed: bool, query_execution: JavaObject = None) -> None:
         self.executed = executed
+        self.query_execution = query_execution
         self.scans: list[ScanFacts] = []
         self.emptied = 0
         """How many nodes standing for a stage that adaptive execution found empty were seen."""
@@ -161,6 +166,9 @@ class _Collector:
             return
         if kind == "ReusedExchangeExec":
             return  # the exchange it reuses is walked where it first appears
+        if kind in _V1_FALLBACK_WRITES:
+            self._v1_fallback_query(jnode)
+            return
         children = jnode.children()
         for index in range(children.size()):
             self._visit(children.apply(index), [*ancestors, (kind, jnode)])
@@ -180,6 +188,20 @@ class _Collector:
         initial.plan(jnode.initialPlan())
         kept = {scan_key(facts) for facts in self.scans[first:]}
         self.scans.extend(facts for facts in initial.scans if scan_key(facts) not in kept)
+
+    def _v1_fallback_query(self, jnode: JavaObject) -> None:
+        """The scans of the query a V1-fallback V2 write (a JDBC catalog's table) wrote.
+
+        Such a write holds its query as a logical plan, run later in an action of its own; it
+        is planned here (not run) so that the write's run names what it read.
+        """
+        if self.query_execution is None:
+            return
+        jsession = self.query_execution.sparkSession()
+        mode = java_class("org.apache.spark.sql.execution.CommandExecutionMode").ALL()
+        planned = _Collector(executed=False)
+        planned.plan(jsession.sessionState().executePlan(jnode.plan(), mode).executedPlan())
+        self.scans.extend(planned.scans)
 
     def _scan(
         self, kind: str, jscan: JavaObject, ancestors: list[tuple[str, JavaObject]]
@@ -427,14 +449,20 @@ def _partition_path(line: str) -> str:
     raise ValueError(f"unexpected partition path form: {line[:200]!r}")
 
 
-def qualified_path(jsession: JavaObject, path: str) -> str:
+def qualified_path(jsession: JavaObject, path: str, *, local: bool = False) -> str:
     """A path as Spark resolves it: a relative one against the file system's working directory.
 
     ``lake/events`` on the local file system is ``file:/<JVM working directory>/lake/events``;
     with ``fs.defaultFS`` set to HDFS it is ``hdfs://namenode:8020/user/<name>/lake/events``.
+    ``local=True`` resolves on the driver's local file system (``LOAD DATA LOCAL``,
+    ``INSERT OVERWRITE LOCAL DIRECTORY``).
     """
     hadoop_path = java_class("org.apache.hadoop.fs.Path")(path)
-    filesystem = hadoop_path.getFileSystem(jsession.sessionState().newHadoopConf())
+    conf = jsession.sessionState().newHadoopConf()
+    if local:
+        filesystem = java_class("org.apache.hadoop.fs.FileSystem").getLocal(conf)
+    else:
+        filesystem = hadoop_path.getFileSystem(conf)
     return str(filesystem.makeQualified(hadoop_path).toString())
 
 
@@ -528,3 +556,377 @@ def _none_if_null(value: object) -> str | None:
 
 def _lines(text: str) -> tuple[str, ...]:
     return tuple(line for line in str(text).split("\n") if line)
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """A catalog table as the statements that change it need it: name, location, partitioning."""
+
+    identifier: str
+    """``database.table``, unquoted."""
+    location: str | None
+    partition_columns: tuple[str, ...] = ()
+    jdbc_url: str | None = None
+    """For a table of a JDBC catalog, which has no location: its database's URL."""
+
+
+@dataclass(frozen=True)
+class ChangeFacts:
+    """A statement that changed a dataset other than by writing a query's rows into it.
+
+    ``partition_specs`` scope the change to partitions (a spec may name only some partition
+    columns: ``TRUNCATE TABLE t PARTITION (day='x')`` empties every ``day=x/...``); None means
+    the whole dataset.
+    """
+
+    command: str
+    lifecycle: str | None
+    """The ``lifecycleStateChange`` value: CREATE, DROP, TRUNCATE, ALTER, RENAME, OVERWRITE."""
+    table: TableFacts
+    partition_specs: tuple[dict[str, str], ...] | None = None
+    previous: TableFacts | None = None
+    """The table before a RENAME."""
+    source: str | None = None
+    """What ``LOAD DATA`` read: its qualified path."""
+    location_guessed: bool = False
+    """The table's location was not known before it was dropped or renamed: the catalog's
+    default location stands for it."""
+
+
+class CatalogWatch:
+    """Remembers where a table lived just before it is dropped or renamed.
+
+    After ``DROP TABLE`` the catalog no longer knows the table, and the QueryExecutionListener
+    is only called after the statement ran. The external catalog, though, announces each drop
+    and rename to its listeners before doing it (``DropTablePreEvent``, ``RenameTablePreEvent``),
+    on the thread running the statement: the table is looked up then, from the external catalog
+    itself (never through the session catalog, whose lock that thread may hold).
+
+    Registering needs the external catalog, which Spark creates on first use (for Hive, that
+    starts the metastore): :meth:`watch` never creates it, and is called again until it exists.
+    """
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple[str, str, str], list[TableFacts | None]] = {}
+        self._lock = threading.Lock()
+        self._catalog: JavaObject = None
+        self._proxy: JavaObject = None
+        self.watching = False
+        self.since_ms: int | None = None
+        """When watching started (epoch ms): statements that started before were not seen."""
+
+    def watch(self, jsession: JavaObject) -> bool:
+        """Start watching the session's external catalog if it exists yet; whether watching."""
+        if self.watching:
+            return True
+        shared = jsession.sharedState()
+        if not _external_catalog_exists(shared):
+            return False
+        catalog = shared.externalCatalog()
+        catalog.addListener(self)
+        listeners = catalog.listeners()
+        self._proxy = listeners.get(listeners.size() - 1)
+        self._catalog = catalog
+        self.since_ms = time.time_ns() // 1_000_000
+        self.watching = True
+        return True
+
+    def saw(self, started_ms: int) -> bool:
+        """Whether a statement that started at ``started_ms`` ran with the catalog watched."""
+        return self.since_ms is not None and self.since_ms <= started_ms
+
+    def stop(self) -> None:
+        """Stop watching (the catalog calls nothing of ours afterwards)."""
+        if self.watching:
+            self.watching = False
+            self._catalog.removeListener(self._proxy)
+
+    def claim(self, kind: str, database: str, name: str) -> tuple[bool, TableFacts | None]:
+        """Whether the catalog announced a ``kind`` event (``DropTablePreEvent``,
+        ``RenameTablePreEvent``, ``CreateTablePreEvent``) for ``database.name`` not claimed
+        yet, and what the table was then (None for a table about to be created)."""
+        with self._lock:
+            found = self._tables.get((kind, database, name))
+            if not found:
+                return False, None
+            return True, found.pop(0)
+
+    def onEvent(self, event: JavaObject) -> None:
+        try:
+            kind = str(event.getClass().getSimpleName())
+            if kind not in ("DropTablePreEvent", "RenameTablePreEvent", "CreateTablePreEvent"):
+                return
+            database, name = str(event.database()), str(event.name())
+            facts = None
+            if kind != "CreateTablePreEvent":
+                facts = _table_facts(self._catalog.getTable(database, name))
+            with self._lock:
+                self._tables.setdefault((kind, database, name), []).append(facts)
+        except Exception:  # never fail the user's statement; the drop is then reported as guessed
+            log.debug("could not record the table before a catalog change", exc_info=True)
+
+    # py4j compares listener proxies by calling these when a listener is removed.
+    def equals(self, other: object) -> bool:
+        return other is self
+
+    def hashCode(self) -> int:
+        return id(self) & 0x7FFFFFFF
+
+    def toString(self) -> str:
+        return "openlineage-subset CatalogWatch"
+
+    class Java:
+        implements: ClassVar[list[str]] = [
+            "org.apache.spark.sql.catalyst.catalog.ExternalCatalogEventListener"
+        ]
+
+
+def _external_catalog_exists(shared_state: JavaObject) -> bool:
+    """Whether Spark created its external catalog yet, asked without creating it.
+
+    ``SharedState.externalCatalog`` is a lazy value: its field stays null until first use.
+    """
+    key = (id(jvm_view()), "SharedState.externalCatalog")
+    if key not in _CLASSES:
+        lazy_value = shared_state.getClass().getDeclaredField("externalCatalog")
+        lazy_value.setAccessible(True)
+        _CLASSES[key] = lazy_value
+    return _CLASSES[key].get(shared_state) is not None
+
+
+_CREATE_COMMANDS = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand"})
+_CHANGE_COMMANDS = frozenset(
+    {
+        *_CREATE_COMMANDS,
+        "DropTableCommand",
+        "TruncateTableCommand",
+        "AlterTableAddColumnsCommand",
+        "AlterTableRenameCommand",
+        "AlterTableAddPartitionCommand",
+        "AlterTableDropPartitionCommand",
+        "LoadDataCommand",
+    }
+)
+
+
+def change_facts(
+    query_execution: JavaObject, watch: CatalogWatch, *, started_ms: int
+) -> list[ChangeFacts]:
+    """The dataset a DDL or ``LOAD DATA`` statement changed (none for other plans).
+
+    ``CREATE TABLE IF NOT EXISTS`` on a table that existed, and ``DROP TABLE IF EXISTS`` on
+    one that did not, changed nothing and give nothing.
+    """
+    plan = query_execution.executedPlan()
+    kind = str(plan.getClass().getSimpleName())
+    jsession = query_execution.sparkSession()
+    if kind == "DropTableExec":
+        return _dropped_v2(jsession, plan, watch)
+    if kind != "ExecutedCommandExec":
+        return []
+    command = plan.cmd()
+    name = str(command.getClass().getSimpleName())
+    if name not in _CHANGE_COMMANDS:
+        return []
+    catalog = jsession.sessionState().catalog()
+    if name in _CREATE_COMMANDS:
+        identifier = command.table().identifier()
+        created = catalog.getTableMetadata(identifier)
+        if watch.saw(started_ms):
+            seen, _ = watch.claim(
+                "CreateTablePreEvent", _database_of(catalog, identifier), str(identifier.table())
+            )
+        else:  # the catalog keeps creation times, in seconds at worst
+            seen = int(created.createTime()) >= started_ms - _CLOCK_SLACK_MS
+        if not seen:
+            return []  # IF NOT EXISTS, and it existed
+        return [ChangeFacts(name, "CREATE", _table_facts(created))]
+    if name == "DropTableCommand":
+        if command.isView():
+            return []
+        identifier = command.tableName()
+        return _dropped(
+            jsession,
+            watch,
+            _database_of(catalog, identifier),
+            str(identifier.table()),
+            if_exists=bool(command.ifExists()),
+        )
+    if name == "AlterTableRenameCommand":
+        if command.isView():
+            return []
+        old, new = command.oldName(), command.newName()
+        database = _database_of(catalog, old)
+        table = _table_facts(
+            catalog.getTableMetadata(_table_identifier(jsession, database, str(new.table())))
+        )
+        _, previous = watch.claim("RenameTablePreEvent", database, str(old.table()))
+        guessed = previous is None
+        if previous is None:
+            previous = TableFacts(
+                f"{database}.{old.table()}",
+                str(
+                    catalog.defaultTablePath(
+                        _table_identifier(jsession, database, str(old.table()))
+                    ).toString()
+                ),
+                table.partition_columns,
+            )
+        return [ChangeFacts(name, "RENAME", table, previous=previous, location_guessed=guessed)]
+    identifier = (
+        command.tableName()
+        if name not in ("AlterTableAddColumnsCommand", "LoadDataCommand")
+        else command.table()
+    )
+    table = _table_facts(catalog.getTableMetadata(identifier))
+    if name == "TruncateTableCommand":
+        spec = command.partitionSpec()
+        scope = (_string_map(spec.get()),) if spec.isDefined() else None
+        return [ChangeFacts(name, "TRUNCATE", table, partition_specs=scope)]
+    if name == "AlterTableAddColumnsCommand":
+        return [ChangeFacts(name, "ALTER", table)]
+    if name == "AlterTableAddPartitionCommand":
+        pairs = command.partitionSpecsAndLocs()
+        specs = tuple(_string_map(pairs.apply(i)._1()) for i in range(pairs.size()))
+        return [ChangeFacts(name, "ALTER", table, partition_specs=specs)]
+    if name == "AlterTableDropPartitionCommand":
+        jspecs = command.specs()
+        specs = tuple(_string_map(jspecs.apply(i)) for i in range(jspecs.size()))
+        return [ChangeFacts(name, "ALTER", table, partition_specs=specs)]
+    # LOAD DATA [LOCAL] INPATH ... [OVERWRITE] INTO TABLE t [PARTITION (...)]
+    spec = command.partition()
+    return [
+        ChangeFacts(
+            name,
+            "OVERWRITE" if command.isOverwrite() else None,
+            table,
+            partition_specs=(_string_map(spec.get()),) if spec.isDefined() else None,
+            source=qualified_path(jsession, str(command.path()), local=bool(command.isLocal())),
+        )
+    ]
+
+
+_CLOCK_SLACK_MS = 2000
+"""Catalogs keep creation times in seconds at worst; look that far before the action started."""
+
+
+def _dropped(
+    jsession: JavaObject, watch: CatalogWatch, database: str, name: str, *, if_exists: bool
+) -> list[ChangeFacts]:
+    """The table a DROP TABLE removed, as it was before (from the catalog watch)."""
+    _, before = watch.claim("DropTablePreEvent", database, name)
+    if before is not None:
+        return [ChangeFacts("DropTable", "DROP", before)]
+    if if_exists:
+        # Not seen going: it did not exist, or the catalog was not watched yet. Either way,
+        # nothing known to have happened is reported.
+        log.warning(
+            "DROP TABLE IF EXISTS %s.%s is not reported: the catalog was not watched yet (it "
+            "was first used by this statement), so whether the table existed is unknown",
+            database,
+            name,
+        )
+        return []
+    catalog = jsession.sessionState().catalog()
+    identifier = _table_identifier(jsession, database, name)
+    guess = TableFacts(f"{database}.{name}", str(catalog.defaultTablePath(identifier).toString()))
+    return [ChangeFacts("DropTable", "DROP", guess, location_guessed=True)]
+
+
+def _dropped_v2(jsession: JavaObject, plan: JavaObject, watch: CatalogWatch) -> list[ChangeFacts]:
+    """DROP TABLE as Spark 3.5 and 4 plan it for the session catalog (``DropTableExec``)."""
+    if str(plan.catalog().name()) != "spark_catalog":
+        log.warning(
+            "DROP TABLE in catalog %r is not reported: only the session catalog's tables are "
+            "named here",
+            str(plan.catalog().name()),
+        )
+        return []
+    identifier = plan.ident()
+    namespace = list(identifier.namespace())
+    database = (
+        str(namespace[-1])
+        if namespace
+        else str(jsession.sessionState().catalog().getCurrentDatabase())
+    )
+    return _dropped(
+        jsession, watch, database, str(identifier.name()), if_exists=bool(plan.ifExists())
+    )
+
+
+def _database_of(catalog: JavaObject, identifier: JavaObject) -> str:
+    database = identifier.database()
+    return str(database.get()) if database.isDefined() else str(catalog.getCurrentDatabase())
+
+
+def _table_identifier(jsession: JavaObject, database: str, name: str) -> JavaObject:
+    def quoted(part: str) -> str:
+        return "`" + part.replace("`", "``") + "`"
+
+    return (
+        jsession.sessionState()
+        .sqlParser()
+        .parseTableIdentifier(f"{quoted(database)}.{quoted(name)}")
+    )
+
+
+def _table_facts(table: JavaObject) -> TableFacts:
+    """Name, location and partition columns of a ``CatalogTable``."""
+    location = table.storage().locationUri()
+    columns = table.partitionColumnNames()
+    return TableFacts(
+        identifier=str(table.identifier().unquotedString()),
+        location=str(location.get().toString()) if location.isDefined() else None,
+        partition_columns=tuple(str(columns.apply(i)) for i in range(columns.size())),
+    )
+
+
+def _string_map(mapping: JavaObject) -> dict[str, str]:
+    """A Scala ``Map[String, String]``, entry by entry (values may hold any character)."""
+    found = {}
+    entries = mapping.iterator()
+    while entries.hasNext():
+        entry = entries.next()
+        found[str(entry._1())] = str(entry._2())
+    return found
+
+
+_V2_WRITES = {
+    "AppendData": None,
+    "OverwriteByExpression": "OVERWRITE",
+    "OverwritePartitionsDynamic": "OVERWRITE",
+}
+"""DataSource V2 writes (``df.writeTo(t)``, ``INSERT`` into a V2 catalog's table) and the
+lifecycle change each is."""
+
+
+def v2_write_facts(query_execution: JavaObject) -> list[ChangeFacts]:
+    """The table a DataSource V2 write (``writeTo(...).append()``, ``.overwritePartitions()``,
+    the data of ``.create()``/``.createOrReplace()``) wrote into, from the analyzed plan.
+
+    A V2 table is named by its ``location`` property (Iceberg, Delta), a JDBC catalog's table by
+    its database URL; which rows or partitions it wrote is not known (the whole table).
+    """
+    plan = query_execution.analyzed()
+    kind = str(plan.getClass().getSimpleName())
+    if kind not in _V2_WRITES:
+        return []
+    relation = plan.table()
+    if str(relation.getClass().getSimpleName()) != "DataSourceV2Relation":
+        return []
+    table = relation.table()
+    identifier = relation.identifier()
+    catalog = relation.catalog()
+    name = str(identifier.get().toString()) if identifier.isDefined() else str(table.name())
+    location = table.properties().get("location")
+    jdbc_url = None
+    if location is None and str(table.getClass().getSimpleName()) == "JDBCTable":
+        jdbc_url = str(table.jdbcOptions().url())
+    elif catalog.isDefined():
+        name = f"{catalog.get().name()}.{name}"
+    facts = TableFacts(
+        identifier=name,
+        location=None if location is None else str(location),
+        jdbc_url=jdbc_url,
+    )
+    return [ChangeFacts(kind, _V2_WRITES[kind], facts)]

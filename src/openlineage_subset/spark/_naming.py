@@ -39,7 +39,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -494,3 +494,49 @@ def partition_dimensions(segments: Sequence[str]) -> dict[str, str | None]:
             )
         dimensions[column] = None if raw_value == NULL_PARTITION else _unescape_path_name(raw_value)
     return dimensions
+
+
+_PATH_ESCAPED = frozenset("\"#%'*/:=?\\\x7f{[]^")
+"""What Spark escapes as ``%XX`` in a partition directory name (besides control characters)."""
+
+
+def _escape_path_name(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _PATH_ESCAPED or ord(c) < 0x20 else c for c in text)
+
+
+def partition_path(columns: Sequence[str], values: Mapping[str, str | None]) -> str:
+    """The partition path Spark writes for ``values`` (``k=v/k2=v2``), columns in table order.
+
+    The inverse of :func:`partition_dimensions`: ``%XX`` escapes, None as the null partition.
+
+    >>> partition_path(["day", "country"], {"country": "A/B", "day": "2024-10-15"})
+    'day=2024-10-15/country=A%2FB'
+    >>> partition_path(["country"], {"country": None})
+    'country=__HIVE_DEFAULT_PARTITION__'
+    """
+    return "/".join(
+        f"{_escape_path_name(column)}="
+        + (NULL_PARTITION if values[column] is None else _escape_path_name(str(values[column])))
+        for column in columns
+    )
+
+
+_JDBC_PREFIX = re.compile(r"^jdbc:", re.IGNORECASE)
+_JDBC_USER_INFO = re.compile(r"(//)[^/@]*@")
+
+
+def jdbc_namespace(url: str) -> str:
+    """The namespace of a JDBC database's tables: its URL without ``jdbc:``, properties or
+    credentials (the table's name in the database is the dataset name).
+
+    This is the generic form; the naming spec's per-database forms (``postgres://host:5432``
+    with the database in the name, ...) are not applied.
+
+    >>> jdbc_namespace("jdbc:postgresql://bob:secret@db.example.com:5432/sales?password=x")
+    'postgresql://db.example.com:5432/sales'
+    >>> jdbc_namespace("jdbc:derby:memory:lineage;create=true;user=app")
+    'derby:memory:lineage'
+    """
+    text = _JDBC_PREFIX.sub("", url)
+    text = text[: _first_of(text, ";?")]
+    return _JDBC_USER_INFO.sub(r"\1", text)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import runpy
 import sys
 from collections.abc import Sequence
+from types import TracebackType
 from typing import Any
 
 from openlineage_subset.spark._capture import CaptureHandle, enable
+
+EXIT_INTERRUPTED = 130
+"""The shell's status for a program stopped by Ctrl-C (128 + SIGINT)."""
 
 
 def run_script(
@@ -17,7 +21,18 @@ def run_script(
 
     ``SparkSession.builder.getOrCreate`` is wrapped for the script's duration: each new
     session gets :func:`enable`; every handle is closed (events flushed) when the script ends,
-    however it ends. Returns the script's exit status.
+    however it ends. Returns the script's exit status, as ``python script.py`` would end:
+
+    - the script returns, or calls ``sys.exit(0)``: 0, the application runs end COMPLETE;
+    - it calls ``sys.exit(n)`` with n not 0 (or a message): n (or 1), and the application
+      runs end FAIL, since an orchestrator takes that status for a failed task;
+    - an exception escapes it: its traceback is printed (through ``sys.excepthook``, as Python
+      prints it, starting at the script's own frame), the application runs end FAIL with the
+      error message and that traceback, and the status is 1 (130 for ``KeyboardInterrupt``).
+
+    Example::
+
+        status = run_script("job.py", ["2024-10-15"], output="events.jsonl", namespace=None)
     """
     from pyspark.sql import SparkSession  # noqa: PLC0415  (the spark extra)
 
@@ -36,16 +51,32 @@ def run_script(
     saved_argv = sys.argv
     sys.argv = [script, *arguments]
     status = 0
+    failure: BaseException | None = None
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exit_request:
         status = _exit_status(exit_request.code)
+        if status != 0:
+            failure = exit_request.with_traceback(_from_script(exit_request.__traceback__, script))
+    except BaseException as error:  # the script's own failure, KeyboardInterrupt included
+        failure = error.with_traceback(_from_script(error.__traceback__, script))
+        sys.excepthook(type(error), error, failure.__traceback__)
+        status = EXIT_INTERRUPTED if isinstance(error, KeyboardInterrupt) else 1
     finally:
         sys.argv = saved_argv
         builder_class.getOrCreate = original
         for handle in handles.values():
-            handle.close()
+            handle.close(error=failure)
     return status
+
+
+def _from_script(trace: TracebackType | None, script: str) -> TracebackType | None:
+    """``trace`` from the script's first frame on: what ``python script.py`` would print, without
+    the frames of ``ol-subset`` and ``runpy``. None when the script has no frame (a syntax
+    error), as Python then prints the error alone."""
+    while trace is not None and trace.tb_frame.f_code.co_filename != script:
+        trace = trace.tb_next
+    return trace
 
 
 def _exit_status(code: object) -> int:

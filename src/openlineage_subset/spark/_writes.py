@@ -24,20 +24,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from openlineage_subset._builders import output_facet
+from openlineage_subset._builders import all_of, field, output_facet
 from openlineage_subset._versions import spec
+from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._jvm import JavaObject, java_class, string_of
+from openlineage_subset.spark._jvm import JavaObject, java_class, qualified_path, string_of
 from openlineage_subset.spark._naming import (
     clean_location,
     dataset_identity,
     partition_dimensions,
+    partition_path,
     split_dataset_root,
 )
 
 log = logging.getLogger("openlineage_subset.spark")
 
-_WRITE_COMMANDS = frozenset({"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable"})
+_WRITE_COMMANDS = frozenset(
+    {"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable", "InsertIntoHiveDirCommand"}
+)
 _FILE_STATUS = re.compile(
     r"path=(?P<path>.*?); isDirectory=(?P<dir>true|false);.*?modification_time=(?P<mtime>\d+);"
 )
@@ -61,6 +65,12 @@ class WriteFacts:
     """(path, modification time in ms) of the data files under ``root`` after the write."""
     num_files: int | None
     num_parts: int | None
+    overwrite: bool = False
+    """The write replaced data (``mode("overwrite")``, ``INSERT OVERWRITE``)."""
+    dynamic_overwrite: bool = False
+    """An overwrite that replaced only the partitions it wrote (dynamic partition overwrite, and
+    every Hive table overwrite); otherwise an overwrite replaced all the partitions matching its
+    static partition values, written or not."""
 
 
 def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list[WriteFacts]:
@@ -81,6 +91,8 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
     kind = str(command.getClass().getSimpleName())
     if kind not in _WRITE_COMMANDS:
         return []
+    if kind == "InsertIntoHiveDirCommand":  # INSERT OVERWRITE [LOCAL] DIRECTORY ... STORED AS
+        return [_directory_write(query_execution, command)]
     # Attribute names only: the command's toJSON() would carry its whole logical query.
     partition_columns = tuple(
         _ATTRIBUTE_ID.sub("", name) for name in _lines(command.partitionColumns().mkString("\n"))
@@ -91,6 +103,7 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
         name: str | None = str(table.identifier().unquotedString())
         partition_columns = tuple(_lines(table.partitionColumnNames().mkString("\n")))
         static = _static_hive_partitions(command.partition())
+        overwrite = dynamic = bool(command.overwrite())
     else:
         root = str(command.outputPath().toString())
         catalog_table = command.catalogTable()
@@ -100,6 +113,8 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
             else None
         )
         static = _string_map(command.staticPartitions())
+        overwrite = str(command.mode().toString()) == "Overwrite"
+        dynamic = overwrite and _dynamic_partition_overwrite(command)
     metrics = command.metrics()
     files = None
     if list_files and partition_columns and set(static) != set(partition_columns):
@@ -114,8 +129,43 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
             files=files,
             num_files=_metric(metrics, "numFiles"),
             num_parts=_metric(metrics, "numParts"),
+            overwrite=overwrite,
+            dynamic_overwrite=dynamic,
         )
     ]
+
+
+def _directory_write(query_execution: JavaObject, command: JavaObject) -> WriteFacts:
+    """``INSERT OVERWRITE [LOCAL] DIRECTORY`` through Hive: the directory, replaced whole."""
+    location = command.storage().locationUri()
+    if not location.isDefined():
+        raise ValueError("INSERT OVERWRITE DIRECTORY without a location")
+    root = qualified_path(
+        query_execution.sparkSession(),
+        str(location.get().toString()),
+        local=bool(command.isLocal()),
+    )
+    metrics = command.metrics()
+    return WriteFacts(
+        command="InsertIntoHiveDirCommand",
+        root=root,
+        table=None,
+        partition_columns=(),
+        static_partitions={},
+        files=None,
+        num_files=_metric(metrics, "numFiles"),
+        num_parts=None,
+        overwrite=bool(command.overwrite()),
+    )
+
+
+def _dynamic_partition_overwrite(command: JavaObject) -> bool:
+    """Whether Spark ran the overwrite in dynamic mode; static (a superset) if unknown."""
+    try:
+        return bool(command.dynamicPartitionOverwrite())
+    except Exception:  # a Spark without the accessor: static mode claims more, soundly
+        log.debug("dynamicPartitionOverwrite unavailable", exc_info=True)
+        return False
 
 
 def output_datasets_from_writes(
@@ -130,7 +180,12 @@ def output_datasets_from_writes(
         prefix = "/".join(segments) if all("=" in s for s in segments) else None
         namespace, name = dataset_identity(root)
         condition = None
-        if prefix is not None and (write.partition_columns or segments):
+        if prefix is None:
+            pass
+        elif write.overwrite and not write.dynamic_overwrite:
+            # Spark deleted every partition under the static values first, written or not.
+            condition = _replaced_condition(segments, write, config)
+        elif write.partition_columns or segments:
             partitions = written_partitions(write, started_ms)
             if partitions is not None:
                 paths = sorted({"/".join(p for p in (prefix, path) if p) for path in partitions})
@@ -140,8 +195,34 @@ def output_datasets_from_writes(
             if condition is None
             else {"subset": output_facet(condition, producer=config.producer)}
         )
-        datasets.append(models.OutputDataset(namespace=namespace, name=name, output_facets=facets))
+        dataset_facets = None
+        if write.overwrite:
+            dataset_facets = {
+                "lifecycleStateChange": models.DatasetFacet(
+                    producer=config.producer,
+                    schema_url=LIFECYCLE_SCHEMA,
+                    additional_properties={"lifecycleStateChange": "OVERWRITE"},
+                )
+            }
+        datasets.append(
+            models.OutputDataset(
+                namespace=namespace, name=name, facets=dataset_facets, output_facets=facets
+            )
+        )
     return datasets
+
+
+def _replaced_condition(prefix: tuple[str, ...], write: WriteFacts, config: SubsetConfig) -> Any:
+    """What a static-mode overwrite replaced: every partition under its static values (and under
+    the partition directory it wrote into), written or not; None for the whole dataset."""
+    static = write.static_partitions
+    if static and set(static) != set(write.partition_columns):
+        fixed = {**partition_dimensions(prefix), **static}
+        return all_of(field(column) == value for column, value in fixed.items())
+    segments = [*prefix, partition_path(write.partition_columns, static)] if static else prefix
+    if not segments:
+        return None
+    return _partition_condition(["/".join(segments)], config)
 
 
 def written_partitions(write: WriteFacts, started_ms: int | None) -> list[str] | None:
@@ -154,7 +235,7 @@ def written_partitions(write: WriteFacts, started_ms: int | None) -> list[str] |
     if not columns:
         return [""]
     if set(write.static_partitions) == set(columns):
-        return ["/".join(_segment(c, write.static_partitions[c]) for c in columns)]
+        return [partition_path(columns, write.static_partitions)]
     if write.files is None:
         return None
     earliest = -1 if started_ms is None else started_ms - _CLOCK_SLACK_MS
@@ -187,18 +268,6 @@ def _job_files(groups: dict[str, list[tuple[str, int]]], num_files: int | None) 
             len(groups) - 1,
         )
     return [path for files in groups.values() for path, _ in files]
-
-
-def _segment(column: str, value: str) -> str:
-    """A partition directory name as Spark writes it (``%XX`` escapes)."""
-    return f"{_escape(column)}={_escape(value)}"
-
-
-_ESCAPED = set("\"#%'*/:=?\\\x7f{[]^")
-
-
-def _escape(text: str) -> str:
-    return "".join(f"%{ord(c):02X}" if c in _ESCAPED or ord(c) < 0x20 else c for c in text)
 
 
 def _partition_condition(paths: list[str], config: SubsetConfig) -> Any:

@@ -19,6 +19,7 @@ from openlineage_subset.spark._config import PRODUCER, SubsetConfig
 from openlineage_subset.spark._jvm import query_execution_of, scan_facts
 from openlineage_subset.spark._naming import TrimRules
 from openlineage_subset.spark._reads import input_datasets_from_scans
+from openlineage_subset.spark._settings import LineageSettingsWarning
 from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
 
 
@@ -61,6 +62,7 @@ def output_datasets(
 __all__ = [
     "PRODUCER",
     "CaptureHandle",
+    "LineageSettingsWarning",
     "SubsetConfig",
     "TrimRules",
     "enable",

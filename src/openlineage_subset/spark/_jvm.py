@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar, cast
 
+from openlineage_subset.spark._degrade import warn_once
 from openlineage_subset.spark._trees import Node, decode
 
 log = logging.getLogger("openlineage_subset.spark")
@@ -33,8 +34,12 @@ _PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodeg
 _EMPTIED_BY_AQE = frozenset({"EmptyRelation", "EmptyRelationExec", "LocalTableScanExec"})
 # DataSource V2 writes through a V1 fallback: the query they write is a logical plan.
 _V1_FALLBACK_WRITES = frozenset({"AppendDataExecV1", "OverwriteByExpressionExecV1"})
-# Hadoop prints a file as ...{path=<uri>; isDirectory=false; length=..}.
-_FILE_PATH = re.compile(r"path=(.*?); isDirectory=")
+# Hadoop prints a file as ...{path=<uri>; isDirectory=false; length=..}; a path may hold any
+# character but NUL, newlines included.
+_FILE_PATH = re.compile(r"\{path=(.*?); isDirectory=", re.DOTALL)
+_FILE_PATH_END = "; isDirectory="
+_SEPARATOR = "\u0000"
+"""Joins the texts of a collection crossing py4j: no path or name can hold it."""
 _URI_OR_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
 _HSET_SEPARATOR = "\u0000"
 
@@ -145,13 +150,10 @@ class _Collector:
         if kind in _SCANS:
             try:
                 facts = self._scan(kind, jnode, ancestors)
-            except Exception:  # a scan we cannot read is skipped, the plan's others are not
-                log.warning(
-                    "could not read the %s of this plan; it is left out", kind, exc_info=True
-                )
-            else:
-                if facts is not None:
-                    self.scans.append(facts)
+            except Exception as error:  # the scan still names what it read, if it can
+                facts = _whole_scan(kind, jnode, error)
+            if facts is not None:
+                self.scans.append(facts)
             return
         if kind == "AdaptiveSparkPlanExec":
             self._adaptive(jnode)
@@ -222,14 +224,15 @@ class _Collector:
         total = None
         if table is None and location.getClass().getSimpleName() == "InMemoryFileIndex":
             total = int(location.partitionSpec().partitions().size())
-        root_paths = _lines(location.rootPaths().mkString("\n"))
+        root_paths = strings_of(location.rootPaths())
         partition_columns = _field_names(relation.partitionSchema().json())
+        directories: tuple[str, ...] | None = None
         if not partition_columns:
             directories = root_paths
         elif self.executed and any(_is_dynamic(tree) for tree in partition_filters):
-            directories = _directories(self._dynamically_selected(jscan))
-        else:
-            directories = _pruned_directories(location, jfilters, partition_filters)
+            directories = _directories(self._dynamically_selected(jscan), root_paths)
+        if directories is None:
+            directories = _pruned_directories(location, jfilters, partition_filters, root_paths)
         return ScanFacts(
             source=FILE_SCAN,
             format=_format_name(relation.fileFormat()),
@@ -264,7 +267,7 @@ class _Collector:
         jfilters = scan.partitionFilters()
         partition_filters = _filter_trees(jfilters)
         name = str(scan.getClass().getSimpleName())
-        root_paths = _lines(index.rootPaths().mkString("\n"))
+        root_paths = strings_of(index.rootPaths())
         partition_columns = _field_names(index.partitionSchema().json())
         return ScanFacts(
             source=BATCH_SCAN,
@@ -275,7 +278,7 @@ class _Collector:
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
             directories=(
-                _pruned_directories(index, jfilters, partition_filters)
+                _pruned_directories(index, jfilters, partition_filters, root_paths)
                 if partition_columns
                 else root_paths
             ),
@@ -293,7 +296,7 @@ class _Collector:
             root_paths=(location,),
             table=str(meta.identifier().unquotedString()),
             table_location=location,
-            partition_columns=_lines(meta.partitionColumnNames().mkString("\n")),
+            partition_columns=strings_of(meta.partitionColumnNames()),
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
             extra={"partition_names": _hive_partition_names(jscan)},
@@ -302,6 +305,27 @@ class _Collector:
 
 def _same(value: JavaObject) -> JavaObject:
     return value
+
+
+def _whole_scan(kind: str, jscan: JavaObject, error: Exception) -> ScanFacts | None:
+    """What a scan read when its details cannot be read: its paths alone (the whole dataset).
+
+    Said once per dataset; a scan whose paths cannot be read either is left out, said too.
+    """
+    try:
+        if kind == HIVE_SCAN:
+            location = str(jscan.relation().tableMeta().location().toString())
+            roots: tuple[str, ...] = (location,)
+        elif kind == BATCH_SCAN:
+            roots = strings_of(jscan.scan().fileIndex().rootPaths())
+        else:
+            roots = strings_of(jscan.relation().location().rootPaths())
+    except Exception:
+        warn_once(kind, f"left out: neither its details nor its paths can be read ({error!r})")
+        return None
+    for root in roots:
+        warn_once(root, f"read without a subset facet: its {kind} could not be read ({error!r})")
+    return ScanFacts(source=kind, format=None, root_paths=roots)
 
 
 def _conjuncts(node: Node) -> Iterator[Node]:
@@ -406,18 +430,18 @@ def _hive_partition_names(jscan: JavaObject) -> tuple[str, ...] | None:
     except Exception:  # a Spark without it: the table is then taken as read whole
         log.debug("HiveTableScanExec.prunedPartitions unavailable", exc_info=True)
         return None
-    # Hive prints a partition as table(k=v/k2=v2), its name escaped like a path.
-    lines = _lines(partitions.mkString("\n"))
-    return tuple(line.partition("(")[2].removesuffix(")") for line in lines)
+    # Hive prints a partition as table(k=v/k2=v2), its name escaped like a path (no "(").
+    return tuple(text.rpartition("(")[2].removesuffix(")") for text in strings_of(partitions))
 
 
 def _pruned_directories(
-    index: JavaObject, jfilters: JavaObject, filters: list[Node]
-) -> tuple[str, ...]:
-    """Partition directories a file index keeps under the (static) partition filters.
+    index: JavaObject, jfilters: JavaObject, filters: list[Node], roots: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """Partition directories a file index keeps under the (static) partition filters; None
+    when they cannot be told for sure.
 
-    ``prunePartitions`` returns ``PartitionPath(values, path)`` items, printed in one string of
-    about one line per partition; dynamic filters (decided at run time) are left out, which
+    ``prunePartitions`` returns ``PartitionPath(values, path)`` items, printed in one string
+    (see :func:`_partition_path`); dynamic filters (decided at run time) are left out, which
     keeps a sound superset. An index that cannot prune this way is listed file by file.
     """
     kept = java_class("java.util.ArrayList")()
@@ -434,19 +458,43 @@ def _pruned_directories(
         no_data_filters = java_class("org.apache.spark.api.python.PythonUtils").toSeq(
             java_class("java.util.ArrayList")()
         )
-        return _directories(index.listFiles(jfilters, no_data_filters))
-    return tuple(_partition_path(line) for line in _lines(pruned.mkString("\n")))
+        return _directories(index.listFiles(jfilters, no_data_filters), roots)
+    found = []
+    for text in strings_of(pruned):
+        path = _partition_path(text, roots)
+        if path is None:
+            log.debug("partition path not under the scan's roots: %r", text[:300])
+            return None
+        found.append(path)
+    return tuple(found)
 
 
-def _partition_path(line: str) -> str:
-    """The path of a printed ``PartitionPath([v1,v2],path)``: after the values, before ``)``."""
-    start = line.find("],")
-    while start != -1:
-        candidate = line[start + 2 : -1]
-        if _URI_OR_PATH.match(candidate):
-            return candidate
-        start = line.find("],", start + 1)
-    raise ValueError(f"unexpected partition path form: {line[:200]!r}")
+def _partition_path(text: str, roots: tuple[str, ...]) -> str | None:
+    """The path of a printed ``PartitionPath(values,path)``; None if it is not a root or below
+    one.
+
+    The values are printed raw, so they may hold anything, a path-like text included; the path
+    comes last and is one of the scan's root paths or lies below one, and the partition
+    directories below a root hold no ``,`` followed by a root (Spark escapes ``:`` and ``/`` in
+    them). So the last ``,<root>`` that ends the text or goes on with ``/`` starts the path.
+
+    >>> _partition_path("PartitionPath([a,file:/r/k=b],file:/r/k=a,file%3A%2Fr)", ("file:/r",))
+    'file:/r/k=a,file%3A%2Fr'
+    >>> _partition_path("PartitionPath([1],file:/r/k=1)", ("file:/r/k=1",))
+    'file:/r/k=1'
+    """
+    body = text.removesuffix(")")
+    best = -1
+    for root in roots:
+        marker = "," + root.rstrip("/")
+        start = body.rfind(marker)
+        while start > best:
+            end = start + len(marker)
+            if end == len(body) or body[end] == "/":
+                best = start
+                break
+            start = body.rfind(marker, 0, start)
+    return None if best < 0 else body[best + 1 :]
 
 
 def qualified_path(jsession: JavaObject, path: str, *, local: bool = False) -> str:
@@ -483,10 +531,33 @@ def decoded(tree_node: JavaObject) -> Node:
     return decode(json.loads(tree_node.toJSON()))
 
 
-def _directories(listing: JavaObject) -> tuple[str, ...]:
-    """Directories of the files of partition directories (``PartitionDirectory``), in one call."""
-    paths = _FILE_PATH.findall(string_of(listing))
+def _directories(listing: JavaObject, roots: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Directories of the files of partition directories (``PartitionDirectory``), in one call;
+    None when the printed listing cannot be read for sure (a path holding ``; isDirectory=``)
+    or names a file outside the scan's roots."""
+    text = string_of(listing)
+    paths = _FILE_PATH.findall(text)
+    if len(paths) != text.count(_FILE_PATH_END):
+        return None
+    prefixes = tuple(root.rstrip("/") + "/" for root in roots)
+    if not all(path.startswith(prefixes) for path in paths):
+        return None
     return tuple(dict.fromkeys(path.rpartition("/")[0] for path in paths))
+
+
+def strings_of(collection: JavaObject) -> tuple[str, ...]:
+    """The text of each element of a Scala collection, in two round trips whatever its size.
+
+    The elements cross joined by NUL, which no path or name holds; should one hold it anyway,
+    the count gives it away and they are read one by one.
+    """
+    size = int(collection.size())
+    if size == 0:
+        return ()
+    parts = str(collection.mkString(_SEPARATOR)).split(_SEPARATOR)
+    if len(parts) == size:
+        return tuple(parts)
+    return tuple(str(collection.apply(index)) for index in range(size))
 
 
 def _is_dynamic(tree: Node) -> bool:
@@ -552,10 +623,6 @@ def _option(value: JavaObject) -> str | None:
 
 def _none_if_null(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-def _lines(text: str) -> tuple[str, ...]:
-    return tuple(line for line in str(text).split("\n") if line)
 
 
 @dataclass(frozen=True)
@@ -781,17 +848,17 @@ def change_facts(
     table = _table_facts(catalog.getTableMetadata(identifier))
     if name == "TruncateTableCommand":
         spec = command.partitionSpec()
-        scope = (_string_map(spec.get()),) if spec.isDefined() else None
+        scope = (string_map(spec.get()),) if spec.isDefined() else None
         return [ChangeFacts(name, "TRUNCATE", table, partition_specs=scope)]
     if name == "AlterTableAddColumnsCommand":
         return [ChangeFacts(name, "ALTER", table)]
     if name == "AlterTableAddPartitionCommand":
         pairs = command.partitionSpecsAndLocs()
-        specs = tuple(_string_map(pairs.apply(i)._1()) for i in range(pairs.size()))
+        specs = tuple(string_map(pairs.apply(i)._1()) for i in range(pairs.size()))
         return [ChangeFacts(name, "ALTER", table, partition_specs=specs)]
     if name == "AlterTableDropPartitionCommand":
         jspecs = command.specs()
-        specs = tuple(_string_map(jspecs.apply(i)) for i in range(jspecs.size()))
+        specs = tuple(string_map(jspecs.apply(i)) for i in range(jspecs.size()))
         return [ChangeFacts(name, "ALTER", table, partition_specs=specs)]
     # LOAD DATA [LOCAL] INPATH ... [OVERWRITE] INTO TABLE t [PARTITION (...)]
     spec = command.partition()
@@ -800,7 +867,7 @@ def change_facts(
             name,
             "OVERWRITE" if command.isOverwrite() else None,
             table,
-            partition_specs=(_string_map(spec.get()),) if spec.isDefined() else None,
+            partition_specs=(string_map(spec.get()),) if spec.isDefined() else None,
             source=qualified_path(jsession, str(command.path()), local=bool(command.isLocal())),
         )
     ]
@@ -881,7 +948,7 @@ def _table_facts(table: JavaObject) -> TableFacts:
     )
 
 
-def _string_map(mapping: JavaObject) -> dict[str, str]:
+def string_map(mapping: JavaObject) -> dict[str, str]:
     """A Scala ``Map[String, String]``, entry by entry (values may hold any character)."""
     found = {}
     entries = mapping.iterator()

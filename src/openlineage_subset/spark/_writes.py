@@ -28,7 +28,15 @@ from openlineage_subset._builders import all_of, field, output_facet
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._jvm import JavaObject, java_class, qualified_path, string_of
+from openlineage_subset.spark._degrade import warn_once
+from openlineage_subset.spark._jvm import (
+    JavaObject,
+    java_class,
+    qualified_path,
+    string_map,
+    string_of,
+    strings_of,
+)
 from openlineage_subset.spark._naming import (
     clean_location,
     dataset_identity,
@@ -42,8 +50,11 @@ log = logging.getLogger("openlineage_subset.spark")
 _WRITE_COMMANDS = frozenset(
     {"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable", "InsertIntoHiveDirCommand"}
 )
+# A path may hold any character but NUL (newlines too): matched across lines, and checked.
 _FILE_STATUS = re.compile(
-    r"path=(?P<path>.*?); isDirectory=(?P<dir>true|false);.*?modification_time=(?P<mtime>\d+);"
+    r"\{path=(?P<path>.*?); isDirectory=(?P<dir>true|false)"
+    r"(?:; length=\d+; replication=\d+; blocksize=\d+)?; modification_time=(?P<mtime>\d+);",
+    re.DOTALL,
 )
 _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 _ATTRIBUTE_ID = re.compile(r"#\d+L?$")
@@ -95,13 +106,13 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
         return [_directory_write(query_execution, command)]
     # Attribute names only: the command's toJSON() would carry its whole logical query.
     partition_columns = tuple(
-        _ATTRIBUTE_ID.sub("", name) for name in _lines(command.partitionColumns().mkString("\n"))
+        _ATTRIBUTE_ID.sub("", name) for name in strings_of(command.partitionColumns())
     )
     if kind == "InsertIntoHiveTable":
         table = command.table()
         root = str(table.location().toString())
         name: str | None = str(table.identifier().unquotedString())
-        partition_columns = tuple(_lines(table.partitionColumnNames().mkString("\n")))
+        partition_columns = strings_of(table.partitionColumnNames())
         static = _static_hive_partitions(command.partition())
         overwrite = dynamic = bool(command.overwrite())
     else:
@@ -112,7 +123,7 @@ def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list
             if catalog_table.isDefined()
             else None
         )
-        static = _string_map(command.staticPartitions())
+        static = string_map(command.staticPartitions())
         overwrite = str(command.mode().toString()) == "Overwrite"
         dynamic = overwrite and _dynamic_partition_overwrite(command)
     metrics = command.metrics()
@@ -282,21 +293,34 @@ def _partition_condition(paths: list[str], config: SubsetConfig) -> Any:
 
 def _list_data_files(
     query_execution: JavaObject, root: str, depth: int
-) -> tuple[tuple[str, int], ...]:
-    """Data files ``depth`` partition levels below ``root``, with their modification times."""
+) -> tuple[tuple[str, int], ...] | None:
+    """Data files ``depth`` partition levels below ``root``, with their modification times;
+    None when the listing cannot be read for sure."""
     hadoop_path = java_class("org.apache.hadoop.fs.Path")
     hadoop_conf = query_execution.sparkSession().sessionState().newHadoopConf()
     base = hadoop_path(root)
     pattern = _glob_escape(root.rstrip("/")) + "/*=*" * depth + "/[!._]*"
     filesystem = base.getFileSystem(hadoop_conf)
-    statuses = filesystem.globStatus(hadoop_path(pattern))
+    try:
+        statuses = filesystem.globStatus(hadoop_path(pattern))
+    except Exception as error:  # Hadoop's glob takes a directory holding ":" for a scheme
+        warn_once(root, f"written partitions unknown: its listing failed ({error})")
+        return None
     if statuses is None:
         return ()
-    found = []
-    for match in _FILE_STATUS.finditer(string_of(statuses)):
-        if match["dir"] == "false":
-            found.append((match["path"], int(match["mtime"])))
-    return tuple(found)
+    text = string_of(statuses)
+    matches = list(_FILE_STATUS.finditer(text))
+    prefix = root.rstrip("/") + "/"
+    if len(matches) != text.count("; isDirectory=") or not all(
+        match["path"].startswith(prefix) for match in matches
+    ):
+        # A name holding Hadoop's own field separators: the listing cannot be read for sure, so
+        # the written partitions are unknown (the whole dataset).
+        warn_once(root, "written partitions unknown: its listing cannot be read unambiguously")
+        return None
+    return tuple(
+        (match["path"], int(match["mtime"])) for match in matches if match["dir"] == "false"
+    )
 
 
 def _glob_escape(path: str) -> str:
@@ -305,21 +329,15 @@ def _glob_escape(path: str) -> str:
 
 def _static_hive_partitions(spec_map: JavaObject) -> dict[str, str]:
     """Static values of a Hive insert's ``Map[String, Option[String]]`` partition spec."""
-    keys = _lines(spec_map.keys().mkString("\n"))
-    values = [spec_map.apply(key) for key in keys]
-    return {
-        key: str(value.get()) for key, value in zip(keys, values, strict=True) if value.isDefined()
-    }
-
-
-def _string_map(mapping: JavaObject) -> dict[str, str]:
-    keys = _lines(mapping.keys().mkString("\n"))
-    return {key: str(mapping.apply(key)) for key in keys}
+    found = {}
+    entries = spec_map.iterator()
+    while entries.hasNext():
+        entry = entries.next()
+        value = entry._2()
+        if value.isDefined():
+            found[str(entry._1())] = str(value.get())
+    return found
 
 
 def _metric(metrics: JavaObject, name: str) -> int | None:
     return int(metrics.apply(name).value()) if metrics.contains(name) else None
-
-
-def _lines(text: str) -> list[str]:
-    return [line for line in str(text).split("\n") if line]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from openlineage_subset import matches, render, validate
+from openlineage_subset import dump, matches, render, validate
 from openlineage_subset.spark._changes import datasets_of_changes, partition_change_condition
 from openlineage_subset.spark._jvm import ChangeFacts, TableFacts
 
@@ -97,3 +98,29 @@ def test_a_guessed_location_is_said() -> None:
     said: list[tuple[str, str]] = []
     _only_output(ChangeFacts("DropTable", "DROP", SALES, location_guessed=True), said)
     assert len(said) == 1 and "default location" in said[0][1]
+
+
+def test_redacted_partition_columns_leave_no_values_in_outputs() -> None:
+    from openlineage_subset.spark import SubsetConfig
+    from openlineage_subset.spark._writes import WriteFacts, output_datasets_from_writes
+
+    config = SubsetConfig(redact_columns={"Country"})
+    change = ChangeFacts(
+        "TruncateTableCommand", "TRUNCATE", SALES, partition_specs=({"country": "PL"},)
+    )
+    (output,) = datasets_of_changes([change], config).outputs
+    assert "outputFacets" not in output, "the whole table: its partition values are redacted"
+    write = WriteFacts(
+        command="InsertIntoHadoopFsRelationCommand",
+        root="file:/warehouse/db.db/sales",
+        table="db.sales",
+        partition_columns=("day", "country"),
+        static_partitions={"day": "2024-10-15", "country": "PL"},
+        files=None,
+        num_files=1,
+        num_parts=None,
+    )
+    (dataset,) = output_datasets_from_writes([write], None, config)
+    assert dataset.output_facets is None
+    (plain,) = output_datasets_from_writes([write], None, SubsetConfig())
+    assert "PL" in json.dumps(dump(plain)), "without redaction the partition is listed"

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import string
+from typing import NamedTuple
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from openlineage_subset.spark._naming import (
     DEFAULT_TRIM_RULES,
@@ -13,6 +17,7 @@ from openlineage_subset.spark._naming import (
     clean_location,
     dataset_identity,
     glob_root,
+    jdbc_namespace,
     partition_dimensions,
     split_dataset_root,
 )
@@ -79,6 +84,115 @@ def test_secrets_appear_in_no_output(uri: str) -> None:
     for output in outputs:
         for secret in (ACCESS_KEY, SECRET_KEY, SECRET_WITH_SLASH, "wJalrXUtnFEMI", SIGNATURE):
             assert secret not in output
+
+
+# What Hadoop's Path makes of unencoded secrets (Hadoop 3.4, through PySpark 4): its authority
+# runs to the first "/", so "?" and "#" are user information; a "/" in the secret leaves no
+# host, and a secret starting with "/" or with digits then "/" makes the access key the host.
+@pytest.mark.parametrize(
+    "uri",
+    [
+        f"s3a://{ACCESS_KEY}:/wJalrXUtnFEMI@bucket/sales",  # Hadoop: host AKIA..., port empty
+        f"s3a://{ACCESS_KEY}:123/wJalrXUtnFEMI@bucket/sales",  # Hadoop: host AKIA..., port 123
+        f"s3a://{ACCESS_KEY}:wJa?lrX#UtnFEMI@bucket/sales",  # Hadoop: user info, host bucket
+        f"s3a://{ACCESS_KEY}:wJa/lr?X#UtnFEMI@bucket/sales",
+        f"s3a://{ACCESS_KEY}:#wJalrXUtnFEMI@bucket/sales",
+        f"s3a://{ACCESS_KEY}:wJalrXUtnFEMI/@bucket/sales",
+        f"gs://{ACCESS_KEY}:?wJalrXUtnFEMI@bucket/sales",
+        "s3a://:/wJalrXUtnFEMI@bucket/sales",
+    ],
+)
+def test_ambiguous_user_information_goes_whole(uri: str) -> None:
+    assert clean_location(uri).endswith("://bucket/sales")
+    assert dataset_identity(uri)[0] in ("s3://bucket", "gs://bucket")
+    assert glob_root(uri + "/*") == clean_location(uri)
+
+
+@pytest.mark.parametrize(
+    ("uri", "expected"),
+    [
+        (
+            f"abfss://container:/{SECRET_KEY}@account.dfs.core.windows.net/sales",
+            "abfss://account.dfs.core.windows.net/sales",
+        ),
+        ("https://bob:/hunter2@example.com/data.csv", "https://example.com/data.csv"),
+        ("https://bob:hun?ter2@example.com/data.csv", "https://example.com/data.csv"),
+        ("https://bob:pa/ss@example.com/data.csv", "https://example.com/data.csv"),
+        # A port is a number: host:port then a path holding "@" (a Kerberos principal) stays.
+        (
+            "hdfs://namenode:8020/user/alice@EXAMPLE.COM",
+            "hdfs://namenode:8020/user/alice@EXAMPLE.COM",
+        ),
+        (
+            "hdfs://[2001:db8::1]/user/alice@EXAMPLE.COM",
+            "hdfs://[2001:db8::1]/user/alice@EXAMPLE.COM",
+        ),
+    ],
+)
+def test_user_information_ends_where_hadoop_or_a_host_says(uri: str, expected: str) -> None:
+    assert clean_location(uri) == expected
+
+
+class Credentials(NamedTuple):
+    uri: str
+    expected: str
+    secrets: tuple[str, ...]
+
+
+AWS_SECRET = st.text(string.ascii_letters + string.digits + "+/", min_size=40, max_size=40)
+
+
+@st.composite
+def aws_style_secrets(draw: st.DrawFn) -> str:
+    """40 characters of [A-Za-z0-9+/], unencoded, with the shapes that end an authority early."""
+    secret = draw(AWS_SECRET)
+    shape = draw(st.sampled_from(["plain", "slash first", "digits then slash", "? and #"]))
+    if shape == "slash first":
+        secret = "/" + secret[1:]
+    elif shape == "digits then slash":
+        digits = draw(st.text(string.digits, min_size=1, max_size=6))
+        secret = (digits + "/" + secret)[:40]
+    elif shape == "? and #":
+        for _ in range(draw(st.integers(1, 3))):
+            at = draw(st.integers(0, len(secret)))
+            secret = secret[:at] + draw(st.sampled_from("?#")) + secret[at:]
+    return secret
+
+
+@st.composite
+def locations_with_credentials(
+    draw: st.DrawFn, directory_characters: str = string.ascii_letters + string.digits + "_=.-@"
+) -> Credentials:
+    """An object store location with an access key and secret (or an Azure container and
+    key), unencoded; the location it cleans to; the secrets."""
+    key = draw(st.from_regex(r"(AKIA|ASIA)[A-Z0-9]{16}", fullmatch=True))
+    secret = draw(aws_style_secrets())
+    directories = draw(st.lists(st.text(directory_characters, min_size=1, max_size=12)))
+    path = "".join("/" + directory for directory in directories)
+    scheme = draw(st.sampled_from(["s3a", "s3", "s3n", "gs", "abfss"]))
+    if scheme == "abfss":
+        container = draw(st.from_regex(r"[a-z0-9]{3,12}", fullmatch=True))
+        uri = f"abfss://{container}:{secret}@account.dfs.core.windows.net{path}"
+        host = "account.dfs.core.windows.net"
+        return Credentials(uri, f"abfss://{host}{path or '/'}", (container, secret))
+    bucket = draw(st.from_regex(r"[a-z0-9][a-z0-9.-]{1,20}[a-z0-9]", fullmatch=True))
+    uri = f"{scheme}://{key}:{secret}@{bucket}{path}"
+    return Credentials(uri, f"{scheme}://{bucket}{path or '/'}", (key, secret))
+
+
+@given(locations_with_credentials())
+def test_no_key_or_secret_survives_cleaning(case: Credentials) -> None:
+    assert clean_location(case.uri) == case.expected
+    root, trimmed = split_dataset_root(case.uri)
+    glob = glob_root(case.uri.rstrip("/") + "/*")
+    outputs = [clean_location(case.uri), *dataset_identity(case.uri), root, *trimmed, str(glob)]
+    for output in outputs:
+        for secret in case.secrets:
+            assert secret not in output
+            # No 6 characters of it either, unless the bucket or path holds them anyway.
+            for start in range(len(secret) - 5):
+                window = secret[start : start + 6]
+                assert window not in output or window in case.expected, (window, output)
 
 
 @pytest.mark.parametrize(
@@ -572,6 +686,25 @@ def test_partition_dimensions_reject_a_single_string() -> None:
 
 def test_no_directories_no_dimensions() -> None:
     assert partition_dimensions(()) == {}
+
+
+@pytest.mark.parametrize(
+    ("url", "namespace"),
+    [
+        ("jdbc:postgresql://bob:secret@db:5432/sales?password=x", "postgresql://db:5432/sales"),
+        ("jdbc:postgresql://bob:se/cret@db:5432/sales", "postgresql://db:5432/sales"),
+        ("jdbc:postgresql://bob:se?cret@db:5432/sales", "postgresql://db:5432/sales"),
+        ("jdbc:mysql://db:3306/shop/a@b", "mysql://db:3306/shop/a@b"),
+        ("jdbc:sqlserver://db:1433;user=sa;password=Secr3t", "sqlserver://db:1433"),
+        ("jdbc:oracle:thin:scott/tiger@db:1521:orcl", "oracle:thin:@db:1521:orcl"),
+        ("jdbc:oracle:thin:scott/tiger@//db:1521/sales", "oracle:thin:@//db:1521/sales"),
+        ("jdbc:oracle:thin:@//db:1521/sales", "oracle:thin:@//db:1521/sales"),
+        ("jdbc:derby:memory:lineage;create=true;user=app", "derby:memory:lineage"),
+        ("jdbc:h2:mem:test", "h2:mem:test"),
+    ],
+)
+def test_jdbc_namespaces_carry_no_credentials(url: str, namespace: str) -> None:
+    assert jdbc_namespace(url) == namespace
 
 
 # Expected names as the OpenLineage Java client gives them (which openlineage-spark uses), from

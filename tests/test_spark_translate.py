@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from openlineage_subset import render
-from openlineage_subset.spark._translate import condition_from_filters, internal_value_text
+from openlineage_subset import dump, field, location, matches, render
+from openlineage_subset._versions import spec
+from openlineage_subset.spark import SubsetConfig
+from openlineage_subset.spark._translate import (
+    condition_from_filters,
+    internal_value_text,
+    redact_condition,
+)
 from openlineage_subset.spark._trees import Node, decode
 
 
@@ -190,3 +199,187 @@ def test_decoding_checks_the_tree() -> None:
         decode(
             [{"class": "x.Literal", "num-children": 0}, {"class": "x.Literal", "num-children": 0}]
         )
+
+
+# --- redaction -----------------------------------------------------------------------------------
+
+SSN = attr("ssn", "string")
+PERSON = lit("123-45-6789", "string")
+
+
+def redacted(node: Node, columns: Any) -> str | None:
+    condition = condition_from_filters([node])
+    assert condition is not None
+    result = redact_condition(condition, SubsetConfig(redact_columns=columns).redacts)
+    if result is not None:
+        assert "123-45-6789" not in json.dumps(dump(result))
+    return None if result is None else render(result)
+
+
+@pytest.mark.parametrize(
+    ("node", "expected"),
+    [
+        (op("And", op("EqualTo", A, lit("1")), op("EqualTo", SSN, PERSON)), "a = 1"),
+        (op("And", op("EqualTo", SSN, PERSON), op("EqualTo", A, lit("1"))), "a = 1"),
+        (op("Or", op("EqualTo", A, lit("1")), op("EqualTo", SSN, PERSON)), None),
+        (
+            op(
+                "Or",
+                op("And", op("EqualTo", A, lit("1")), op("GreaterThan", SSN, PERSON)),
+                op("EqualTo", B, lit("2")),
+            ),
+            "a = 1 OR b = 2",
+        ),
+        (unary("Not", op("EqualTo", SSN, PERSON)), None),
+        (inn(SSN, PERSON, lit("987-65-4321", "string")), None),
+        (op("And", op("EqualTo", A, lit("1")), unary("Not", inn(SSN, PERSON))), "a = 1"),
+        (op("EqualTo", SSN, attr("other_ssn", "string")), "ssn = other_ssn"),
+        (op("EqualTo", attr("SSN", "string"), PERSON), None),
+    ],
+)
+def test_a_redacted_columns_comparisons_go_as_inexpressible_ones_do(
+    node: Node, expected: str | None
+) -> None:
+    assert redacted(node, {"ssn"}) == expected
+
+
+def test_redaction_keeps_the_shape_of_the_rest() -> None:
+    kept = (field("a") == 1) | (field("b") > 2)
+    condition = (kept & (field("ssn") == "123-45-6789")) & (field("c") < 3)
+    result = redact_condition(condition, SubsetConfig(redact_columns={"ssn"}).redacts)
+    assert dump(result) == dump(kept & (field("c") < 3))
+    untouched = (field("a") == 1) & (field("b") == 2)
+    assert redact_condition(untouched, SubsetConfig(redact_columns={"ssn"}).redacts) is untouched
+
+
+def test_redacting_all_columns_leaves_only_comparisons_of_columns() -> None:
+    condition = (field("a") == 1) & (field("a") < field("b"))
+    result = redact_condition(condition, SubsetConfig(redact_columns="all").redacts)
+    assert render(result) == "a < b"
+
+
+def test_a_struct_column_redacts_its_fields() -> None:
+    struct = {"type": "struct", "fields": [{"name": "ssn", "type": "string"}]}
+    person = Node("AttributeReference", {"name": "person", "dataType": struct})
+    ssn = Node("GetStructField", {"child": 0, "ordinal": 0, "name": "ssn"}, (person,))
+    assert redacted(op("EqualTo", ssn, PERSON), {"Person"}) is None
+    assert redacted(op("EqualTo", ssn, PERSON), {"person.ssn"}) is None
+    condition = condition_from_filters([op("EqualTo", ssn, PERSON)])
+    not_a_prefix = SubsetConfig(redact_columns={"pers"}).redacts
+    assert redact_condition(condition, not_a_prefix) is condition
+
+
+def _partitions(*dimensions: dict[str, str | None]) -> Any:
+    models = spec().models
+    return models.PartitionSubsetCondition(
+        partitions=[models.Partition(dimensions=dict(d)) for d in dimensions]
+    )
+
+
+@pytest.mark.parametrize(
+    ("condition", "columns", "kept"),
+    [
+        (_partitions({"day": "d1", "ssn": "123-45-6789"}), {"ssn"}, False),
+        (_partitions({"day": "d1"}, {"day": "d2"}), {"ssn"}, True),
+        (_partitions({"day": "d1"}), "all", False),
+        (location(["file:/t/day=d1/ssn=123-45-6789"]), {"SSN"}, False),
+        (location(["file:/t/day=d1", "file:/t/day=d2/x.parquet"]), {"ssn"}, True),
+        (location(["file:/t/a%3Ab=1"]), {"a:b"}, False),  # Spark escapes ":" in directory names
+        (location(["file:/logs/2024/10/15"]), "all", True),  # no column=value directory
+    ],
+)
+def test_partitions_and_locations_holding_a_redacted_value_go_whole(
+    condition: Any, columns: Any, kept: bool
+) -> None:
+    result = redact_condition(condition, SubsetConfig(redact_columns=columns).redacts)
+    assert (result is condition) if kept else (result is None)
+
+
+def test_what_redaction_does_not_know_goes_whole() -> None:
+    models = spec().models
+    odd = models.BinarySubsetCondition(left=field("a") == 1, right=field("b") == 2, operator="XOR")
+    assert redact_condition(odd, SubsetConfig().redacts) is None
+    assert redact_condition({"type": "compare"}, SubsetConfig().redacts) is None
+
+
+_COLUMNS = ["a", "b", "ssn"]
+_COMPARE = [
+    lambda x, y: x == y,
+    lambda x, y: x < y,
+    lambda x, y: x <= y,
+    lambda x, y: x > y,
+    lambda x, y: x >= y,
+]
+
+
+@st.composite
+def _comparisons(draw: st.DrawFn) -> Any:
+    compare = draw(st.sampled_from(_COMPARE))
+    left = field(draw(st.sampled_from(_COLUMNS)))
+    if draw(st.booleans()):
+        return compare(left, field(draw(st.sampled_from(_COLUMNS))))
+    return compare(left, draw(st.integers(0, 3)))
+
+
+_CONDITIONS = st.recursive(
+    _comparisons(),
+    lambda children: st.tuples(children, children, st.booleans()).map(
+        lambda t: t[0] & t[1] if t[2] else t[0] | t[1]
+    ),
+    max_leaves=8,
+)
+
+
+@given(
+    condition=_CONDITIONS,
+    columns=st.sets(st.sampled_from(_COLUMNS)) | st.just("all"),
+    row=st.fixed_dictionaries({column: st.integers(0, 3) for column in _COLUMNS}),
+)
+def test_redaction_is_sound_and_leaves_no_redacted_literal(
+    condition: Any, columns: Any, row: dict[str, int]
+) -> None:
+    config = SubsetConfig(redact_columns=columns)
+    result = redact_condition(condition, config.redacts)
+    if matches(condition, row):
+        assert result is None or matches(result, row), render(result)
+
+    def compares(node: dict[str, Any]) -> list[dict[str, Any]]:
+        if node["type"] == "binary":
+            return compares(node["left"]) + compares(node["right"])
+        return [node]
+
+    for compare in compares(dump(result)) if result is not None else []:
+        sides = (compare["left"], compare["right"])
+        if any(side["type"] == "literal" for side in sides):
+            assert not any(config.redacts(side.get("field", "")) for side in sides), compare
+
+
+# --- SubsetConfig's redaction and level options ---------------------------------------------------
+
+
+def test_redacted_columns_are_a_set_or_all() -> None:
+    config = SubsetConfig(redact_columns=["ssn", "email"])  # type: ignore[arg-type]
+    assert config.redact_columns == frozenset({"ssn", "email"})
+    assert config == SubsetConfig(redact_columns={"email", "ssn"})
+    assert hash(config) == hash(SubsetConfig(redact_columns=frozenset({"email", "ssn"})))
+    assert SubsetConfig(redact_columns="all").redacts("anything.at_all")
+    assert not SubsetConfig().redacts("ssn")
+    assert SubsetConfig(redact_columns={"ssn"}).redacts("SSN")
+    assert not SubsetConfig(redact_columns={"ssn"}).redacts("ssn_hash")
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"redact_columns": "ssn"}, TypeError, r"not a single column name; write redact_columns="),
+        ({"redact_columns": 3}, TypeError, "a set of column names or 'all', got int"),
+        ({"redact_columns": {3}}, TypeError, r"holds 3 \(int\); each item must be a column name"),
+        ({"redact_columns": {""}}, ValueError, "holds an empty column name"),
+        ({"row_filters": "no"}, TypeError, "row_filters must be True or False, got 'no'"),
+    ],
+)
+def test_redaction_options_are_checked(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        SubsetConfig(**options)

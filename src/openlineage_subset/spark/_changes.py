@@ -44,6 +44,7 @@ from openlineage_subset.spark._naming import (
     partition_path,
     split_dataset_root,
 )
+from openlineage_subset.spark._translate import redact_condition
 
 _ACTIONS = {
     "LoadDataCommand": "load",
@@ -104,12 +105,14 @@ def datasets_of_changes(
             facet = {"_producer": config.producer, "_schemaURL": LIFECYCLE_SCHEMA, **lifecycle}
             output["facets"] = {"lifecycleStateChange": facet}
         if change.partition_specs is not None:
-            condition = partition_change_condition(
-                change.table.partition_columns, change.partition_specs
+            condition = _redacted(
+                partition_change_condition(change.table.partition_columns, change.partition_specs),
+                config,
             )
-            output["outputFacets"] = {
-                "subset": dump(output_facet(condition, producer=config.producer))
-            }
+            if condition is not None:
+                output["outputFacets"] = {
+                    "subset": dump(output_facet(condition, producer=config.producer))
+                }
         outputs.append(output)
         if change.source is not None:
             inputs.append(_source_dataset(change.source, config))
@@ -153,6 +156,11 @@ def partition_change_condition(columns: Iterable[str], specs: Iterable[Mapping[s
     )
 
 
+def _redacted(condition: Any, config: SubsetConfig) -> Any:
+    """``condition`` without the values of the columns ``config`` redacts (None: all of it)."""
+    return redact_condition(condition, config.redacts) if config.redact_columns else condition
+
+
 def _value(text: str) -> str | None:
     return None if text == NULL_PARTITION else text
 
@@ -177,6 +185,11 @@ def _source_dataset(path: str, config: SubsetConfig) -> dict[str, Any]:
     dataset: dict[str, Any] = {"namespace": namespace, "name": name}
     if trimmed:
         models = spec().models
-        condition = models.LocationSubsetCondition(locations=[clean_location(path)])
-        dataset["inputFacets"] = {"subset": dump(input_facet(condition, producer=config.producer))}
+        condition = _redacted(
+            models.LocationSubsetCondition(locations=[clean_location(path)]), config
+        )
+        if condition is not None:
+            dataset["inputFacets"] = {
+                "subset": dump(input_facet(condition, producer=config.producer))
+            }
     return dataset

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset import __version__
+from openlineage_subset._secrets import scrub_text
 
 CORE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 PARENT_SCHEMA = "https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json#/$defs/ParentRunFacet"
@@ -130,23 +131,33 @@ def engine_facet(spark_version: str, producer: str) -> dict[str, Any]:
 def error_facet(
     message: str, stack_trace: str | None, producer: str, *, language: str = "JAVA"
 ) -> dict[str, Any]:
+    """The ``errorMessage`` run facet, its message and stack trace scrubbed of credentials
+    (see :func:`~openlineage_subset._secrets.scrub_text`).
+
+    >>> error_facet("Path does not exist: s3a://AKIAIOSFODNN7EXAMPLE:x@bucket/k", None, "p")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'_producer': 'p', '_schemaURL': '...ErrorMessageRunFacet',
+     'message': 'Path does not exist: s3a://***@bucket/k', 'programmingLanguage': 'JAVA'}
+    """
     facet = {
         "_producer": producer,
         "_schemaURL": ERROR_SCHEMA,
-        "message": message,
+        "message": scrub_text(message),
         "programmingLanguage": language,
     }
     if stack_trace:
-        facet["stackTrace"] = stack_trace
+        facet["stackTrace"] = scrub_text(stack_trace)
     return facet
 
 
 def python_error_facet(error: BaseException, producer: str) -> dict[str, Any]:
     """The ``errorMessage`` facet of a Python exception: its last traceback line as the message,
-    the whole traceback (as Python prints it) as the stack trace.
+    the whole traceback (as Python prints it) as the stack trace, both scrubbed of credentials.
 
     >>> python_error_facet(ValueError("no data for 2024-10-15"), "p")["message"]
     'ValueError: no data for 2024-10-15'
+    >>> python_error_facet(OSError("GET https://bob:hunter2@host/x?token=abc"), "p")["message"]
+    'OSError: GET https://***@host/x?token=***'
     """
     message = "".join(traceback.format_exception_only(type(error), error)).strip()
     stack_trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))

@@ -43,11 +43,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from openlineage_subset._secrets import AZURE_SCHEMES, scrub_text, user_info_end
+
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 """The directory value Spark and Hive write for a null (or empty) partition value."""
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
-_AZURE_SCHEMES = frozenset({"abfs", "abfss", "wasb", "wasbs"})
 _OBJECT_STORE_NAMESPACE_SCHEMES = {
     "s3": "s3",
     "s3a": "s3",
@@ -74,17 +75,12 @@ def _first_of(text: str, characters: str, start: int = 0) -> int:
     return min((p for p in positions if p >= 0), default=len(text))
 
 
-def _port_is_not_a_number(authority: str) -> bool:
-    # "AKIA:abc" cannot be host:port; it is what is left of "KEY:SECRET@bucket" when the secret
-    # holds a raw "/", which ends the authority too early.
-    if authority.startswith("["):
-        return False
-    _, colon, port = authority.rpartition(":")
-    return bool(colon) and bool(port) and not port.isdigit()
-
-
 def _split(uri: str) -> _Location:
-    """Scheme, raw authority and raw rest (path, query, fragment) of a qualified location."""
+    """Scheme, raw authority and raw rest (path, query, fragment) of a qualified location.
+
+    The authority ends after the user information where ``user_info_end`` says (failing
+    closed when an unencoded secret holds ``/``, ``?`` or ``#``), then at ``/``, ``?`` or ``#``.
+    """
     if not isinstance(uri, str):
         raise TypeError(f"a location must be a string, got {type(uri).__name__}")
     if not uri:
@@ -93,30 +89,26 @@ def _split(uri: str) -> _Location:
     if match is None:
         if not uri.startswith("/"):
             raise ValueError(
-                f"{uri!r} is a relative path; pass the qualified path Spark prints "
+                f"{scrub_text(uri)!r} is a relative path; pass the qualified path Spark prints "
                 "(for example 'file:/data/sales' or 's3a://bucket/sales')"
             )
         return _Location("file", None, uri)
     scheme = match.group(1).lower()
     if len(scheme) == 1:
         raise ValueError(
-            f"{uri!r} looks like a Windows drive path; pass the qualified path Spark prints "
-            "(for example 'file:/C:/data/sales')"
+            f"{scrub_text(uri)!r} looks like a Windows drive path; pass the qualified path "
+            "Spark prints (for example 'file:/C:/data/sales')"
         )
     rest = uri[match.end() :]
     if not rest.startswith("//"):
         if rest and not rest.startswith("/"):
             raise ValueError(
-                f"{uri!r} has a relative path after '{scheme}:'; pass the qualified path Spark "
-                f"prints (for example '{scheme}:/data/sales')"
+                f"{scrub_text(uri)!r} has a relative path after '{scheme}:'; pass the qualified "
+                f"path Spark prints (for example '{scheme}:/data/sales')"
             )
         return _Location(scheme, None, rest)
     rest = rest[2:]
-    end = _first_of(rest, "/?#")
-    if "@" not in rest[:end] and _port_is_not_a_number(rest[:end]):
-        at = rest.find("@", end)
-        if 0 <= at < _first_of(rest, "?#"):
-            end = _first_of(rest, "/?#", at)
+    end = _first_of(rest, "/?#", user_info_end(scheme, rest) + 1)
     return _Location(scheme, rest[:end] or None, rest[end:])
 
 
@@ -126,7 +118,7 @@ def _clean_authority(scheme: str, authority: str | None) -> str | None:
     userinfo, at, host = authority.rpartition("@")
     if not at:
         return authority
-    if scheme in _AZURE_SCHEMES and userinfo and ":" not in userinfo:
+    if scheme in AZURE_SCHEMES and userinfo and ":" not in userinfo:
         return f"{userinfo}@{host}"
     return host or None
 
@@ -156,11 +148,18 @@ def clean_location(uri: str) -> str:
     (as Hadoop prints them); collapses repeated slashes and removes a trailing one (the root
     keeps its ``/``). The scheme is lower-cased; percent-encoding is kept as given.
 
+    An unencoded secret may hold ``/``, ``?`` or ``#``, which end a URI's authority early;
+    where the user information ends is decided failing closed, by the rules of
+    :func:`~openlineage_subset._secrets.user_info_end`: on an object store any ``:``
+    before the first ``/`` marks user information, which then runs past the next ``@``.
+
     A ``?`` is read as the start of a query string, so call :func:`glob_root` on a glob before
     cleaning it.
 
     >>> clean_location("s3a://AKIAEXAMPLE:wJalrXUtnFEMI@bucket/sales//2024/")
     's3a://bucket/sales/2024'
+    >>> clean_location("s3a://AKIAEXAMPLE:/wJalr?XUtn#FEMI@bucket/sales")
+    's3a://bucket/sales'
     >>> clean_location("https://host/data.csv?X-Amz-Signature=abc&X-Amz-Credential=def")
     'https://host/data.csv'
     >>> clean_location("abfss://container@account.dfs.core.windows.net/sales")
@@ -364,7 +363,7 @@ def _first_wildcard(path: str, uri: str) -> int | None:
         if character == "\\":
             if index + 1 == len(path):
                 raise ValueError(
-                    f"{uri!r} ends with a lone backslash, which escapes nothing; "
+                    f"{scrub_text(uri)!r} ends with a lone backslash, which escapes nothing; "
                     "write '\\\\' for a literal backslash"
                 )
             index += 2
@@ -433,9 +432,16 @@ def _java_parse_hex(text: str) -> int:
     return sign * value
 
 
-def _unescape_path_name(text: str) -> str:
-    # Spark's ExternalCatalogUtils.unescapePathName, which decodes each %XX to the one character
-    # U+00XX (Spark escapes only ASCII, so this is never a UTF-8 byte of a longer character).
+def unescape_path_name(text: str) -> str:
+    """A partition directory's column or value as Spark reads it (``%XX`` decoded).
+
+    Spark's ``ExternalCatalogUtils.unescapePathName``, which decodes each ``%XX`` to the one
+    character U+00XX (Spark escapes only ASCII, so this is never a UTF-8 byte of a longer
+    character).
+
+    >>> unescape_path_name("13%3A00"), unescape_path_name("100%25"), unescape_path_name("50%")
+    ('13:00', '100%', '50%')
+    """
     decoded = []
     index = 0
     while index < len(text):
@@ -479,7 +485,7 @@ def partition_dimensions(segments: Sequence[str]) -> dict[str, str | None]:
                 f"{segment!r} is not a partition directory: it has no '=' (expected "
                 "column=value); leave non-partition directories out"
             )
-        column = _unescape_path_name(raw_column)
+        column = unescape_path_name(raw_column)
         if not column:
             raise ValueError(f"partition directory {segment!r} has an empty column name")
         if not raw_value:
@@ -492,7 +498,7 @@ def partition_dimensions(segments: Sequence[str]) -> dict[str, str | None]:
                 f"partition column {column!r} appears twice (again in {segment!r}); "
                 "pass the directories of one partition path"
             )
-        dimensions[column] = None if raw_value == NULL_PARTITION else _unescape_path_name(raw_value)
+        dimensions[column] = None if raw_value == NULL_PARTITION else unescape_path_name(raw_value)
     return dimensions
 
 
@@ -522,7 +528,7 @@ def partition_path(columns: Sequence[str], values: Mapping[str, str | None]) -> 
 
 
 _JDBC_PREFIX = re.compile(r"^jdbc:", re.IGNORECASE)
-_JDBC_USER_INFO = re.compile(r"(//)[^/@]*@")
+_JDBC_SUBPROTOCOLS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+._-]*:)*")
 
 
 def jdbc_namespace(url: str) -> str:
@@ -530,13 +536,27 @@ def jdbc_namespace(url: str) -> str:
     credentials (the table's name in the database is the dataset name).
 
     This is the generic form; the naming spec's per-database forms (``postgres://host:5432``
-    with the database in the name, ...) are not applied.
+    with the database in the name, ...) are not applied. User information after ``//`` ends
+    where a location's does (see :func:`clean_location`); before any ``//`` (Oracle's
+    ``scott/tiger@host``) it runs from the sub-protocols to the last ``@`` before ``//`` or
+    ``;``.
 
-    >>> jdbc_namespace("jdbc:postgresql://bob:secret@db.example.com:5432/sales?password=x")
+    >>> jdbc_namespace("jdbc:postgresql://bob:se/cret@db.example.com:5432/sales?password=x")
     'postgresql://db.example.com:5432/sales'
     >>> jdbc_namespace("jdbc:derby:memory:lineage;create=true;user=app")
     'derby:memory:lineage'
+    >>> jdbc_namespace("jdbc:oracle:thin:scott/tiger@//db.example.com:1521/sales")
+    'oracle:thin:@//db.example.com:1521/sales'
     """
     text = _JDBC_PREFIX.sub("", url)
-    text = text[: _first_of(text, ";?")]
-    return _JDBC_USER_INFO.sub(r"\1", text)
+    slashes = text.find("//")
+    at = text.rfind("@", 0, slashes if slashes >= 0 else _first_of(text, ";"))
+    if at >= 0:
+        subprotocols = _JDBC_SUBPROTOCOLS.match(text)
+        text = text[: subprotocols.end() if subprotocols else 0] + text[at:]
+        slashes = text.find("//")
+    if slashes >= 0:
+        start = slashes + 2
+        at = user_info_end(text[:slashes].rstrip(":").rpartition(":")[2], text[start:])
+        text = text[:start] + text[start + at + 1 :]
+    return text[: _first_of(text, ";?")]

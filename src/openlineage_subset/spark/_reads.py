@@ -15,6 +15,7 @@ from typing import Any
 
 from openlineage_subset._builders import all_of, any_of, input_facet, location
 from openlineage_subset._convert import dump
+from openlineage_subset._secrets import scrub_text
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._degrade import Report, warn_once
@@ -26,7 +27,7 @@ from openlineage_subset.spark._naming import (
     partition_dimensions,
     split_dataset_root,
 )
-from openlineage_subset.spark._translate import condition_from_filters
+from openlineage_subset.spark._translate import condition_from_filters, redact_condition
 from openlineage_subset.spark._trees import Node
 
 _IGNORED_PARTITION_FILTERS = frozenset({"IsNotNull", "DynamicPruningExpression"})
@@ -89,13 +90,14 @@ def _reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> l
         return reads_of_scan(facts, config)
     except Exception as error:  # one unreadable scan must not lose the run's other datasets
         reads = []
+        why = scrub_text(f"{type(error).__name__}: {error}")
         for raw in facts.root_paths or (facts.table_location or "",):
             try:
                 root = clean_location(facts.table_location or raw)
             except ValueError:
-                report(raw, f"left out: it cannot be named ({error})")
+                report(scrub_text(raw), f"left out: it cannot be named ({why})")
                 continue
-            report(root, f"read without a subset facet: {type(error).__name__}: {error}")
+            report(root, f"read without a subset facet: {why}")
             reads.append(Read(root, None, facts))
         return reads
 
@@ -126,13 +128,18 @@ def _dataset_roots(
 def _condition(
     facts: ScanFacts, root: str, paths: Sequence[str], whole: bool, config: SubsetConfig
 ) -> Any:
-    """The condition of one read: the first level that applies, or all of them combined."""
+    """The condition of one read: the first level that applies, or all of them combined.
+
+    A level whose condition would carry a redacted column's value is redacted first (see
+    :func:`~openlineage_subset.spark._translate.redact_condition`); one left with nothing does
+    not apply, so the next one is used.
+    """
     found = [
         level
         for level in (
             _partitions_level(facts, root, whole, config),
             _locations_level(paths, whole, config),
-            _filters_level(facts),
+            _filters_level(facts, config),
         )
         if level is not None
     ]
@@ -146,8 +153,12 @@ def _condition(
     return all_of([condition for condition, _ in found])
 
 
-def _filters_level(facts: ScanFacts) -> tuple[Any, int] | None:
+def _filters_level(facts: ScanFacts, config: SubsetConfig) -> tuple[Any, int] | None:
+    if not config.row_filters:
+        return None
     condition = condition_from_filters(facts.filters)
+    if condition is not None and config.redact_columns:
+        condition = redact_condition(condition, config.redacts)
     return None if condition is None else (condition, _json_size(condition))
 
 
@@ -176,8 +187,10 @@ def _partitions_level(
     if not all(path.isascii() for path in relative):
         size = len(json.dumps(rows)) + 40  # escapes make non-ASCII longer: count exactly
     models = spec().models
-    partitions = [models.Partition(**row) for row in rows]
-    return models.PartitionSubsetCondition(partitions=partitions), size
+    condition = models.PartitionSubsetCondition(partitions=[models.Partition(**r) for r in rows])
+    if config.redact_columns and redact_condition(condition, config.redacts) is None:
+        return None
+    return condition, size
 
 
 def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:
@@ -240,7 +253,10 @@ def _locations_level(
     if whole or not paths or len(paths) > config.max_locations:
         return None
     locations = sorted(paths)
-    return location(locations), len(json.dumps(locations)) + 40
+    condition = location(locations)
+    if config.redact_columns and redact_condition(condition, config.redacts) is None:
+        return None
+    return condition, len(json.dumps(locations)) + 40
 
 
 def _json_size(condition: Any) -> int:

@@ -9,18 +9,23 @@ subqueries are dropped; Spark's inferred ``isnotnull`` conjuncts are dropped sil
 
 Literals are written as the subset spec renders them: numbers in plain decimal, booleans
 ``true``/``false``, dates ``YYYY-MM-DD``, timestamps ISO-8601 in UTC with ``Z``.
+
+:func:`redact_condition` keeps the values of chosen columns out of a condition by the same rule:
+a comparison with a redacted column's value is removed as an inexpressible one is.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from openlineage_subset._builders import all_of, any_of
 from openlineage_subset._versions import spec
+from openlineage_subset.spark._naming import unescape_path_name
 from openlineage_subset.spark._trees import Node
 
 _COMPARISONS = {
@@ -390,3 +395,61 @@ def _timestamp_text(micros: int) -> str | None:
     except OverflowError:
         return None
     return moment.replace(tzinfo=None).isoformat() + "Z"
+
+
+def redact_condition(condition: Any, redacts: Callable[[str], bool]) -> Any:
+    """``condition`` without the values of the columns ``redacts`` names, still sound; or None.
+
+    Every row the condition held for, the redacted condition holds for (it may hold for more):
+
+    - a comparison of a redacted column with a literal is removed as an inexpressible one is:
+      an ``AND`` keeps its other side, an ``OR`` holding one goes whole; everything else keeps
+      its place and shape. A comparison of two columns stays: it carries no value;
+    - a partition list naming a redacted column, or a location list with a ``column=value``
+      directory of one, cannot be cut down soundly (the values are in the paths too) and goes
+      whole.
+
+    None means no condition left (the whole dataset): the caller takes the next level, or
+    gives no facet. A condition of a kind not known here goes whole too.
+
+    >>> from openlineage_subset import field, render
+    >>> ssn = lambda column: column == "ssn"
+    >>> day, person = field("day") == "2024-10-15", field("ssn") == "123-45-6789"
+    >>> render(redact_condition(day & person, ssn))
+    "day = '2024-10-15'"
+    >>> print(redact_condition(day | person, ssn))
+    None
+    """
+    kind = getattr(condition, "type", None)
+    if kind == "compare":
+        sides = (condition.left, condition.right)
+        literal = any(side.type == "literal" for side in sides)
+        redacted = any(side.type == "field" and redacts(side.field) for side in sides)
+        return None if literal and redacted else condition
+    if kind == "binary":
+        left = redact_condition(condition.left, redacts)
+        right = redact_condition(condition.right, redacts)
+        operator = getattr(condition.operator, "value", condition.operator)
+        if operator == "AND" and (left is None or right is None):
+            return right if left is None else left
+        if operator not in ("AND", "OR") or left is None or right is None:
+            return None
+        if left is condition.left and right is condition.right:
+            return condition
+        return replace(condition, left=left, right=right)
+    if kind == "partition":
+        columns = {column for partition in condition.partitions for column in partition.dimensions}
+        return None if any(redacts(column) for column in columns) else condition
+    if kind == "location":
+        held = any(_holds_value_of(location, redacts) for location in condition.locations)
+        return None if held else condition
+    return None
+
+
+def _holds_value_of(location: str, redacts: Callable[[str], bool]) -> bool:
+    """Whether a ``column=value`` directory of ``location`` is one of a redacted column."""
+    for directory in location.split("/"):
+        column, equals, value = directory.partition("=")
+        if equals and column and value and redacts(unescape_path_name(column)):
+            return True
+    return False

@@ -14,9 +14,15 @@ delivering the queued events; not part of the job's wall time), the listener's o
 captured action (it runs on Spark's listener thread, after each action returns, so it only
 shows in the job's wall time through contention), and the events written and quarantined.
 
-Target: the median of the per-round ratios capture / baseline at most 1.05.
+Then short actions, the case where a listener's fixed cost per action shows most: counts of a
+cached DataFrame (about 0.1 s each), in blocks of ``--short-actions`` alternately without
+and with capture in the same session; it prints the median time per action of each and their
+ratio, and the median listener time per action.
 
-    python benchmarks/capture_overhead.py [--data DIR] [--rounds 7]
+Target: the median of the per-round ratios capture / baseline at most 1.05, for the job and for
+the short actions.
+
+    python benchmarks/capture_overhead.py [--data DIR] [--rounds 7] [--short-actions 100]
 """
 
 from __future__ import annotations
@@ -195,6 +201,67 @@ class Bench:
         return len(self.spark._jsparkSession.listenerManager().listListeners())
 
 
+def short_actions(bench: Bench, rounds: int, actions: int) -> None:
+    """Counts of one cached DataFrame, in blocks without and with capture, alternately.
+
+    Each round runs ``actions`` counts of each kind in blocks of ten, switching between them
+    after every block (capture enabled before its block and closed after it, untimed), so that
+    the machine's drift weighs on both alike; its ratio is that of the median times per count.
+    """
+    # Spread over enough tasks that one count takes about 0.1 s, as the short actions of a job
+    # that iterates over a cached DataFrame do.
+    cached = bench.spark.read.parquet(str(bench.sales)).repartition(24).cache()
+    cached.count()
+    block = 10
+
+    def counts() -> list[float]:
+        seconds = []
+        for _ in range(block):
+            start = time.perf_counter()
+            cached.count()
+            seconds.append(time.perf_counter() - start)
+        return seconds
+
+    def without() -> list[float]:
+        seconds = counts()
+        bench.spark._jsc.sc().listenerBus().waitUntilEmpty()
+        return seconds
+
+    def captured() -> list[float]:
+        handle = enable(bench.spark, output=bench.files / "short.jsonl")
+        bench.clock.attach(handle)
+        seconds = counts()
+        handle.close()
+        return seconds
+
+    without()
+    captured()
+    bench.clock.times.clear()
+    print(f"short actions: {rounds} rounds of {actions} counts of a cached DataFrame each way")
+    ratios = []
+    for round_ in range(rounds):
+        baseline: list[float] = []
+        capture: list[float] = []
+        for index in range(max(1, actions // block)):
+            if (round_ + index) % 2:
+                capture += captured()
+                baseline += without()
+            else:
+                baseline += without()
+                capture += captured()
+        ratios.append(statistics.median(capture) / statistics.median(baseline))
+        print(
+            f"{round_ + 1:>5} per action: baseline {statistics.median(baseline) * 1000:.1f}ms, "
+            f"capture {statistics.median(capture) * 1000:.1f}ms, ratio {ratios[-1]:.3f}"
+        )
+    cached.unpersist()
+    listener = statistics.median(bench.clock.times)
+    print(
+        f"short actions: median ratio capture/baseline {statistics.median(ratios):.3f} "
+        f"(target <= 1.05), median listener time {listener * 1000:.1f}ms per action"
+    )
+
+
 def json_lines(path: Path) -> list[dict[str, Any]]:
     """The records of a JSON Lines file; none if it does not exist."""
     if not path.exists():
@@ -208,6 +275,7 @@ def main() -> None:
         "--data", type=Path, default=Path(tempfile.gettempdir()) / "ol-subset-bench"
     )
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--short-actions", type=int, default=100)
     args = parser.parse_args()
     work = args.data / "capture"
     # The catalog lives in memory only: its tables' directories must not outlive the session.
@@ -230,6 +298,8 @@ def main() -> None:
         "country STRING) USING parquet PARTITIONED BY (day, country)"
     )
     bench = Bench(spark, sales, lookup, work / "out", files)
+    short_actions(bench, args.rounds, args.short_actions)
+    bench.clock = ListenerClock()
     bench.baseline()
     bench.captured()
     warm_up_actions = len(bench.clock.times)

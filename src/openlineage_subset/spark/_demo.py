@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openlineage_subset import render, validate
+from openlineage_subset._delivery import JsonLinesTransport
 from openlineage_subset.spark import enable
 
 if TYPE_CHECKING:  # the spark extra is imported where used: this module imports without it
@@ -181,16 +182,15 @@ def _capture_pipeline(paths: DemoPaths) -> list[str]:
 
 
 def _file_transport(path: Path) -> Any:
-    """Events to ``path``, even where openlineage-python is set up to send them elsewhere:
-    the demo's events are for reading here, not for a real lineage backend."""
-    from openlineage.client.transport.file import FileConfig, FileTransport  # noqa: PLC0415
-
-    return FileTransport(FileConfig(log_file_path=str(path), append=True))
+    """Events to ``path`` (JSON Lines, 0600, never a torn line), even where openlineage-python
+    is set up to send them elsewhere: the demo's events are for reading here, not for a real
+    lineage backend."""
+    return JsonLinesTransport.create(path)
 
 
 def _is_problem(count_kind: str) -> bool:
-    """Whether a kind of ``CaptureHandle.counts`` means lost or failed lineage."""
-    return count_kind == "errors" or count_kind.startswith("quarantined")
+    """Whether a kind of ``CaptureHandle.counts`` means lost, late or failed lineage."""
+    return count_kind in ("errors", "in outbox") or count_kind.startswith("quarantined")
 
 
 @contextmanager

@@ -1,152 +1,355 @@
-"""Sending events: validated strictly, delivered by openlineage-python, never lost.
+"""Sending events: validated strictly, kept on local disk first, delivered at least once.
 
-Events go through a queue to one background thread, so delivery (an HTTP endpoint, a file)
-never runs on Spark's listener thread. Each event is validated with the strict validator
-first. An invalid event, or one the transport fails to deliver, is appended to a quarantine
-file (JSON Lines, with the reason) and logged once per kind of problem: nothing is dropped.
+``submit`` only queues (Spark's listener thread never waits for a disk or a network). A
+writer thread validates each event with the strict validator and appends it to the outbox (one
+fsync'd JSON line; ``openlineage_subset._outbox`` has the layout); a delivery thread
+(``openlineage_subset._delivery``) sends the outbox's events, in order, through the transport,
+retrying with backoff (0.1 s doubling to 5 s, jittered). An invalid event goes to the
+quarantine (JSON Lines, with the reason and the validation issues), and so does one the
+receiver rejects (HTTP 400, 413 or 422).
 
-The transport and its settings come from openlineage-python's configuration (``openlineage.yml``,
-``OPENLINEAGE_URL``, ``OPENLINEAGE__TRANSPORT__...``, ``OPENLINEAGE_CONFIG``). With none of
-those, events are appended as JSON Lines to a file (``openlineage-events.jsonl`` unless set).
+What is promised, and its limits:
+
+- **Nothing vanishes.** Once ``flush()`` returned True, or after ``close()``, every event
+  produced is counted in exactly one of ``emitted`` (a transport took it), ``in outbox`` (on
+  disk, sent by the next capture on the same outbox or by ``ol-subset replay OUTBOX``),
+  ``quarantined (<reason>)``, or ``quarantined to the log (<reason>)`` when the quarantine
+  file cannot be written (the event is then logged whole). Events earlier captures left in the
+  outbox are sent first and counted apart (``replayed``, ``earlier in outbox``).
+- **At least once.** An event sent just before a crash, or by a hanging call that ``close()``
+  gave up on, may be sent again: receivers deduplicate by ``runId`` and ``eventType``.
+- **Bounded close.** ``close()`` sends for at most its budget (``close_timeout``, else
+  ``$OL_SUBSET_CLOSE_TIMEOUT``, else 5 s), then leaves the rest in the outbox and says so in
+  one log line naming the outbox and the command that sends it. The exit of the program is
+  delayed by that budget at most.
+- **A broken outbox degrades.** When the outbox cannot be created or written (no permission,
+  a full disk, a symlink in its place), one warning says so; events are then sent from memory
+  and those not sent by ``close()`` go to the quarantine as ``undelivered``.
+- The disk is trusted to keep what ``fsync`` confirmed; a program killed while an event is
+  still queued in memory (before the writer appended it) loses that event.
+
+The transport comes from openlineage-python's configuration (``openlineage.yml``,
+``OPENLINEAGE_URL``, ``OPENLINEAGE__TRANSPORT__...``, ``OPENLINEAGE_CONFIG``); with none, events
+are appended as JSON Lines to a file (``openlineage-events.jsonl`` unless set), fsync'd, created
+0600, never through a symlink. A setting that cannot be used is one ``LineageSettingsWarning``
+and a fallback to that file, never an exception.
 """
 
 from __future__ import annotations
 
-import json
 import logging
+import math
 import os
 import queue
+import shlex
 import threading
+import time
+import warnings
 from collections import Counter
-from enum import Enum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from openlineage_subset._delivery import (
+    DEFAULT_CLOSE_TIMEOUT,
+    Delivery,
+    Quarantine,
+    Tally,
+    Transport,
+    local_paths,
+    resolve_transport,
+)
+from openlineage_subset._outbox import Outbox, event_line
 from openlineage_subset._validate import validate
+from openlineage_subset.spark._settings import LineageSettingsWarning
 
 log = logging.getLogger("openlineage_subset.spark")
 
-DEFAULT_OUTPUT = "openlineage-events.jsonl"
-DEFAULT_QUARANTINE = "openlineage-quarantine.jsonl"
 _STOP = object()
+_UNSENT = ("(undelivered)", "(unwritten)")
+
+__all__ = ["Emitter", "Transport", "close_budget", "open_emitter"]
 
 
-class Transport(Protocol):
-    """What the emitter needs of an openlineage-python transport."""
+def close_budget(seconds: float | None) -> tuple[float, str | None]:
+    """How long ``close()`` sends: ``seconds``, else ``$OL_SUBSET_CLOSE_TIMEOUT``, else 5 s.
 
-    def emit(self, event: Any) -> Any: ...
+    Returns the budget and, for an unusable environment value, the warning to give. An
+    invalid ``seconds`` (negative, not a number) is a ``ValueError``.
 
-
-def configured_in_environment() -> bool:
-    """Whether openlineage-python finds a transport configuration of the user's.
-
-    The places openlineage-python documents: ``OPENLINEAGE_DISABLED``, ``OPENLINEAGE_URL``,
-    ``OPENLINEAGE__TRANSPORT__*`` variables, ``OPENLINEAGE_CONFIG``, and ``openlineage.yml`` in
-    the working directory or ``~/.openlineage``.
+    >>> close_budget(2)
+    (2.0, None)
     """
-    if any(
-        os.environ.get(name)
-        for name in ("OPENLINEAGE_DISABLED", "OPENLINEAGE_URL", "OPENLINEAGE_CONFIG")
-    ):
-        return True
-    if any(name.startswith("OPENLINEAGE__TRANSPORT") for name in os.environ):
-        return True
-    candidates = (Path.cwd() / "openlineage.yml", Path.home() / ".openlineage" / "openlineage.yml")
-    return any(path.is_file() for path in candidates)
+    if seconds is not None:
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise ValueError(f"close_timeout must be a number of seconds, got {seconds!r}")
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"close_timeout must be finite and >= 0, got {seconds!r}")
+        return float(seconds), None
+    text = os.environ.get("OL_SUBSET_CLOSE_TIMEOUT", "").strip()
+    if not text:
+        return DEFAULT_CLOSE_TIMEOUT, None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        return DEFAULT_CLOSE_TIMEOUT, (
+            f"OL_SUBSET_CLOSE_TIMEOUT={text!r} is not a number of seconds >= 0: close() sends "
+            f"for {DEFAULT_CLOSE_TIMEOUT:g} s; set it to a number such as 10, or unset it"
+        )
+    return value, None
 
 
-def resolve_transport(output: str | os.PathLike[str] | None) -> Any:
-    """The user's configured transport, else JSON Lines appended to ``output``."""
-    from openlineage.client import OpenLineageClient  # noqa: PLC0415  (the spark extra)
-    from openlineage.client.transport.file import FileConfig, FileTransport  # noqa: PLC0415
+def open_emitter(
+    *,
+    transport: Transport | None,
+    output: str | os.PathLike[str] | None,
+    quarantine: str | os.PathLike[str] | None,
+    outbox: str | os.PathLike[str] | None,
+    close_timeout: float | None,
+) -> Emitter:
+    """The emitter of ``enable()``: its transport, quarantine, outbox and close budget.
 
-    if configured_in_environment():
-        return OpenLineageClient().transport
-    path = Path(output or os.environ.get("OL_SUBSET_OUTPUT") or DEFAULT_OUTPUT)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileTransport(FileConfig(log_file_path=str(path), append=True))
+    ``transport`` as given, else resolved (``_delivery.resolve_transport``): openlineage-python's
+    configuration, else the JSON Lines file ``output``. Never raises for a setting: each one
+    that cannot be used (a bad output path, ``OPENLINEAGE_URL=not-a-url``, a transport type
+    without its settings) is one ``LineageSettingsWarning`` saying what was done instead and
+    what to do. Paths not given follow ``_delivery.local_paths`` (beside the output file).
+
+    Example::
+
+        emitter = open_emitter(transport=None, output="events.jsonl", quarantine=None,
+                               outbox=None, close_timeout=None)
+    """
+    problems: list[str] = []
+    chosen_output = output or os.environ.get("OL_SUBSET_OUTPUT") or None
+    if transport is None:
+        sink = resolve_transport(output)
+        problems += sink.problems
+        resolved, description = sink.transport, sink.description
+        unusable = sink.transport is None or (
+            sink.file is not None
+            and chosen_output is not None
+            and sink.file != Path(chosen_output).absolute()
+        )
+        if unusable:  # the quarantine and the outbox go where the events went instead
+            chosen_output = None
+    else:
+        resolved, description = transport, f"the transport given to enable() ({transport!r})"
+    budget, problem = close_budget(close_timeout)
+    if problem is not None:
+        problems.append(problem)
+    for message in problems:
+        warnings.warn(message, LineageSettingsWarning, stacklevel=3)
+    paths = local_paths(output=chosen_output, quarantine=quarantine, outbox=outbox)
+    return Emitter(resolved, paths.quarantine, paths.outbox, close_timeout=budget, sink=description)
 
 
 class Emitter:
-    """Validates and delivers events on a background thread; quarantines failures."""
+    """Validates events, keeps them in an outbox, and delivers them, on background threads.
 
-    def __init__(self, transport: Transport, quarantine: str | os.PathLike[str]) -> None:
+    ``transport`` None: nothing is sent; events stay in the outbox. ``counts`` as described
+    in the module docstring.
+
+    Example::
+
+        emitter = Emitter(JsonLinesTransport("events.jsonl"), "q.jsonl", "events.jsonl.outbox")
+        emitter.submit([start_event, complete_event])
+        emitter.close()  # True: every event emitted or quarantined; False: some stay
+    """
+
+    def __init__(
+        self,
+        transport: Transport | None,
+        quarantine: str | os.PathLike[str],
+        outbox: str | os.PathLike[str],
+        *,
+        close_timeout: float = DEFAULT_CLOSE_TIMEOUT,
+        sink: str | None = None,
+    ) -> None:
         self.transport = transport
-        self.quarantine_path = Path(quarantine)
-        self.counts: Counter[str] = Counter()
-        self._logged: set[str] = set()
+        self.close_timeout = close_timeout
+        self.quarantine = Quarantine(quarantine)
+        self.quarantine_path = self.quarantine.path
+        self.outbox_path = Path(outbox).absolute()
+        self.tally = Tally()
+        self.outbox = self._open_outbox()
+        self._appending = self.outbox is not None
+        self.delivery = Delivery(
+            self.outbox, transport, self.quarantine, self.tally, sink=sink or repr(transport)
+        )
         self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="ol-subset-emitter", daemon=True)
-        self._thread.start()
+        self._gate = threading.Lock()
+        self._closed = False
+        self._result = True
+        self._writer = threading.Thread(
+            target=self._write_loop, name="ol-subset-outbox", daemon=True
+        )
+        self._writer.start()
+
+    @property
+    def counts(self) -> Counter[str]:
+        """What happened to the events so far (see the module docstring)."""
+        return self.tally.snapshot()
 
     def submit(self, events: list[dict[str, Any]]) -> None:
-        """Queue events for validation and delivery, in order."""
-        for event in events:
-            self._queue.put(event)
+        """Queue events for validation, the outbox and delivery, in order."""
+        with self._gate:
+            if not self._closed:
+                for event in events:
+                    self._queue.put(event)
+                return
+        for event in events:  # a listener call racing close(): kept, and said
+            self.tally.add(self.quarantine.keep(event, "submitted after close"))
 
-    def flush(self) -> None:
-        """Wait until every queued event is delivered or quarantined."""
-        self._queue.join()
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every event submitted so far is emitted or quarantined; False when
+        ``timeout`` (default: the close budget) ran out first (they stay in the outbox and
+        delivery goes on)."""
+        deadline = time.monotonic() + (self.close_timeout if timeout is None else timeout)
+        with self._queue.all_tasks_done:
+            while self._queue.unfinished_tasks:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._queue.all_tasks_done.wait(remaining)
+        return self.tally.wait(_settled, deadline)
 
     def close(self, timeout: float | None = None) -> bool:
-        """Deliver what is queued, then stop; False if ``timeout`` ran out first."""
-        self._queue.put(_STOP)
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        """Send what is pending for at most ``timeout`` seconds (default: the close budget),
+        then stop; True when every event was emitted or quarantined as invalid or rejected,
+        False when some stay in the outbox (said in one log line) or could only be kept
+        undelivered."""
+        with self._gate:
+            if self._closed:
+                return self._result
+            self._closed = True
+            self._queue.put(_STOP)
+        budget = self.close_timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
+        self._writer.join(max(0.0, deadline - time.monotonic()))
+        stalled = self._writer.is_alive()
+        if stalled:
+            self._log_unwritten()
+        self.delivery.drain(deadline)
+        left = self.delivery.stop()
+        if self.outbox is not None and not self.outbox.close(max(0.5, deadline - time.monotonic())):
+            log.warning("the outbox %s is busy in a stalled file operation", self.outbox_path)
+        for event in left:
+            reason = self.delivery.last_error or f"close() ran out of its {budget:g} s"
+            self.tally.move("in memory", self.quarantine.keep(event, "undelivered", error=reason))
+        counts = self.tally.snapshot()
+        unsent = sum(n for key, n in counts.items() if key.endswith(_UNSENT))
+        self._result = not stalled and counts["in outbox"] == 0 and unsent == 0
+        self._report(budget, counts)
+        return self._result
 
-    def _run(self) -> None:
+    def _open_outbox(self) -> Outbox | None:
+        try:
+            outbox = Outbox(self.outbox_path)
+        except Exception as error:  # no permission, a full disk, a symlink: degrade, say so
+            log.warning(
+                "the OpenLineage outbox %s cannot be used (%s): events are sent from memory, "
+                "without a copy on disk, and those not sent by close() go to the quarantine "
+                "%s; give enable(outbox=...) or $OL_SUBSET_OUTBOX a folder that can be written",
+                self.outbox_path,
+                f"{type(error).__name__}: {error}",
+                self.quarantine.path,
+            )
+            return None
+        if outbox.earlier:
+            self.tally.add("earlier in outbox", outbox.earlier)
+            log.info(
+                "sending first the %d event(s) earlier captures left in the outbox %s",
+                outbox.earlier,
+                outbox.path,
+            )
+        for lane, (pending, pid) in outbox.in_use.items():
+            log.info(
+                "outbox %s: %s holds %d event(s) of a running process (pid %s), which sends them",
+                outbox.path,
+                lane,
+                pending,
+                pid,
+            )
+        return outbox
+
+    def _write_loop(self) -> None:
         while True:
             event = self._queue.get()
             try:
                 if event is _STOP:
                     return
-                self._deliver(event)
+                self._write(event)
             except Exception as error:  # never lose the thread: count, keep the event
-                self._quarantine(event, "internal error", error=repr(error))
+                self.tally.add(self.quarantine.keep(event, "internal error", error=repr(error)))
             finally:
                 self._queue.task_done()
 
-    def _deliver(self, event: dict[str, Any]) -> None:
+    def _write(self, event: dict[str, Any]) -> None:
         issues = validate(event, strict=True)
         if issues:
-            self._quarantine(
-                event, "invalid", issues=[{"path": i.path, "message": i.message} for i in issues]
-            )
+            details = [{"path": issue.path, "message": issue.message} for issue in issues]
+            self.tally.add(self.quarantine.keep(event, "invalid", issues=details))
             return
-        try:
-            self.transport.emit(_serializable(event))
-        except Exception as error:
-            self._quarantine(event, "undelivered", error=f"{type(error).__name__}: {error}")
-            return
-        self.counts["emitted"] += 1
+        line = event_line(event)
+        if self.outbox is not None and self._appending:
+            try:
+                with self.outbox.lock:
+                    self.outbox.append(line)
+                    self.tally.add("in outbox")
+            except Exception as error:
+                self._appending = False
+                log.warning(
+                    "the OpenLineage outbox %s cannot be written (%s): this event and the "
+                    "next ones are sent from memory, without a copy on disk; those not sent by "
+                    "close() go to the quarantine %s",
+                    self.outbox_path,
+                    f"{type(error).__name__}: {error}",
+                    self.quarantine.path,
+                )
+            else:
+                self.delivery.wake()
+                return
+        self.delivery.hold(event)
 
-    def _quarantine(self, event: dict[str, Any], reason: str, **details: Any) -> None:
-        self.counts[f"quarantined ({reason})"] += 1
-        if reason not in self._logged:
-            self._logged.add(reason)
-            log.error(
-                "OpenLineage event %s (%s run %s): kept in %s; later ones like it are counted",
-                reason,
-                event.get("eventType"),
-                event.get("run", {}).get("runId"),
-                self.quarantine_path,
+    def _log_unwritten(self) -> None:
+        """The writer is stuck (a disk that hangs): log whole what it did not take."""
+        while True:
+            try:
+                event = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if event is not _STOP:
+                line = event_line(event).decode().rstrip("\n")
+                why = "the outbox writer is stalled (a disk that does not answer?)"
+                self.tally.add(self.quarantine.to_log(line, "unwritten", why))
+
+    def _report(self, budget: float, counts: Counter[str]) -> None:
+        mine, earlier = counts["in outbox"], counts["earlier in outbox"]
+        clauses = []
+        if mine or earlier:
+            clauses.append(
+                f"{mine + earlier} event(s) stay in the outbox {self.outbox_path} ({mine} of "
+                f"this run, {earlier} left by earlier ones): the next capture on this outbox "
+                f"sends them, or run `ol-subset replay {shlex.quote(str(self.outbox_path))}`"
             )
-        record = {"reason": reason, **details, "event": event}
-        self.quarantine_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.quarantine_path.open("a", encoding="utf-8") as quarantine:
-            quarantine.write(json.dumps(record) + "\n")
+        unsent = sum(n for key, n in counts.items() if key.endswith(_UNSENT))
+        if unsent:
+            clauses.append(
+                f"{unsent} event(s) the outbox could not take are kept unsent in the "
+                f"quarantine {self.quarantine.path} (or the log, if it cannot be written)"
+            )
+        if not clauses:
+            return
+        error = self.delivery.last_error
+        log.warning(
+            "OpenLineage: not all events were delivered within close()'s %g s: %s%s",
+            budget,
+            "; ".join(clauses),
+            f" (last error: {error})" if error else "",
+        )
 
 
-def _serializable(event: dict[str, Any]) -> dict[str, Any]:
-    """The event for openlineage-python's transports, with its JSON nulls intact.
-
-    Their serializer drops every None, which would erase the null partition (a dimension whose
-    value is JSON null). It passes an Enum member's value through untouched, so the dataset
-    lists, where those nulls live, travel as the values of one-off Enum members.
-    """
-    wrapped = dict(event)
-    for key in ("inputs", "outputs"):
-        if key in wrapped:
-            Verbatim: Any = Enum("Verbatim", {"value": wrapped[key]})
-            wrapped[key] = Verbatim["value"]
-    return wrapped
+def _settled(counts: Counter[str]) -> bool:
+    return counts["in outbox"] <= 0 and counts["in memory"] <= 0

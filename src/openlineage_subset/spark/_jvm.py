@@ -14,6 +14,7 @@ import logging
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -34,6 +35,31 @@ _PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodeg
 _EMPTIED_BY_AQE = frozenset({"EmptyRelation", "EmptyRelationExec", "LocalTableScanExec"})
 # DataSource V2 writes through a V1 fallback: the query they write is a logical plan.
 _V1_FALLBACK_WRITES = frozenset({"AppendDataExecV1", "OverwriteByExpressionExecV1"})
+_CACHED_PLANS: OrderedDict[tuple[int, int, bool], tuple[JavaObject, tuple[ScanFacts, ...]]] = (
+    OrderedDict()
+)
+"""The scans of the cached plans seen last (see ``_Collector._cached``), newest last."""
+_CACHED_PLANS_KEPT = 64
+_WITHOUT_EXPRESSIONS = frozenset(
+    {
+        "AdaptiveSparkPlanExec",
+        "ShuffleQueryStageExec",
+        "BroadcastQueryStageExec",
+        "ResultQueryStageExec",
+        "TableCacheQueryStageExec",
+    }
+)
+"""Nodes that hold plans but no expressions: their subqueries are in the plans they hold."""
+_ACTED_ON_AT_ROOT = (
+    _SCANS
+    | _V1_FALLBACK_WRITES
+    | {
+        "AdaptiveSparkPlanExec",
+        "InMemoryTableScanExec",
+        "ReusedExchangeExec",
+    }
+)
+_CACHED_PLANS_LOCK = threading.Lock()
 # Hadoop prints a file as ...{path=<uri>; isDirectory=false; length=..}; a path may hold any
 # character but NUL, newlines included.
 _FILE_PATH = re.compile(r"\{path=(.*?); isDirectory=", re.DOTALL)
@@ -90,16 +116,95 @@ def query_execution_of(subject: Any) -> tuple[JavaObject, bool]:
     )
 
 
-def scan_facts(query_execution: JavaObject, *, executed: bool) -> list[ScanFacts]:
-    """The facts of every scan in a query's physical plan, subqueries and AQE stages included.
+@dataclass(frozen=True)
+class PlanFacts:
+    """What one walk of an executed plan found: its scans, its root, the writes on the way."""
+
+    scans: tuple[ScanFacts, ...]
+    root: JavaObject = field(compare=False)
+    """The executed plan (None when the query read cached data only: it was not walked)."""
+    root_class: str
+    """The class of the plan's root (``ExecutedCommandExec``, ``AdaptiveSparkPlanExec``...)."""
+    writes: tuple[JavaObject, ...] = field(default=(), compare=False)
+    """The ``DataWritingCommandExec`` nodes met, in AQE stages too."""
+
+
+def plan_facts(query_execution: JavaObject, *, executed: bool) -> PlanFacts:
+    """Walk a query's physical plan once: every scan (subqueries, AQE stages and cached plans
+    included) and every write command.
 
     Scans that adaptive execution removed at run time (a stage it found empty, and whatever
     that emptied in turn) are taken from the plan as it was before AQE rewrote it: the query
     read, or would have read, those datasets too.
     """
+    if executed:
+        from_cache = _read_from_cache_only(query_execution)
+        if from_cache is not None:
+            return PlanFacts(from_cache, None, "")
+    root = query_execution.executedPlan()
     collector = _Collector(executed, query_execution)
-    collector.plan(query_execution.executedPlan())
-    return collector.scans
+    collector.plan(root)
+    return PlanFacts(
+        tuple(collector.scans), root, collector.root_kind or "", tuple(collector.writes)
+    )
+
+
+_LOCAL_LEAVES = frozenset({"LocalRelation", "Range", "OneRowRelation"})
+"""Logical leaves that read no dataset."""
+
+
+def _read_from_cache_only(query_execution: JavaObject) -> tuple[ScanFacts, ...] | None:
+    """The scans of a query that reads only cached plans seen before; None for any other.
+
+    The short actions a job repeats most (``count()`` of a cached DataFrame) read nothing but
+    cached data: their optimized logical plan is a query (not a command) without subqueries
+    whose leaves are cached relations and local data. Their scans are those of the cached
+    plans, remembered from the first action that walked them (see ``_Collector._cached``):
+    about ten round trips instead of a walk of the physical plan.
+    """
+    logical = query_execution.optimizedPlan()
+    if java_member(_LOGICAL_COMMAND, "isInstance")(logical):
+        return None
+    if int(logical.subqueriesAll().size()):
+        return None
+    leaves = logical.collectLeaves()
+    scans: list[ScanFacts] = []
+    for index in range(leaves.size()):
+        leaf = leaves.apply(index)
+        kind = str(leaf.nodeName())
+        if kind in _LOCAL_LEAVES:
+            continue
+        if kind != "InMemoryRelation":
+            return None
+        known = _known_cached_plan(leaf.cachedPlan(), executed=True)
+        if known is None:
+            return None
+        scans.extend(known)
+    return tuple(scans)
+
+
+_LOGICAL_COMMAND = "java.lang.Class:org.apache.spark.sql.catalyst.plans.logical.Command"
+"""The class of logical commands (writes, DDL), as :func:`java_member` looks it up."""
+
+
+def _known_cached_plan(jplan: JavaObject, *, executed: bool) -> tuple[ScanFacts, ...] | None:
+    """The scans remembered for a cached plan (see ``_Collector._cached``), if any."""
+    key = _cached_plan_key(jplan, executed=executed)
+    with _CACHED_PLANS_LOCK:
+        known = _CACHED_PLANS.get(key)
+    if known is not None and known[0].equals(jplan):
+        return known[1]
+    return None
+
+
+def _cached_plan_key(jplan: JavaObject, *, executed: bool) -> tuple[int, int, bool]:
+    identity_hash = java_member("java.lang.System", "identityHashCode")
+    return (id(jvm_view()), int(identity_hash(jplan)), executed)
+
+
+def scan_facts(query_execution: JavaObject, *, executed: bool) -> list[ScanFacts]:
+    """The facts of every scan in a query's physical plan (see :func:`plan_facts`)."""
+    return list(plan_facts(query_execution, executed=executed).scans)
 
 
 def scan_key(facts: ScanFacts) -> tuple[object, ...]:
@@ -136,17 +241,51 @@ class _Collector:
         self.executed = executed
         self.query_execution = query_execution
         self.scans: list[ScanFacts] = []
+        self.writes: list[JavaObject] = []
+        self.root_kind: str | None = None
+        """The class of the first plan walked (the query's root)."""
         self.emptied = 0
         """How many nodes standing for a stage that adaptive execution found empty were seen."""
 
     def plan(self, jplan: JavaObject) -> None:
-        self._visit(jplan, [])
+        kind = self._tree(jplan)
+        if self.root_kind is None:
+            self.root_kind = kind
+        if kind in _WITHOUT_EXPRESSIONS:
+            return  # its subqueries are in the plans it holds, walked as plans of their own
         subqueries = jplan.subqueriesAll()
         for index in range(subqueries.size()):
             self.plan(subqueries.apply(index))
 
+    def _tree(self, jroot: JavaObject) -> str:
+        """One tree (a plan, an adaptive stage's plan): through its leaves when no scan is one
+        of them, node by node otherwise (a scan needs the filters above it).
+
+        What the walk acts on besides scans sits at a tree's root (adaptive plans, writes) or
+        is a leaf (query stages, cached plans, emptied stages), so the nodes in between can be
+        skipped: a few round trips instead of a few per node. Returns the root's kind.
+        """
+        kind = _kind(jroot)
+        if kind in _ACTED_ON_AT_ROOT:
+            self._visit_known(jroot, kind, [])
+            return kind
+        leaves = jroot.collectLeaves()
+        found = [(leaf, _kind(leaf)) for leaf in map(leaves.apply, range(leaves.size()))]
+        if any(leaf_kind in _SCANS for _, leaf_kind in found):
+            self._visit_known(jroot, kind, [])
+            return kind
+        if kind == "DataWritingCommandExec":
+            self.writes.append(jroot)
+        for leaf, leaf_kind in found:
+            self._visit_known(leaf, leaf_kind, [])
+        return kind
+
     def _visit(self, jnode: JavaObject, ancestors: list[tuple[str, JavaObject]]) -> None:
-        kind = _kind(jnode)
+        self._visit_known(jnode, _kind(jnode), ancestors)
+
+    def _visit_known(
+        self, jnode: JavaObject, kind: str, ancestors: list[tuple[str, JavaObject]]
+    ) -> None:
         if kind in _SCANS:
             try:
                 facts = self._scan(kind, jnode, ancestors)
@@ -164,8 +303,10 @@ class _Collector:
             self.plan(jnode.plan())
             return
         if kind == "InMemoryTableScanExec":
-            self.plan(jnode.relation().cachedPlan())
+            self._cached(jnode.relation().cachedPlan())
             return
+        if kind == "DataWritingCommandExec":
+            self.writes.append(jnode)
         if kind == "ReusedExchangeExec":
             return  # the exchange it reuses is walked where it first appears
         if kind in _V1_FALLBACK_WRITES:
@@ -174,6 +315,28 @@ class _Collector:
         children = jnode.children()
         for index in range(children.size()):
             self._visit(children.apply(index), [*ancestors, (kind, jnode)])
+
+    def _cached(self, jplan: JavaObject) -> None:
+        """The scans of a cached plan: walked once, then remembered for as long as it is cached.
+
+        Every action on a cached DataFrame reads through the very same cached plan object; its
+        scans, fixed when the cache was built, need not cross py4j again. The plan is known by
+        its identity hash, confirmed by ``equals`` (one round trip each).
+        """
+        known = _known_cached_plan(jplan, executed=self.executed)
+        if known is not None:
+            self.scans.extend(known)
+            return
+        key = _cached_plan_key(jplan, executed=self.executed)
+        walked = _Collector(self.executed, self.query_execution)
+        walked.plan(jplan)
+        self.scans.extend(walked.scans)
+        self.emptied += walked.emptied
+        with _CACHED_PLANS_LOCK:
+            _CACHED_PLANS[key] = (jplan, tuple(walked.scans))
+            _CACHED_PLANS.move_to_end(key)
+            while len(_CACHED_PLANS) > _CACHED_PLANS_KEPT:
+                _CACHED_PLANS.popitem(last=False)
 
     def _adaptive(self, jnode: JavaObject) -> None:
         """An adaptive plan: its current plan, and the scans AQE dropped from its initial one.
@@ -337,6 +500,10 @@ def _conjuncts(node: Node) -> Iterator[Node]:
 
 
 _KINDS_BY_NODE_NAME = {
+    "DropTable": "DropTableExec",
+    "AppendData": "AppendDataExec",
+    "OverwriteByExpression": "OverwriteByExpressionExec",
+    "OverwritePartitionsDynamic": "OverwritePartitionsDynamicExec",
     "Filter": "FilterExec",
     "ColumnarToRow": "ColumnarToRowExec",
     "InputAdapter": "InputAdapter",
@@ -358,7 +525,9 @@ def _kind(jnode: JavaObject) -> str:
         return "WholeStageCodegenExec"
     if name in _KINDS_BY_NODE_NAME:
         return _KINDS_BY_NODE_NAME[name]
-    if "Scan" in name or name.endswith("QueryStage"):
+    if name.endswith("QueryStage"):  # ShuffleQueryStage is a ShuffleQueryStageExec...
+        return name + "Exec"
+    if "Scan" in name or name.startswith("Execute "):
         return str(jnode.getClass().getSimpleName())
     return name
 
@@ -606,6 +775,21 @@ def java_class(name: str) -> Any:
     return _CLASSES[key]
 
 
+def java_member(class_name: str, member: str) -> Any:
+    """A static method of a JVM class, looked up once per JVM (py4j asks the JVM each time an
+    attribute of a class is read). ``java.lang.Class:<name>`` stands for the ``Class`` object
+    of ``<name>``, whose instance methods (``isInstance``) are then the members.
+    """
+    key = (id(jvm_view()), f"{class_name}#{member}")
+    if key not in _CLASSES:
+        if class_name.startswith("java.lang.Class:"):
+            target = java_class("java.lang.Class").forName(class_name.partition(":")[2])
+        else:
+            target = java_class(class_name)
+        _CLASSES[key] = getattr(target, member)
+    return _CLASSES[key]
+
+
 def _format_name(file_format: JavaObject) -> str | None:
     try:
         return str(file_format.shortName())
@@ -678,6 +862,7 @@ class CatalogWatch:
         self._lock = threading.Lock()
         self._catalog: JavaObject = None
         self._proxy: JavaObject = None
+        self._shared: JavaObject = None
         self.watching = False
         self.since_ms: int | None = None
         """When watching started (epoch ms): statements that started before were not seen."""
@@ -686,7 +871,9 @@ class CatalogWatch:
         """Start watching the session's external catalog if it exists yet; whether watching."""
         if self.watching:
             return True
-        shared = jsession.sharedState()
+        if self._shared is None:
+            self._shared = jsession.sharedState()
+        shared = self._shared
         if not _external_catalog_exists(shared):
             return False
         catalog = shared.externalCatalog()
@@ -776,16 +963,29 @@ _CHANGE_COMMANDS = frozenset(
 )
 
 
+CHANGE_ROOTS = frozenset({"ExecutedCommandExec", "DropTableExec"})
+"""The plan roots of the statements :func:`change_facts` reads."""
+
+
 def change_facts(
-    query_execution: JavaObject, watch: CatalogWatch, *, started_ms: int
+    query_execution: JavaObject,
+    watch: CatalogWatch,
+    *,
+    started_ms: int,
+    root: tuple[JavaObject, str] | None = None,
 ) -> list[ChangeFacts]:
     """The dataset a DDL or ``LOAD DATA`` statement changed (none for other plans).
 
     ``CREATE TABLE IF NOT EXISTS`` on a table that existed, and ``DROP TABLE IF EXISTS`` on
-    one that did not, changed nothing and give nothing.
+    one that did not, changed nothing and give nothing. ``root``: the executed plan and its
+    class, when the caller has them already.
     """
-    plan = query_execution.executedPlan()
-    kind = str(plan.getClass().getSimpleName())
+    if root is None:
+        plan = query_execution.executedPlan()
+        root = (plan, str(plan.getClass().getSimpleName()))
+    plan, kind = root
+    if kind not in CHANGE_ROOTS:
+        return []
     jsession = query_execution.sparkSession()
     if kind == "DropTableExec":
         return _dropped_v2(jsession, plan, watch)
@@ -958,6 +1158,16 @@ def string_map(mapping: JavaObject) -> dict[str, str]:
     return found
 
 
+V2_WRITE_ROOTS = frozenset(
+    {
+        "AppendDataExec",
+        "AppendDataExecV1",
+        "OverwriteByExpressionExec",
+        "OverwriteByExpressionExecV1",
+        "OverwritePartitionsDynamicExec",
+    }
+)
+"""The plan roots of the writes :func:`v2_write_facts` reads."""
 _V2_WRITES = {
     "AppendData": None,
     "OverwriteByExpression": "OVERWRITE",

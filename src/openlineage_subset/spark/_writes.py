@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ from openlineage_subset.spark._naming import (
     partition_path,
     split_dataset_root,
 )
+from openlineage_subset.spark._translate import redact_condition
 
 log = logging.getLogger("openlineage_subset.spark")
 
@@ -84,21 +85,38 @@ class WriteFacts:
     static partition values, written or not."""
 
 
-def write_facts(query_execution: JavaObject, *, list_files: bool = True) -> list[WriteFacts]:
+def write_facts(
+    query_execution: JavaObject,
+    *,
+    list_files: bool = True,
+    commands: Sequence[JavaObject] | None = None,
+) -> list[WriteFacts]:
     """The writes of an executed query (none for a query that only reads).
 
     ``list_files=False`` skips the listing (for a failed write, whose files say nothing).
+    ``commands``: the query's ``DataWritingCommandExec`` nodes, when a walk of its plan found
+    them already (see ``plan_facts``); else they are looked for at the plan's root.
     """
-    plan = query_execution.executedPlan()
-    kind = str(plan.getClass().getSimpleName())
-    # Adaptive execution wraps a write that shuffles: AdaptiveSparkPlanExec, then (Spark 4) a
-    # ResultQueryStageExec around the DataWritingCommandExec.
-    while kind in ("AdaptiveSparkPlanExec", "ResultQueryStageExec"):
-        plan = plan.executedPlan() if kind == "AdaptiveSparkPlanExec" else plan.plan()
+    if commands is None:
+        plan = query_execution.executedPlan()
         kind = str(plan.getClass().getSimpleName())
-    if kind != "DataWritingCommandExec":
-        return []
-    command = plan.cmd()
+        # Adaptive execution wraps a write that shuffles: AdaptiveSparkPlanExec, then (Spark 4)
+        # a ResultQueryStageExec around the DataWritingCommandExec.
+        while kind in ("AdaptiveSparkPlanExec", "ResultQueryStageExec"):
+            plan = plan.executedPlan() if kind == "AdaptiveSparkPlanExec" else plan.plan()
+            kind = str(plan.getClass().getSimpleName())
+        commands = [plan] if kind == "DataWritingCommandExec" else []
+    return [
+        facts
+        for node in commands
+        for facts in _command_write_facts(query_execution, node.cmd(), list_files=list_files)
+    ]
+
+
+def _command_write_facts(
+    query_execution: JavaObject, command: JavaObject, *, list_files: bool
+) -> list[WriteFacts]:
+    """The write of one data-writing command (none for a command that is not a file write)."""
     kind = str(command.getClass().getSimpleName())
     if kind not in _WRITE_COMMANDS:
         return []
@@ -201,6 +219,8 @@ def output_datasets_from_writes(
             if partitions is not None:
                 paths = sorted({"/".join(p for p in (prefix, path) if p) for path in partitions})
                 condition = _partition_condition(paths, config)
+        if condition is not None and config.redact_columns:
+            condition = redact_condition(condition, config.redacts)
         facets = (
             None
             if condition is None

@@ -1,0 +1,659 @@
+"""The outbox: every OpenLineage event kept on local disk until a transport took it.
+
+The promise is **at-least-once**. An event is appended to the outbox (one complete JSON line,
+``fdatasync``'d) before any transport sees it, and it leaves the outbox only when a transport
+took it or it was quarantined. A dead endpoint, a crash, or a ``close()`` whose time ran out
+leaves it there; the next capture that opens the same outbox, or ``ol-subset replay OUTBOX``,
+sends it. So an event may be sent twice (it was delivered just before a crash, before the
+cursor saying so was saved): receivers are expected to be idempotent, keyed by ``run.runId``
+and ``eventType``, as OpenLineage backends are. Limits: the disk must keep what ``fsync``
+confirmed; an append that a crash interrupted is cut off at the next open (its producer died
+before it was stored, so nothing ever counted it as kept).
+
+Layout of an outbox (a directory created 0700; every file 0600; a symlink in place of any of
+them is refused, never followed)::
+
+    OUTBOX/lane-0/lock                  flock'd by the one process writing and sending the lane
+    OUTBOX/lane-0/cursor                {"segment": 3, "offset": 1532}: all before it is settled
+    OUTBOX/lane-0/000000000003.jsonl    events in the order produced, one JSON line each
+
+A process takes the first lane whose lock is free (two captures on one outbox at the same time
+write two lanes, never one file) and also takes over every other free lane that still holds
+events, sending those first. A lane held by a running process is left to it. The cursor is
+written to a temporary file, fsync'd and renamed; a segment that is fully sent is replaced by a
+new empty one once it is larger than 1 MiB, and at close.
+
+Files an outbox shares with others (the JSON Lines output, the quarantine) are appended by
+:func:`append_line`: a whole line or nothing, under ``flock``, a torn last line cut first.
+Sending what an outbox holds is ``_delivery``'s part.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import logging
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("openlineage_subset.outbox")
+
+MAX_LANES = 32
+"""Captures that can write one outbox at the same time."""
+
+_SEGMENT = re.compile(r"(\d{12})\.jsonl")
+_LANE = re.compile(r"lane-(\d+)")
+_ROTATE_BYTES = 1 << 20
+_COMMIT_EVERY = 64
+_COMMIT_SECONDS = 1.0
+_LOCK_WAIT = 2.0
+_CHUNK = 1 << 16
+_FILE_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_sync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
+
+
+class OutboxClosed(Exception):
+    """The outbox was closed (``close()`` gave up waiting); its files are not touched again."""
+
+
+# Appending whole lines ------------------------------------------------------------------------
+
+
+def append_line(path: str | os.PathLike[str], line: bytes) -> None:
+    """Append ``line`` (a JSON document and its newline) to ``path``: whole, or not at all.
+
+    The file is created 0600 and never through a symlink (``O_NOFOLLOW``, dangling ones too).
+    On a regular file the append holds an exclusive ``flock`` (raising ``OSError`` when another
+    process holds it for more than two seconds), first cuts a torn last line (an append a
+    crash interrupted), then writes and ``fdatasync``s; a write that fails part way (disk
+    full, file size limit) is cut back off before the error is raised, so the next line never
+    runs on from a partial one. A device or a pipe is written as is.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "events.jsonl"
+    >>> append_line(path, b'{"eventType": "START"}\\n')
+    >>> path.read_bytes(), oct(path.stat().st_mode & 0o777)
+    (b'{"eventType": "START"}\\n', '0o600')
+    """
+    if not line.endswith(b"\n") or b"\n" in line[:-1]:
+        raise ValueError("append_line takes one line ending with its newline")
+    fd = os.open(path, _FILE_FLAGS, 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            _write_all(fd, line)
+            return
+        _lock_briefly(fd)
+        try:
+            cut = _cut_torn_tail(fd)
+            if cut:
+                log.warning("cut a torn last line (%d bytes) off %s before appending", cut, path)
+            _append_whole(fd, line)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _lock_briefly(fd: int) -> None:
+    deadline = time.monotonic() + _LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise OSError(
+                    errno.EWOULDBLOCK, f"locked by another process for over {_LOCK_WAIT:g} s"
+                ) from None
+            time.sleep(0.01)
+        else:
+            return
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, "nothing written")
+        view = view[written:]
+
+
+def _append_whole(fd: int, line: bytes) -> None:
+    """Write and sync ``line`` at the end of a regular file, or leave the file as it was."""
+    start = os.fstat(fd).st_size
+    try:
+        _write_all(fd, line)
+        _sync(fd)
+    except OSError:
+        with suppress(OSError):
+            os.ftruncate(fd, start)
+        raise
+
+
+def _cut_torn_tail(fd: int) -> int:
+    """Cut what follows the last newline of a regular file; the number of bytes cut."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return 0
+    keep = size
+    while keep > 0:
+        start = max(0, keep - _CHUNK)
+        newline = os.pread(fd, keep - start, start).rfind(b"\n")
+        if newline >= 0:
+            keep = start + newline + 1
+            break
+        keep = start
+    os.ftruncate(fd, keep)
+    _sync(fd)
+    return size - keep
+
+
+def _read_line(fd: int, offset: int) -> bytes | None:
+    """The complete line starting at ``offset`` (with its newline), None if there is none yet."""
+    parts = []
+    at = offset
+    while True:
+        chunk = os.pread(fd, _CHUNK, at)
+        if not chunk:
+            return None
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            parts.append(chunk[: newline + 1])
+            return b"".join(parts)
+        parts.append(chunk)
+        at += len(chunk)
+
+
+def _count_lines(fd: int, offset: int) -> int:
+    count = 0
+    at = offset
+    while chunk := os.pread(fd, _CHUNK, at):
+        count += chunk.count(b"\n")
+        at += len(chunk)
+    return count
+
+
+# Events as lines, and the JSON Lines transport -------------------------------------------------
+
+
+def _enum_value(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def event_line(event: Any) -> bytes:
+    """``event`` as one JSON line: a dict verbatim (JSON nulls kept), else openlineage-python's.
+
+    >>> event_line({"eventType": "START", "inputs": [{"dimensions": {"day": None}}]})
+    b'{"eventType": "START", "inputs": [{"dimensions": {"day": null}}]}\\n'
+    """
+    if isinstance(event, dict):
+        text = json.dumps(event, default=_enum_value)
+    else:
+        from openlineage.client.serde import Serde  # noqa: PLC0415  (openlineage-python's events)
+
+        text = Serde.to_json(event)
+    return (text + "\n").encode()
+
+
+def create_private(path: str | os.PathLike[str]) -> None:
+    """Create the file ``path`` (0600, never through a symlink) unless it exists; ``OSError``
+    when it cannot be opened for appending."""
+    os.close(os.open(path, _FILE_FLAGS, 0o600))
+
+
+# The outbox -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A place in a lane: a segment number and a byte offset in that segment."""
+
+    segment: int
+    offset: int
+
+
+@dataclass(frozen=True, eq=False)
+class Record:
+    """One line of a lane, and where it ends."""
+
+    lane: Lane
+    end: Position
+    line: bytes
+    event: dict[str, Any] | None
+    """None when the line is not a JSON object (a damaged disk, a foreign writer)."""
+    earlier: bool
+    """Appended before this process opened the outbox (by an earlier or another capture)."""
+
+
+def _segment_name(number: int) -> str:
+    return f"{number:012d}.jsonl"
+
+
+class Lane:
+    """One process's part of an outbox: its segments and cursor, under its ``flock``.
+
+    Not thread-safe: the :class:`Outbox` serializes every call under its ``lock``.
+    """
+
+    def __init__(self, name: str, directory: int, lock: int | None) -> None:
+        self.name = name
+        self._dir = directory
+        self._lock = lock
+        self._file_flags = os.O_RDWR | os.O_APPEND if lock is not None else os.O_RDONLY
+        self._fds: dict[int, int] = {}
+        self._peeked: Record | None = None
+        self._uncommitted = 0
+        self._committed_at = time.monotonic()
+        self.repairs: list[str] = []
+        self.segments: list[int] = []
+        self.delivered = self.committed = self.boundary = Position(0, 0)
+        self._cursor_error_said = False
+
+    @classmethod
+    def acquire(cls, outbox: int, name: str, *, create: bool) -> Lane | None:
+        """The lane ``name`` under the outbox directory ``outbox``, locked and repaired; None
+        when another process holds it."""
+        if create:
+            with suppress(FileExistsError):
+                os.mkdir(name, 0o700, dir_fd=outbox)
+        directory = os.open(name, _DIR_FLAGS, dir_fd=outbox)
+        try:
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            lock = os.open("lock", flags, 0o600, dir_fd=directory)
+        except OSError:
+            os.close(directory)
+            raise
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock)
+            os.close(directory)
+            return None
+        lane = cls(name, directory, lock)
+        try:
+            with suppress(OSError):  # the pid only helps messages
+                os.ftruncate(lock, 0)
+                os.pwrite(lock, f"{os.getpid()}\n".encode(), 0)
+            lane._load(repair=True)
+        except BaseException:
+            lane.close()
+            raise
+        return lane
+
+    @classmethod
+    def pending_in_use(cls, outbox: int, name: str) -> tuple[int, str]:
+        """Events pending in a lane another process holds (read only, may be stale), its pid."""
+        directory = os.open(name, _DIR_FLAGS, dir_fd=outbox)
+        lane = cls(name, directory, None)
+        try:
+            pid = "?"
+            with suppress(OSError):
+                fd = os.open("lock", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=directory)
+                try:
+                    pid = os.read(fd, 32).decode(errors="replace").strip() or "?"
+                finally:
+                    os.close(fd)
+            lane._load(repair=False)
+            return lane.pending(), pid
+        finally:
+            lane.close()
+
+    def _load(self, *, repair: bool) -> None:
+        numbers = sorted(
+            int(found.group(1))
+            for name in os.listdir(self._dir)
+            if (found := _SEGMENT.fullmatch(name))
+        )
+        start = self._read_cursor() or Position(numbers[0] if numbers else 1, 0)
+        for number in [n for n in numbers if n < start.segment]:
+            if repair:  # fully sent; a rotation was cut short
+                os.unlink(_segment_name(number), dir_fd=self._dir)
+        numbers = [n for n in numbers if n >= start.segment]
+        if not numbers:
+            if not repair:
+                self.segments = []
+                return
+            number = start.segment if start.offset == 0 else start.segment + 1
+            self._create_segment(number)
+            numbers = [number]
+            start = Position(number, 0)
+        elif numbers[0] != start.segment:
+            start = Position(numbers[0], 0)
+        if repair:
+            for number in numbers:
+                cut = _cut_torn_tail(self._fd(number))
+                if cut:
+                    self.repairs.append(
+                        f"cut a torn last line ({cut} bytes, an append a crash interrupted) off "
+                        f"{self.name}/{_segment_name(number)}"
+                    )
+        start = self._checked(start)
+        self.segments = numbers
+        self.delivered = self.committed = start
+        self.boundary = Position(numbers[-1], os.fstat(self._fd(numbers[-1])).st_size)
+
+    def _read_cursor(self) -> Position | None:
+        try:
+            fd = os.open("cursor", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=self._dir)
+        except FileNotFoundError:
+            return None
+        try:
+            data = json.loads(os.read(fd, 4096))
+            position = Position(int(data["segment"]), int(data["offset"]))
+            if position.segment < 0 or position.offset < 0:
+                raise ValueError("negative")
+        except (ValueError, KeyError, TypeError) as error:
+            self.repairs.append(
+                f"the cursor of {self.name} is unreadable ({error}): its events are all sent "
+                "again (at least once)"
+            )
+            return None
+        finally:
+            os.close(fd)
+        return position
+
+    def _checked(self, start: Position) -> Position:
+        """``start`` moved back to a line start if it is not one (sending again, never skipping)."""
+        fd = self._fd(start.segment)
+        size = os.fstat(fd).st_size
+        offset = min(start.offset, size)
+        if offset > 0 and os.pread(fd, 1, offset - 1) != b"\n":
+            head = os.pread(fd, offset, 0)
+            offset = head.rfind(b"\n") + 1
+        if offset != start.offset:
+            self.repairs.append(
+                f"the cursor of {self.name} was not at a line start: moved back to byte {offset}"
+            )
+        return Position(start.segment, offset)
+
+    def _fd(self, number: int) -> int:
+        fd = self._fds.get(number)
+        if fd is None:
+            flags = self._file_flags | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(_segment_name(number), flags, dir_fd=self._dir)
+            self._fds[number] = fd
+        return fd
+
+    def _create_segment(self, number: int) -> None:
+        flags = _FILE_FLAGS | os.O_EXCL
+        self._fds[number] = os.open(_segment_name(number), flags, 0o600, dir_fd=self._dir)
+        os.fsync(self._dir)
+
+    def append(self, line: bytes) -> None:
+        """Append one event line to the newest segment, synced, or raise and leave it as it was."""
+        _append_whole(self._fd(self.segments[-1]), line)
+
+    def peek(self) -> Record | None:
+        """The first event not yet settled, None when there is none."""
+        if self._peeked is None:
+            self._peeked = self._read_at(self.delivered)
+        return self._peeked
+
+    def _read_at(self, at: Position) -> Record | None:
+        while (line := _read_line(self._fd(at.segment), at.offset)) is None:
+            later = [number for number in self.segments if number > at.segment]
+            if not later:
+                return None
+            at = Position(later[0], 0)
+        end = Position(at.segment, at.offset + len(line))
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
+            event = None
+        return Record(
+            self, end, line, event if isinstance(event, dict) else None, end <= self.boundary
+        )
+
+    def settle(self, record: Record) -> None:
+        """Mark ``record`` (the one :meth:`peek` gave) sent or quarantined."""
+        if record is not self._peeked:
+            raise ValueError("settle the record peek() gave, in order")
+        self.delivered = record.end
+        self._peeked = None
+        self._uncommitted += 1
+        if (
+            self._uncommitted >= _COMMIT_EVERY
+            or time.monotonic() - self._committed_at >= _COMMIT_SECONDS
+        ):
+            self.commit()
+
+    def pending(self) -> int:
+        """Events not yet settled."""
+        at = self.delivered
+        count = 0
+        for number in self.segments:
+            if number >= at.segment:
+                count += _count_lines(self._fd(number), at.offset if number == at.segment else 0)
+        return count
+
+    def commit(self) -> None:
+        """Save the cursor (temporary file, fsync, rename, fsync of the folder); then remove the
+        segments before it. A failure is logged once: settled events may then be sent again."""
+        if self.delivered == self.committed:
+            return
+        try:
+            self._write_cursor(self.delivered)
+        except OSError as error:
+            if not self._cursor_error_said:
+                self._cursor_error_said = True
+                log.warning(
+                    "cannot save the cursor of the outbox lane %s (%s): events already sent "
+                    "may be sent again",
+                    self.name,
+                    error,
+                )
+            return
+        self.committed = self.delivered
+        self._uncommitted = 0
+        self._committed_at = time.monotonic()
+        for number in [n for n in self.segments if n < self.committed.segment]:
+            self.segments.remove(number)
+            fd = self._fds.pop(number, None)
+            if fd is not None:
+                os.close(fd)
+            with suppress(OSError):  # removed at the next open otherwise
+                os.unlink(_segment_name(number), dir_fd=self._dir)
+
+    def _write_cursor(self, position: Position) -> None:
+        with suppress(FileNotFoundError):
+            os.unlink("cursor.tmp", dir_fd=self._dir)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open("cursor.tmp", flags, 0o600, dir_fd=self._dir)
+        try:
+            data = {"segment": position.segment, "offset": position.offset}
+            _write_all(fd, json.dumps(data).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename("cursor.tmp", "cursor", src_dir_fd=self._dir, dst_dir_fd=self._dir)
+        os.fsync(self._dir)
+
+    def rotate_if_settled(self, *, force: bool) -> None:
+        """Start a new empty segment when all is settled and the newest one is large (or
+        ``force``, and it is not empty); the old one goes with the cursor's move. Saves the
+        cursor either way."""
+        if self.peek() is not None:
+            self.commit()
+            return
+        newest = self.segments[-1]
+        size = os.fstat(self._fd(newest)).st_size
+        if size == 0 or (size < _ROTATE_BYTES and not force):
+            self.commit()
+            return
+        self._create_segment(newest + 1)
+        self.segments.append(newest + 1)
+        self.delivered = Position(newest + 1, 0)
+        self.commit()
+
+    def close(self) -> None:
+        """Close every file; the lock goes with its descriptor."""
+        for fd in [*self._fds.values(), *([self._lock] if self._lock is not None else [])]:
+            with suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+        self._lock = None
+        with suppress(OSError):
+            os.close(self._dir)
+
+
+class Outbox:
+    """A directory of lanes: this process's own lane, and the free lanes it took over.
+
+    ``Outbox(path)`` creates the directory (0700) if needed, takes the first free lane as its
+    own (appends go there) and takes over every other free lane that holds events (sent first,
+    released once empty). Lanes held by running processes are in ``in_use``. ``create=False``
+    (for ``ol-subset replay``) opens an existing outbox and takes over lanes only. Raises
+    ``OSError`` when the directory cannot be used (a symlink, a path under a regular file, no
+    permission, every lane in use).
+
+    Every method but ``close`` expects the caller to hold ``lock``.
+
+    Example::
+
+        outbox = Outbox("events.jsonl.outbox")
+        with outbox.lock:
+            outbox.append(event_line(event))
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        self.path = Path(os.path.abspath(path))
+        self.lock = threading.Lock()
+        self.closed = False
+        self.own: Lane | None = None
+        self.adopted: list[Lane] = []
+        self.in_use: dict[str, tuple[int, str]] = {}
+        """Lanes held by other processes: their pending events (read without the lock) and pid."""
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with suppress(FileExistsError):
+                os.mkdir(self.path, 0o700)
+        self._dir = os.open(self.path, _DIR_FLAGS)
+        try:
+            self._open_lanes(create=create)
+        except BaseException:
+            self._close_files()
+            raise
+        self.earlier = sum(lane.pending() for lane in self.lanes)
+        """Events found in the outbox at open: left by earlier captures."""
+        for lane in self.lanes:
+            for repair in lane.repairs:
+                log.warning("outbox %s: %s", self.path, repair)
+
+    @property
+    def lanes(self) -> list[Lane]:
+        """The lanes this process holds, in the order they are sent: taken over first."""
+        return [*self.adopted, *([self.own] if self.own is not None else [])]
+
+    def _open_lanes(self, *, create: bool) -> None:
+        names = sorted(
+            (int(found.group(1)), name)
+            for name in os.listdir(self._dir)
+            if (found := _LANE.fullmatch(name))
+        )
+        if not create and not names:
+            raise OSError(errno.ENOENT, "no lane-* folder in it", str(self.path))
+        if create:
+            for number in range(MAX_LANES):
+                self.own = Lane.acquire(self._dir, f"lane-{number}", create=True)
+                if self.own is not None:
+                    break
+            else:
+                raise OSError(errno.EBUSY, f"all {MAX_LANES} lanes are in use", str(self.path))
+        for _, name in names:
+            if self.own is not None and name == self.own.name:
+                continue
+            try:
+                lane = Lane.acquire(self._dir, name, create=False)
+                if lane is None:
+                    pending, pid = Lane.pending_in_use(self._dir, name)
+                    if pending:
+                        self.in_use[name] = (pending, pid)
+                elif lane.pending():
+                    self.adopted.append(lane)
+                else:
+                    lane.close()
+            except OSError as error:
+                log.warning("outbox %s: lane %s left alone: %s", self.path, name, error)
+
+    def _check(self) -> None:
+        if self.closed:
+            raise OutboxClosed(str(self.path))
+
+    def append(self, line: bytes) -> None:
+        """Append an event line to the own lane, synced (``OSError``: nothing appended)."""
+        self._check()
+        if self.own is None:
+            raise OSError(errno.EROFS, "outbox opened to replay only", str(self.path))
+        self.own.append(line)
+
+    def peek(self) -> Record | None:
+        """The next event to send: taken-over lanes first, in order; None when all is settled."""
+        self._check()
+        for lane in self.lanes:
+            record = lane.peek()
+            if record is not None:
+                return record
+        return None
+
+    def settle(self, record: Record) -> None:
+        """Mark the record :meth:`peek` gave as sent or quarantined; release a taken-over lane
+        once it is empty."""
+        self._check()
+        lane = record.lane
+        lane.settle(record)
+        if lane in self.adopted and lane.peek() is None:
+            lane.rotate_if_settled(force=True)
+            lane.close()
+            self.adopted.remove(lane)
+
+    def save(self) -> None:
+        """Save the cursors (when idle); start a new segment where a settled one grew large."""
+        self._check()
+        for lane in self.lanes:
+            lane.rotate_if_settled(force=False)
+
+    def pending(self) -> int:
+        """Events not yet settled in the lanes this process holds."""
+        self._check()
+        return sum(lane.pending() for lane in self.lanes)
+
+    def close(self, timeout: float) -> bool:
+        """Save the cursors, empty the settled segments, release the lanes; False when
+        ``timeout`` ran out waiting for a thread stuck in a file operation (then nothing is
+        touched and the lanes are released at exit)."""
+        if not self.lock.acquire(timeout=max(timeout, 0.0)):
+            return False
+        try:
+            if self.closed:
+                return True
+            self.closed = True
+            for lane in self.lanes:
+                try:
+                    lane.rotate_if_settled(force=True)
+                except OSError as error:
+                    log.warning(
+                        "outbox %s: could not tidy lane %s: %s", self.path, lane.name, error
+                    )
+            self._close_files()
+            return True
+        finally:
+            self.lock.release()
+
+    def _close_files(self) -> None:
+        for lane in self.lanes:
+            lane.close()
+        with suppress(OSError):
+            os.close(self._dir)

@@ -2,8 +2,27 @@
 
 ``ol-subset validate PATH... [--strict] [--format text|json]`` checks JSON files (a facet map,
 a subset facet, an event, or an array of them), JSON Lines files (one document per line) and
-folders of them. Exit status: 0 all valid, 1 something invalid, 2 some input unusable (missing,
-unreadable, not JSON). Every message names the file (and line), the JSON path and the problem.
+folders of them; ``-`` is standard input, read like a file. Exit status: 0 all valid, 1 something
+invalid, 2 some input unusable, 141 (128 + SIGPIPE) when the reader of the output went away
+before the end (``| head``): the command stops quietly and never claims success for what it did
+not check. Every message names the file (and line), the JSON path and the problem.
+
+It takes its input as hostile:
+
+- each input, and each line of a JSON Lines input, stands alone: one that is unusable (missing,
+  unreadable, not UTF-8, not JSON) is reported where it is, and every other is still checked;
+- input is read as bytes and decoded strictly as UTF-8 (a leading byte order mark is skipped);
+- JSON Lines are read a line at a time, so memory is bounded by the longest line; a ``.json``
+  file or standard input is JSON Lines when its first line is a JSON value by itself, and is
+  otherwise one document, read whole;
+- what Python's ``json`` reads but JSON does not allow, or JSON readers disagree on, is unusable:
+  ``NaN`` and ``Infinity``, an integer of more than 4,300 digits, a key repeated in one object,
+  nesting deeper than 512 levels;
+- text output writes control characters, line separators and the like as Python escapes
+  (``\\n``, ``\\x1b``): a line always starts with the name of the input it is about. JSON output
+  is ASCII, escaped by ``json.dumps``;
+- a closed standard input is an unusable input; with standard output closed (``>&-``) nothing
+  is printed and the exit status still tells.
 
 ``ol-subset run [--output FILE] [--namespace NS] SCRIPT.py [ARGS...]`` runs a PySpark script
 with capture enabled; ``ol-subset demo`` runs the demo pipeline. Both need the ``spark`` extra
@@ -12,21 +31,41 @@ and a Java runtime, and say so in one line when either is missing.
 
 from __future__ import annotations
 
+import abc
 import argparse
+import contextlib
+import io
 import json
+import os
+import re
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset._issues import ValidationIssue
+from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
+from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
+from openlineage_subset._replay import (
+    ARGUMENT_HELP,
+    DEFAULT_REPLAY_TIMEOUT,
+    REPLAY_DESCRIPTION,
+    REPLAY_HELP,
+    replay_command,
+)
 from openlineage_subset._validate import validate
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
+EXIT_OUTPUT_CLOSED = 141  # what a shell reports for a tool stopped by a closed pipe (SIGPIPE)
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _FOLDER_SUFFIXES = (".json", *_JSON_LINES_SUFFIXES)
+_STDIN = "<stdin>"
+_BOM = b"\xef\xbb\xbf"
+_BLANK = re.compile(rb"[ \t\r\n]*").fullmatch  # JSON's whitespace, no more
+# Python's own limit (sys.set_int_max_str_digits), fixed here so that every Python reads alike.
+_MAX_INTEGER_DIGITS = 4300
 
 
 @dataclass
@@ -90,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
             "Validate JSON files (a facet map, a subset facet, an OpenLineage event, or an array "
             "of them), JSON Lines files (.jsonl/.ndjson, one document per line) and folders of "
             "them. '-' reads standard input. Exit 0 when all are valid, 1 when any is invalid, "
-            "2 when an input is unusable."
+            "2 when an input is unusable, 141 when the output pipe closes before the end."
         ),
     )
     check.add_argument("paths", nargs="+", metavar="PATH")
@@ -127,6 +166,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--workdir", metavar="DIR", help="where the data and events go")
     demo.set_defaults(handler=_demo_command)
+    replay = commands.add_parser("replay", help=REPLAY_HELP, description=REPLAY_DESCRIPTION)
+    replay.add_argument("outbox", metavar="OUTBOX", help=ARGUMENT_HELP["outbox"])
+    replay.add_argument("--output", metavar="FILE", help=ARGUMENT_HELP["output"])
+    replay.add_argument("--quarantine", metavar="FILE", help=ARGUMENT_HELP["quarantine"])
+    replay.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=float,
+        default=DEFAULT_REPLAY_TIMEOUT,
+        help=ARGUMENT_HELP["timeout"],
+    )
+    replay.set_defaults(handler=_replay_command)
     return parser
 
 
@@ -160,6 +211,12 @@ def _run_command(args: argparse.Namespace) -> int:
     return run_script(args.script, args.arguments, output=args.output, namespace=args.namespace)
 
 
+def _replay_command(args: argparse.Namespace) -> int:
+    return replay_command(
+        args.outbox, output=args.output, quarantine=args.quarantine, timeout=args.timeout
+    )
+
+
 def _demo_command(args: argparse.Namespace) -> int:
     if not _spark_ready("demo"):
         return EXIT_UNUSABLE
@@ -169,18 +226,40 @@ def _demo_command(args: argparse.Namespace) -> int:
 
 
 def _validate_command(args: argparse.Namespace) -> int:
-    results = []
-    for path in args.paths:
-        for result in _read(path):
-            if result.error is None:
-                _check(result, args.strict)
-            results.append(result)
-    _report(results, args.format, sys.stdout)
-    if any(result.error is not None for result in results):
-        return EXIT_UNUSABLE
-    if any(result.issues for result in results):
-        return EXIT_INVALID
-    return EXIT_VALID
+    with contextlib.ExitStack() as closing:
+        # With standard output closed (>&-) there is nowhere to print: the status still tells.
+        out = sys.stdout or closing.enter_context(open(os.devnull, "w", encoding="utf-8"))
+        if isinstance(out, io.TextIOWrapper):
+            # Escaped text is printable, but maybe not in the output's encoding (ASCII, cp1252).
+            out.reconfigure(errors="backslashreplace")
+        report = _JsonReport(out) if args.format == "json" else _TextReport(out)
+        try:
+            for path in args.paths:
+                for result in _read(path):
+                    if result.error is None:
+                        _check(result, args.strict)
+                    report.add(result)
+            report.close()
+            out.flush()
+        except BrokenPipeError:
+            _discard_standard_output()
+            return EXIT_OUTPUT_CLOSED
+        return report.status
+
+
+def _discard_standard_output() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit fails no more.
+
+    For when the reader of the output went away (``| head``): otherwise Python prints an
+    "Exception ignored" message for the output still buffered.
+    """
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (captured, replaced): nothing buffered in a pipe
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
 
 
 def _check(result: _Result, strict: bool) -> None:
@@ -188,111 +267,350 @@ def _check(result: _Result, strict: bool) -> None:
         warnings.simplefilter("always")
         result.issues = validate(result.document, strict=strict)
     result.warnings = [str(warning.message) for warning in caught]
+    result.document = None  # a JSON Lines input holds one document at a time
 
 
 def _read(path_text: str) -> Iterator[_Result]:
     if path_text == "-":
-        yield from _parse_text("<stdin>", sys.stdin.read(), json_lines=False)
+        if sys.stdin is None:
+            yield _Result(_STDIN, error="standard input is closed")
+        else:
+            yield from _documents(_STDIN, sys.stdin.buffer, json_lines=False)
         return
     path = Path(path_text)
-    if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in _FOLDER_SUFFIXES)
-        if not found:
-            yield _Result(path_text, error="folder holds no .json, .jsonl or .ndjson file")
-        for child in found:
-            yield from _read(str(child))
-        return
     try:
-        text = path.read_text(encoding="utf-8")
+        is_folder = path.is_dir()
+        stream = None if is_folder else path.open("rb")
     except FileNotFoundError:
         yield _Result(path_text, error="no such file")
         return
-    except UnicodeDecodeError as error:
-        yield _Result(path_text, error=f"not UTF-8 text ({error.reason} at byte {error.start})")
-        return
     except OSError as error:
-        yield _Result(path_text, error=f"cannot read: {error.strerror or error}")
+        yield _Result(path_text, error=_cannot_read(error))
         return
-    yield from _parse_text(path_text, text, json_lines=path.suffix in _JSON_LINES_SUFFIXES)
+    if stream is None:
+        yield from _read_folder(path_text)
+        return
+    with stream:
+        yield from _documents(path_text, stream, json_lines=path.suffix in _JSON_LINES_SUFFIXES)
 
 
-def _parse_text(source: str, text: str, *, json_lines: bool) -> Iterator[_Result]:
-    if not text.strip():
+def _read_folder(path_text: str) -> Iterator[_Result]:
+    unreadable: list[_Result] = []
+
+    def report(error: OSError) -> None:
+        unreadable.append(_Result(str(error.filename or path_text), error=_cannot_read(error)))
+
+    found = sorted(
+        path
+        for folder, _, names in os.walk(path_text, onerror=report)
+        for path in (Path(folder, name) for name in names)
+        if path.suffix in _FOLDER_SUFFIXES and path.is_file()
+    )
+    if not found and not unreadable:
+        yield _Result(path_text, error="folder holds no .json, .jsonl or .ndjson file")
+    yield from unreadable
+    for child in found:
+        yield from _read(str(child))
+
+
+def _cannot_read(error: OSError) -> str:
+    return f"cannot read: {error.strerror or error}"
+
+
+class _Unusable(Exception):
+    """Input that is not a document: its message says why, for the report."""
+
+
+def _documents(source: str, stream: BinaryIO, *, json_lines: bool) -> Iterator[_Result]:
+    """The documents of one input, each as a result; a read error ends the input."""
+    lines = _Lines(stream)
+    reader = _JsonReader()
+    try:
+        if json_lines:
+            yield from _json_lines(source, lines, reader)
+        else:
+            yield from _json_or_json_lines(source, lines, reader)
+    except OSError as error:
+        after = f" after line {lines.number}" if lines.number else ""
+        yield _Result(source, error=f"{_cannot_read(error)}{after}")
+
+
+class _Lines:
+    """The lines of a byte stream: (number from 1, byte offset, bytes), without a leading BOM."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.number = 0
+        self._offset = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> tuple[int, int, bytes]:
+        line = self.stream.readline()
+        if not line:
+            raise StopIteration
+        self.number += 1
+        start, self._offset = self._offset, self._offset + len(line)
+        if self.number == 1 and line.startswith(_BOM):
+            return self.number, start + len(_BOM), line[len(_BOM) :]
+        return self.number, start, line
+
+
+def _json_lines(
+    source: str, lines: Iterator[tuple[int, int, bytes]], reader: _JsonReader
+) -> Iterator[_Result]:
+    empty = True
+    for number, offset, raw in lines:
+        if _BLANK(raw):
+            continue
+        empty = False
+        try:
+            document = reader.loads(_decode(raw, offset), in_line=True)
+        except _Unusable as problem:
+            yield _Result(source, line=number, error=str(problem))
+        else:
+            yield _usable(_Result(source, line=number, document=document), reader)
+    if empty:
+        yield _Result(source, error="empty file, expected JSON")
+
+
+def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iterator[_Result]:
+    """A document (or array), or JSON Lines when the first line is a JSON value by itself."""
+    read: list[bytes] = []  # the lines up to the first non-blank one, for a document over lines
+    start = None
+    for line in lines:
+        start = line[1] if start is None else start
+        read.append(line[2])
+        if not _BLANK(line[2]):
+            break
+    else:
         yield _Result(source, error="empty file, expected JSON")
         return
-    if not json_lines:
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as error:
-            if error.msg == "Extra data" and _looks_like_json_lines(text):
-                json_lines = True
-            else:
-                yield _Result(source, error=_json_error(error))
-                return
-        except RecursionError:
-            yield _Result(source, error="not usable JSON: nested too deeply")
-            return
-        else:
-            if isinstance(document, list):
-                if not document:
-                    yield _Result(source, error="empty array, expected documents")
-                for index, item in enumerate(document):
-                    yield _Result(source, index=index, document=item)
-            else:
-                yield _Result(source, document=document)
-            return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield _Result(source, line=number, document=json.loads(line))
-        except json.JSONDecodeError as error:
-            yield _Result(source, line=number, error=_json_error(error))
-        except RecursionError:
-            yield _Result(source, line=number, error="not usable JSON: nested too deeply")
-
-
-def _looks_like_json_lines(text: str) -> bool:
+    number, offset, raw = line
     try:
-        for line in text.splitlines():
-            if line.strip():
-                json.loads(line)
-    except (json.JSONDecodeError, RecursionError):
-        return False
-    return True
+        document = reader.loads(_decode(raw, offset), in_line=True)
+    except _Unusable:
+        data = b"".join(read) + lines.stream.read()
+        yield from _whole_document(source, data, start or 0, reader)
+        return
+    for second in lines:
+        if not _BLANK(second[2]):
+            yield _usable(_Result(source, line=number, document=document), reader)
+            yield from _json_lines(source, _chain(second, lines), reader)
+            return
+    yield from _results(source, document, reader)
 
 
-def _json_error(error: json.JSONDecodeError) -> str:
-    return f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+def _chain(first: tuple[int, int, bytes], rest: _Lines) -> Iterator[tuple[int, int, bytes]]:
+    yield first
+    yield from rest
 
 
-def _report(results: list[_Result], output_format: str, out: TextIO) -> None:
-    valid = sum(1 for r in results if r.error is None and not r.issues)
-    invalid = sum(1 for r in results if r.error is None and r.issues)
-    unusable = sum(1 for r in results if r.error is not None)
-    if output_format == "json":
+def _whole_document(
+    source: str, data: bytes, offset: int, reader: _JsonReader
+) -> Iterator[_Result]:
+    try:
+        document = reader.loads(_decode(data, offset), in_line=False)
+    except _Unusable as problem:
+        yield _Result(source, error=str(problem))
+        return
+    yield from _results(source, document, reader)
+
+
+def _results(source: str, document: Any, reader: _JsonReader) -> Iterator[_Result]:
+    """An input holding one document, or an array of them."""
+    if not isinstance(document, list):
+        yield _usable(_Result(source, document=document), reader)
+        return
+    if not document:
+        yield _Result(source, error="empty array, expected documents")
+    for index, item in enumerate(document):
+        yield _usable(_Result(source, index=index, document=item), reader)
+
+
+def _decode(raw: bytes, offset: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _Unusable(f"not UTF-8 text ({error.reason} at byte {offset + error.start})") from None
+
+
+def _usable(result: _Result, reader: _JsonReader) -> _Result:
+    """The result, or an unusable one if its document holds what JSON does not allow."""
+    problem = reader.refusal_in(result.document)
+    if problem is None:
+        try:
+            check_nesting(result.document, "document")
+        except SubsetDocumentError as error:
+            problem = f"not usable JSON at {error.issues[0]}"
+    if problem is not None:
+        result.error, result.document = problem, None
+    return result
+
+
+class _Refused:
+    """Stands in a parsed document for a value JSON does not allow, or readers disagree on."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class _JsonReader:
+    """``json.loads``, with what Python reads but JSON does not left as ``_Refused`` values.
+
+    The hooks do not raise: parsing goes on, so that the report can name the JSON path, and a
+    line of JSON Lines with ``NaN`` is still told from a document spread over lines.
+    """
+
+    def __init__(self) -> None:
+        self.refused = 0
+        self._decoder = json.JSONDecoder(
+            parse_int=self._integer,
+            parse_constant=self._constant,
+            object_pairs_hook=self._object,
+        )
+
+    def loads(self, text: str, *, in_line: bool) -> Any:
+        self.refused = 0
+        if text.startswith("\ufeff"):  # as json.loads says; JSONDecoder.decode does not look
+            raise _Unusable("not valid JSON: a byte order mark (U+FEFF) only starts an input")
+        try:
+            with stack_room(MAX_DEPTH):  # so that RecursionError means deeper than the limit
+                return self._decoder.decode(text)
+        except json.JSONDecodeError as error:
+            where = (
+                f"column {error.colno}" if in_line else f"line {error.lineno}, column {error.colno}"
+            )
+            raise _Unusable(f"not valid JSON: {error.msg} ({where})") from None
+        except RecursionError:
+            raise _Unusable(f"not usable JSON: {TOO_DEEP}") from None
+        except ValueError as error:  # an integer past a limit set lower than ours
+            raise _Unusable(f"not usable JSON: {error}") from None
+
+    def refusal_in(self, document: Any) -> str | None:
+        """The first refused value of a document just parsed, with its JSON path."""
+        if not self.refused:
+            return None
+        stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+        while stack:
+            node, path = stack.pop()
+            if isinstance(node, _Refused):
+                return f"not usable JSON at {json_path(path)}: {node.reason}"
+            if isinstance(node, dict):
+                stack.extend((value, (*path, key)) for key, value in reversed(node.items()))
+            elif isinstance(node, list):
+                stack.extend((node[i], (*path, i)) for i in reversed(range(len(node))))
+        return None
+
+    def _refuse(self, reason: str) -> _Refused:
+        self.refused += 1
+        return _Refused(reason)
+
+    def _integer(self, text: str) -> int | _Refused:
+        digits = len(text) - text.startswith("-")
+        if digits > _MAX_INTEGER_DIGITS:
+            return self._refuse(
+                f"an integer of {digits} digits; this version reads at most "
+                f"{_MAX_INTEGER_DIGITS} (Python's limit)"
+            )
+        return int(text)
+
+    def _constant(self, name: str) -> _Refused:
+        return self._refuse(f"{name} is not JSON (JSON has no NaN or Infinity)")
+
+    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
+        result = dict(pairs)
+        if len(result) == len(pairs):
+            return result
+        repeated = next(key for key, count in Counter(k for k, _ in pairs).items() if count > 1)
+        return self._refuse(
+            f"the key {repeated!r} appears more than once in one object, and JSON readers "
+            "disagree on which value counts"
+        )
+
+
+def _printable(text: str) -> str:
+    """``text`` with what a terminal or log acts on (line breaks, escape codes) as escapes.
+
+    Each character Python does not print as itself is written as ``repr`` writes it.
+
+    >>> print(_printable("a\\nb: valid\\x1b[2J\\u2028"))
+    a\\nb: valid\\x1b[2J\\u2028
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+class _Report(abc.ABC):
+    """Writes each result as it comes, and counts them for the summary and the exit status."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.counts: Counter[str] = Counter()
+
+    def add(self, result: _Result) -> None:
+        self.write(result, first=not self.counts)
+        kind = "unusable" if result.error is not None else "invalid" if result.issues else "valid"
+        self.counts[kind] += 1
+
+    @abc.abstractmethod
+    def write(self, result: _Result, *, first: bool) -> None: ...
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    @property
+    def status(self) -> int:
+        if self.counts["unusable"]:
+            return EXIT_UNUSABLE
+        if self.counts["invalid"]:
+            return EXIT_INVALID
+        return EXIT_VALID
+
+
+class _TextReport(_Report):
+    def write(self, result: _Result, *, first: bool) -> None:
+        where = result.where
+        if result.error is not None:
+            self._line(f"{where}: error: {result.error}")
+            return
+        for warning in result.warnings:
+            self._line(f"{where}: warning: {warning}")
+        if not result.issues:
+            self._line(f"{where}: valid")
+        for issue in result.issues:
+            tag = " [strict]" if issue.rule == "strict" else ""
+            self._line(f"{where}: {issue.path}: {issue.message}{tag}")
+
+    def close(self) -> None:
+        valid, invalid, unusable = (self.counts[k] for k in ("valid", "invalid", "unusable"))
+        self._line(
+            f"{valid + invalid} document(s): {valid} valid, {invalid} invalid"
+            + (f"; {unusable} input(s) unusable" if unusable else "")
+        )
+
+    def _line(self, text: str) -> None:
+        self.out.write(_printable(text) + "\n")
+
+
+class _JsonReport(_Report):
+    """The report ``json.dump(..., indent=2)`` would write, one result at a time."""
+
+    def write(self, result: _Result, *, first: bool) -> None:
+        opening = '{\n  "results": [\n' if first else ",\n"
+        text = json.dumps(result.as_json(), indent=2)
+        self.out.write(opening + "    " + text.replace("\n", "\n    "))
+
+    def close(self) -> None:
+        valid, invalid, unusable = (self.counts[k] for k in ("valid", "invalid", "unusable"))
         summary = {
             "documents": valid + invalid,
             "valid": valid,
             "invalid": invalid,
             "unusable": unusable,
         }
-        json.dump({"results": [r.as_json() for r in results], "summary": summary}, out, indent=2)
-        out.write("\n")
-        return
-    for result in results:
-        if result.error is not None:
-            out.write(f"{result.where}: error: {result.error}\n")
-            continue
-        for warning in result.warnings:
-            out.write(f"{result.where}: warning: {warning}\n")
-        if not result.issues:
-            out.write(f"{result.where}: valid\n")
-        for issue in result.issues:
-            tag = " [strict]" if issue.rule == "strict" else ""
-            out.write(f"{result.where}: {issue.path}: {issue.message}{tag}\n")
-    out.write(
-        f"{valid + invalid} document(s): {valid} valid, {invalid} invalid"
-        + (f"; {unusable} input(s) unusable" if unusable else "")
-        + "\n"
-    )
+        closing = "\n  ],\n" if self.counts else '{\n  "results": [],\n'
+        text = json.dumps(summary, indent=2)
+        self.out.write(closing + '  "summary": ' + text.replace("\n", "\n  ") + "\n}\n")

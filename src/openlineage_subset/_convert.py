@@ -4,7 +4,8 @@ Conversion follows the type hints of the generated classes, read once per class:
 by field (JSON names from ``JSON_NAMES``), unions of dataclasses by their ``Literal`` type
 field, enums by value (an unknown string stays a string where the schema allows one). Properties
 a schema does not name go to ``additional_properties`` and come back out unchanged. A ``subset``
-facet inside an event is parsed with the spec version its own ``_schemaURL`` names.
+facet inside an event is parsed with the spec version its own ``_schemaURL`` names. Input nested
+more than ``MAX_DEPTH`` levels, or containing itself, raises ``SubsetDocumentError`` up front.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Literal, Union
 from openlineage_subset_generated._support import Issue, JsonObject, describe
 
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
+from openlineage_subset._nesting import check_nesting, stack_room
 from openlineage_subset._versions import (
     INPUT_FACET_DEF,
     OUTPUT_FACET_DEF,
@@ -38,7 +40,8 @@ def parse_facet(obj: object) -> Any:
     """Parse a subset facet (the value under the ``subset`` key) into its model.
 
     The spec version is the one its ``_schemaURL`` names (the newest, with a warning, when this
-    installation does not have it). Raises :class:`SubsetDocumentError` listing every problem.
+    installation does not have it). Raises :class:`SubsetDocumentError` listing every problem,
+    also for a facet nested more than 512 levels deep or containing itself.
 
     >>> facet = parse_facet({
     ...     "inputCondition": {"type": "location", "locations": ["s3://bucket/2024/10/15"]},
@@ -58,15 +61,18 @@ def parse_facet(obj: object) -> Any:
             "not a subset facet",
             [ValidationIssue("$", "this is a facet map; pass the facet itself: obj['subset']")],
         )
+    levels = check_nesting(obj, "subset facet")
     spec = spec_for_facet(obj.get("_schemaURL"))
-    return _parse_subset_facet(spec, obj, ())
+    with stack_room(levels):
+        return _parse_subset_facet(spec, obj, ())
 
 
 def parse_event(obj: object) -> Any:
     """Parse an OpenLineage RunEvent, JobEvent or DatasetEvent, subset facets included.
 
     The core model comes from the newest spec version built on the event's OpenLineage version;
-    each ``subset`` facet is parsed with the version its own ``_schemaURL`` names.
+    each ``subset`` facet is parsed with the version its own ``_schemaURL`` names. Raises
+    :class:`SubsetDocumentError` like :func:`parse_facet`.
 
     >>> event = parse_event({
     ...     "eventTime": "2024-10-15T10:00:00Z", "producer": "https://example.com/producer",
@@ -83,6 +89,12 @@ def parse_event(obj: object) -> Any:
             "not an OpenLineage event",
             [ValidationIssue("$", f"expected an object, got {describe(obj)}")],
         )
+    levels = check_nesting(obj, "OpenLineage event")
+    with stack_room(levels):
+        return _parse_valid_event(obj)
+
+
+def _parse_valid_event(obj: Mapping[str, Any]) -> Any:
     spec = spec_for_event(obj.get("schemaURL"))
     issues = spec.validators.VALIDATORS[spec.module.CORE_ROOT](obj)
     facets = list(subset_facet_paths(obj))
@@ -156,20 +168,28 @@ def _build_subset_facet(spec: SpecVersion, valid_facet: Any) -> Any:
 def dump(model: Any) -> Any:
     """The JSON value of a generated model (condition, facet, dataset, event), as dicts and lists.
 
-    ``dump(parse_facet(d)) == d`` for every valid facet: unknown properties are kept.
+    ``dump(parse_facet(d)) == d`` for every valid facet: unknown properties are kept. A model
+    nested more than 512 levels deep (a long chain of ``a & b & c ...``) or containing itself
+    raises :class:`SubsetDocumentError`.
 
     >>> from openlineage_subset import field
     >>> dump(field("country") == "PL")["right"]
     {'type': 'literal', 'value': 'PL'}
     """
+    levels = check_nesting(model, "model")
+    with stack_room(levels):
+        return _dump(model)
+
+
+def _dump(model: Any) -> Any:
     if isinstance(model, JsonObject):
         return _dump_object(model)
     if isinstance(model, enum.Enum):
         return model.value
     if isinstance(model, list):
-        return [dump(item) for item in model]
+        return [_dump(item) for item in model]
     if isinstance(model, dict):
-        return {key: dump(value) for key, value in model.items()}
+        return {key: _dump(value) for key, value in model.items()}
     return model
 
 
@@ -179,7 +199,7 @@ def _dump_object(model: JsonObject) -> dict[str, Any]:
         value = getattr(model, attribute)
         if value is None and optional:
             continue
-        out[json_name] = dump(value)
+        out[json_name] = _dump(value)
     for key, value in model.additional_properties.items():
         if key in out:
             raise ValueError(

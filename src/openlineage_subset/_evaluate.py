@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from openlineage_subset._builders import format_literal
 from openlineage_subset._convert import dump
+from openlineage_subset._nesting import check_nesting, stack_room
 
 Kind = Literal["string", "integer", "float", "decimal", "date", "timestamp", "boolean"]
 
@@ -100,7 +101,9 @@ def matches(
     directory above it (``file:///tmp/a``, ``file:/tmp/a`` and ``/tmp/a`` are one path).
 
     Raises ``ValueError`` for what it cannot evaluate: a field the row does not have, a literal
-    or value not of its column's type, an unknown condition type, comparison or operator.
+    or value not of its column's type, an unknown condition type, comparison or operator; its
+    subclass :class:`SubsetDocumentError` for a condition, row or schema nested more than 512
+    levels deep or containing itself.
 
     >>> import datetime
     >>> from decimal import Decimal
@@ -127,6 +130,11 @@ def matches(
         raise TypeError(f"schema must map column names to type names, got {type(schema).__name__}")
     if path is not None and not isinstance(path, str):
         raise TypeError(f"path must be a string, got {type(path).__name__}")
+    levels = max(
+        check_nesting(data, "condition"),
+        check_nesting(row, "row"),
+        check_nesting(schema, "schema"),
+    )
     where = "$"
     for key in ("inputCondition", "outputCondition"):
         if key in data:
@@ -137,7 +145,8 @@ def matches(
             raise ValueError(
                 "this is a facet map; pass the facet itself: matches(obj['subset'], ...)"
             )
-    return _holds(data, _Row(row, schema or {}, path), where)
+    with stack_room(levels):
+        return _holds(data, _Row(row, schema or {}, path), where)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openlineage_subset._convert import dump
+from openlineage_subset._nesting import check_nesting, stack_room
 
 _SYMBOLS = {
     "EQUAL": "=",
@@ -27,7 +28,8 @@ def render(condition: Any) -> str:
     backticks; a chain of one operator prints flat, mixed ``AND``/``OR`` with parentheses.
     Partitions print as ``PARTITION (k = 'v')``
     joined by ``OR``, locations as ``LOCATION IN (...)``. A condition type this version does not
-    know prints as ``type(key=value, ...)``.
+    know prints as ``type(key=value, ...)``. A condition nested more than 512 levels deep or
+    containing itself raises :class:`SubsetDocumentError`.
 
     >>> from openlineage_subset import field, location
     >>> country = field("country")
@@ -41,11 +43,13 @@ def render(condition: Any) -> str:
         raise TypeError(
             f"render() takes a subset condition or facet, got {type(condition).__name__}"
         )
+    levels = check_nesting(data, "condition")
     for key in ("inputCondition", "outputCondition"):
         if key in data:
             data = data[key]
             break
-    return _render(data)[0]
+    with stack_room(levels):
+        return _render(data)[0]
 
 
 def _render(node: Any) -> tuple[str, str | None]:

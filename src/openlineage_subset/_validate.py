@@ -4,7 +4,9 @@ The checks run the validators generated from the schemas (fast, exact: a test co
 ``jsonschema``). ``strict=True`` adds what the schema says only in prose: the documented values
 of ``comparison`` and ``operator``, the ``format`` of URIs, UUIDs and timestamps, a ``_schemaURL``
 that names an existing definition of a known version matching the facet's role, and input facets
-under ``inputFacets`` / output facets under ``outputFacets``.
+under ``inputFacets`` / output facets under ``outputFacets``. A document nested more than
+``MAX_DEPTH`` levels deep, or containing itself, gets one issue saying where, and is not checked
+further.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any, Literal
 from openlineage_subset_generated._support import Issue, describe
 
 from openlineage_subset._convert import SUBSET_FACET_KEY, Role, subset_facet_paths
-from openlineage_subset._issues import ValidationIssue, json_path
+from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
+from openlineage_subset._nesting import check_nesting, stack_room
 from openlineage_subset._versions import (
     FACET_FILE,
     INPUT_FACET_DEF,
@@ -59,7 +62,9 @@ def validate(document: object, strict: bool = False) -> list[ValidationIssue]:
 
     ``document`` is a facet map (``{"subset": {...}}``), a subset facet, or an OpenLineage
     RunEvent/JobEvent/DatasetEvent, whose ``subset`` facets under ``inputs[].inputFacets`` and
-    ``outputs[].outputFacets`` are checked against the subset schema of their version.
+    ``outputs[].outputFacets`` are checked against the subset schema of their version. A
+    document nested more than 512 levels of objects and arrays deep, or containing itself, is
+    reported as one issue at the place where it passes the limit.
 
     >>> facet_map = {"subset": {
     ...     "inputCondition": {"type": "compare", "comparison": "EQUALS",
@@ -81,28 +86,21 @@ def validate(document: object, strict: bool = False) -> list[ValidationIssue]:
                 f"OpenLineage event), got {describe(document)}",
             )
         ]
+    try:
+        levels = check_nesting(document, "document")
+    except SubsetDocumentError as error:
+        return list(error.issues)
     checker = _Checker(strict)
     kind = document_kind(document)
     if kind is None:
         return [ValidationIssue("$", _not_a_document(document))]
-    try:
+    with stack_room(levels):
         if kind == "event":
             checker.event(document)
         elif kind == "facet map":
             checker.facet_map(document)
         else:
             checker.facet(document, (), None)
-    except RecursionError:
-        return [
-            ValidationIssue(
-                "$",
-                (
-                    "nested too deeply to validate (Python's recursion limit); write long AND/OR "
-                    "chains "
-                    "as balanced trees (openlineage_subset.all_of / any_of)"
-                ),
-            )
-        ]
     return checker.issues
 
 

@@ -469,3 +469,15 @@ def test_ol_subset_replay_sends_what_an_outbox_holds(tmp_path: Path) -> None:
         [*command[:-1], str(tmp_path / "none")], capture_output=True, check=False
     )
     assert missing.returncode == 2
+
+
+def test_quarantine_reasons_carry_no_secrets(tmp_path: Path) -> None:
+    from openlineage_subset._delivery import Quarantine
+
+    quarantine = Quarantine(tmp_path / "q.jsonl")
+    error = "ConnectionError: http://lineage:hunter2@backend:5000/api/v1/lineage?api_key=abc123"
+    where = quarantine.keep({"eventType": "START"}, "undelivered", error=error)
+    assert where == "quarantined (undelivered)"
+    kept = (tmp_path / "q.jsonl").read_text()
+    assert "hunter2" not in kept and "abc123" not in kept
+    assert "backend:5000" in kept, "the rest stays readable"

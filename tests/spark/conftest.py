@@ -11,6 +11,8 @@ import datetime as dt
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -266,3 +268,18 @@ def covered_by_output(dataset: dict[str, Any], changed: set[str]) -> set[str]:
         return set(changed)
     condition = parse_facet(facet).output_condition
     return {path for path in changed if matches(condition, dims(path))}
+
+
+def ol_subset(
+    *arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m openlineage_subset ARGUMENTS...`` in a subprocess, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "openlineage_subset", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 import textwrap
 import threading
@@ -18,7 +17,7 @@ from pyspark.sql import functions as F
 
 from openlineage_subset import render, validate
 from openlineage_subset.spark import _capture, enable
-from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of
+from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of, ol_subset
 from tests.test_outbox import pending_on_disk
 
 pytestmark = pytest.mark.spark
@@ -190,10 +189,7 @@ def test_ol_subset_run_captures_an_unmodified_script(tmp_path: Path) -> None:
     script = tmp_path / "job.py"
     script.write_text(SCRIPT)
     events_file = tmp_path / "events.jsonl"
-    command = [
-        sys.executable,
-        "-m",
-        "openlineage_subset",
+    done = ol_subset(
         "run",
         "--output",
         str(events_file),
@@ -202,9 +198,7 @@ def test_ol_subset_run_captures_an_unmodified_script(tmp_path: Path) -> None:
         str(script),
         str(tmp_path / "out"),
         "3",
-    ]
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False
+        cwd=tmp_path,
     )
     assert done.returncode == 3, done.stderr[-2000:]
     assert "rows 1" in done.stdout
@@ -218,25 +212,14 @@ def test_ol_subset_run_captures_an_unmodified_script(tmp_path: Path) -> None:
 
 
 def test_ol_subset_run_refuses_a_missing_script(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "openlineage_subset", "run", str(tmp_path / "none.py")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = ol_subset("run", str(tmp_path / "none.py"))
     assert done.returncode == 2 and "no such file" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_missing_java_runtime_is_one_line(tmp_path: Path) -> None:
     environment = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
     environment["PATH"] = str(Path(sys.executable).parent)  # python, but no java
-    done = subprocess.run(
-        [sys.executable, "-m", "openlineage_subset", "demo", "--workdir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=environment,
-        check=False,
-    )
+    done = ol_subset("demo", "--workdir", str(tmp_path), env=environment)
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "Java runtime" in line

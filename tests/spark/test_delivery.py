@@ -15,8 +15,6 @@ import logging
 import os
 import resource
 import socket
-import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -31,7 +29,7 @@ from pyspark.sql import functions as F
 
 from openlineage_subset._replay import replay_command
 from openlineage_subset.spark import LineageSettingsWarning, enable
-from tests.spark.conftest import MemoryTransport
+from tests.spark.conftest import MemoryTransport, ol_subset
 from tests.test_outbox import pending_on_disk
 
 pytestmark = pytest.mark.spark
@@ -487,22 +485,13 @@ def test_ol_subset_run_with_a_bad_output_runs_the_script(tmp_path: Path) -> None
         for key, value in os.environ.items()
         if not key.startswith(("OPENLINEAGE", "OL_SUBSET"))
     }
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "openlineage_subset",
-            "run",
-            "--output",
-            str(tmp_path / "file" / "events.jsonl"),
-            str(script),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = ol_subset(
+        "run",
+        "--output",
+        str(tmp_path / "file" / "events.jsonl"),
+        str(script),
         cwd=tmp_path,
         env=environment,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from tests.spark.conftest import (
     by_name,
     condition_of,
     dims,
+    ol_subset,
     partition_dirs,
     sales_rows,
 )
@@ -196,22 +195,13 @@ SCRIPT_RUNS = {
 
 def test_the_example_script_with_a_relative_directory(tmp_path: Path) -> None:
     events_file = tmp_path / "events.jsonl"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "openlineage_subset",
-            "run",
-            "--output",
-            str(events_file),
-            str(ROOT / "examples" / "spark_job.py"),
-            "relative/job",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = ol_subset(
+        "run",
+        "--output",
+        str(events_file),
+        str(ROOT / "examples" / "spark_job.py"),
+        "relative/job",
         cwd=tmp_path,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "lineage capture failed" not in done.stderr

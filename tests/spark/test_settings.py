@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from openlineage_subset import validate
 from openlineage_subset.spark import enable
 from openlineage_subset.spark._run import run_script
 from openlineage_subset.spark._settings import LineageSettingsWarning
-from tests.spark.conftest import Lake, MemoryTransport
+from tests.spark.conftest import Lake, MemoryTransport, ol_subset
 
 pytestmark = pytest.mark.spark
 
@@ -312,26 +311,17 @@ def failing_script(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     # Spark conf wins over these.
     environment["OPENLINEAGE_NAMESPACE"] = "from_environment"
     environment["OPENLINEAGE_PARENT_ID"] = f"env/env.job/{APPLICATION_ID}"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "openlineage_subset",
-            "run",
-            "--output",
-            str(events_file),
-            str(script),
-            str(work / "out"),
-            PARENT_ID,
-            ROOT_ID,
-            APPLICATION_ID,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    done = ol_subset(
+        "run",
+        "--output",
+        str(events_file),
+        str(script),
+        str(work / "out"),
+        PARENT_ID,
+        ROOT_ID,
+        APPLICATION_ID,
         cwd=work,
         env=environment,
-        check=False,
     )
     lines = events_file.read_text().splitlines() if events_file.is_file() else []
     return Finished(script, done.returncode, done.stderr, [json.loads(line) for line in lines])

@@ -2,11 +2,12 @@
 
 ``enable(spark)`` registers a ``QueryExecutionListener`` implemented in Python through the py4j
 callback server: Spark calls it once per action (never per task), after the action, on its
-listener thread. The listener reads the executed plan (inputs, and the partitions a write
-created) and queues a START event (dated when the action started) and a COMPLETE or FAIL
-event; a background thread validates and delivers them (see ``_emit``). Every run has a parent
-run facet pointing at one run for the whole application, which gets its own START at
-``enable`` and COMPLETE at ``close``.
+listener thread. The listener walks the executed plan once (inputs, the partitions a write
+created, the dataset a DDL statement changed) and queues a START event (dated when the action
+started) and a COMPLETE or FAIL event; background threads validate them, keep them in a durable
+outbox and deliver them (see ``_emit``). Every run has a parent run facet pointing at one run
+for the whole application, which gets its own START at ``enable`` and COMPLETE or FAIL at
+``close``, named and parented by the lineage settings (``_settings``).
 
 Lineage never breaks the job: whatever fails inside the listener is caught, logged once per
 kind with its context, and counted in ``handle.counts``; the action's result is untouched.

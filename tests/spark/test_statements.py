@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +56,9 @@ def _lifecycle(dataset: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def tables(spark: SparkSession) -> Iterator[list[str]]:
-    names: list[str] = []
-    yield names
-    for name in names:
-        spark.sql(f"DROP TABLE IF EXISTS {name}")
+def tables(fresh_tables: list[str]) -> list[str]:
+    """Table names a test creates; dropped afterwards (conftest's ``fresh_tables``)."""
+    return fresh_tables
 
 
 def _partitioned_table(spark: SparkSession, name: str, tables: list[str]) -> Path:

@@ -46,6 +46,7 @@ from openlineage_subset.spark._jvm import (
     CHANGE_ROOTS,
     V2_WRITE_ROOTS,
     CatalogWatch,
+    JvmCallback,
     change_facts,
     java_class,
     plan_facts,
@@ -216,7 +217,7 @@ class CaptureHandle:
         self.emitter.submit([event])
 
 
-class _Listener:
+class _Listener(JvmCallback):
     """The Python side of ``org.apache.spark.sql.util.QueryExecutionListener``."""
 
     def __init__(self, handle: CaptureHandle) -> None:
@@ -250,16 +251,6 @@ class _Listener:
                 handle.emitter.submit(events)
         except Exception as error:
             handle.record_error(f"capturing the {func_name!r} action", error)
-
-    # py4j compares listener proxies by calling these when a listener is unregistered.
-    def equals(self, other: object) -> bool:
-        return other is self
-
-    def hashCode(self) -> int:
-        return id(self) & 0x7FFFFFFF
-
-    def toString(self) -> str:
-        return "openlineage-subset QueryExecutionListener"
 
     class Java:
         implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]

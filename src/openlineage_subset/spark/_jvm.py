@@ -844,7 +844,24 @@ class ChangeFacts:
     default location stands for it."""
 
 
-class CatalogWatch:
+class JvmCallback:
+    """Base of the Python objects the JVM calls through py4j (listeners).
+
+    A listener bus removes a listener by comparing it with those it holds, which calls these
+    on the Python side: a proxy is equal to itself only.
+    """
+
+    def equals(self, other: object) -> bool:
+        return other is self
+
+    def hashCode(self) -> int:
+        return id(self) & 0x7FFFFFFF
+
+    def toString(self) -> str:
+        return f"openlineage-subset {type(self).__name__}"
+
+
+class CatalogWatch(JvmCallback):
     """Remembers where a table lived just before it is dropped or renamed.
 
     After ``DROP TABLE`` the catalog no longer knows the table, and the QueryExecutionListener
@@ -918,16 +935,6 @@ class CatalogWatch:
                 self._tables.setdefault((kind, database, name), []).append(facts)
         except Exception:  # never fail the user's statement; the drop is then reported as guessed
             log.debug("could not record the table before a catalog change", exc_info=True)
-
-    # py4j compares listener proxies by calling these when a listener is removed.
-    def equals(self, other: object) -> bool:
-        return other is self
-
-    def hashCode(self) -> int:
-        return id(self) & 0x7FFFFFFF
-
-    def toString(self) -> str:
-        return "openlineage-subset CatalogWatch"
 
     class Java:
         implements: ClassVar[list[str]] = [

@@ -10,11 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from openlineage_subset._secrets import MARKER, scrub_text, user_info_end
-from tests.test_spark_naming import Credentials, locations_with_credentials
-
-KEY = "AKIAIOSFODNN7EXAMPLE"
-SECRET = "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY"
-SIGNATURE = "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024"
+from tests.test_spark_naming import ACCESS_KEY as KEY
+from tests.test_spark_naming import SECRET_KEY as SECRET
+from tests.test_spark_naming import SIGNATURE, Credentials, locations_with_credentials
 
 
 @pytest.mark.parametrize(

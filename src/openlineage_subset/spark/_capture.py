@@ -305,6 +305,7 @@ def action_events(
     )
     if failure is None and (plan is None or plan.root_class in STATEMENT_ROOTS):
         root = None if plan is None else (plan.root, plan.root_class)
+        v2_root = plan is None or plan.root_class in V2_WRITE_ROOTS
         changed = handle.guarded(
             "reading the statement of",
             func_name,
@@ -317,7 +318,7 @@ def action_events(
                             started_ms=started_ms,
                             root=root,
                         ),
-                        *v2_write_facts(query_execution),
+                        *(v2_write_facts(query_execution) if v2_root else ()),
                     ],
                     config,
                     report=report,

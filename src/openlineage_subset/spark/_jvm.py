@@ -1011,7 +1011,7 @@ def change_facts(
                 "CreateTablePreEvent", _database_of(catalog, identifier), str(identifier.table())
             )
         else:  # the catalog keeps creation times, in seconds at worst
-            seen = int(created.createTime()) >= started_ms - _CLOCK_SLACK_MS
+            seen = int(created.createTime()) >= started_ms - CLOCK_SLACK_MS
         if not seen:
             return []  # IF NOT EXISTS, and it existed
         return [ChangeFacts(name, "CREATE", _table_facts(created))]
@@ -1080,8 +1080,9 @@ def change_facts(
     ]
 
 
-_CLOCK_SLACK_MS = 2000
-"""Catalogs keep creation times in seconds at worst; look that far before the action started."""
+CLOCK_SLACK_MS = 2000
+"""File systems and catalogs keep times in seconds at worst: look that far before an action
+started for what it created."""
 
 
 def _dropped(

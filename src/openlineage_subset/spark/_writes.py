@@ -30,6 +30,7 @@ from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._degrade import warn_once
 from openlineage_subset.spark._jvm import (
+    CLOCK_SLACK_MS,
     JavaObject,
     java_class,
     qualified_path,
@@ -59,8 +60,6 @@ _FILE_STATUS = re.compile(
 )
 _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 _ATTRIBUTE_ID = re.compile(r"#\d+L?$")
-_CLOCK_SLACK_MS = 2000
-"""File systems keep modification times in seconds at worst; look that far before the start."""
 
 
 @dataclass(frozen=True)
@@ -269,7 +268,7 @@ def written_partitions(write: WriteFacts, started_ms: int | None) -> list[str] |
         return [partition_path(columns, write.static_partitions)]
     if write.files is None:
         return None
-    earliest = -1 if started_ms is None else started_ms - _CLOCK_SLACK_MS
+    earliest = -1 if started_ms is None else started_ms - CLOCK_SLACK_MS
     groups: dict[str, list[tuple[str, int]]] = {}
     for path, mtime in write.files:
         if mtime >= earliest:

@@ -150,7 +150,9 @@ def test_reads_of_one_dataset_merge() -> None:
 
 def test_limits_and_combination() -> None:
     scan = facts(directories=files("c=PL", "c=DE"), total_partitions=3, filters=(COUNTRY_PL,))
-    assert one(scan, config=SubsetConfig(max_partitions=1))[2] == "country = 'PL'"
+    # More partitions than are listed: condensed (here exactly), not a fall to the next level.
+    assert one(scan, config=SubsetConfig(max_partitions=1))[2] == "c = 'DE' OR c = 'PL'"
+    # Nothing sound fits in 10 bytes at any level: the whole dataset.
     assert one(scan, config=SubsetConfig(max_condition_bytes=10))[2] is None
     combined = one(scan, config=SubsetConfig(combine_levels=True))[2]
     assert combined == "(PARTITION (c = 'DE') OR PARTITION (c = 'PL')) AND country = 'PL'"

@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from openlineage_subset import render, validate
+from openlineage_subset import matches, render, validate
 from openlineage_subset.spark import SubsetConfig, input_datasets
 from tests.spark.conftest import Lake, by_name, condition_of, dims, partition_dirs
 
@@ -149,12 +149,20 @@ def test_self_join_lists_the_dataset_once(spark: SparkSession, lake: Lake) -> No
     assert list(by_name(input_datasets(joined))) == [str(lake.plain)]
 
 
-def test_partition_limit_falls_back_to_the_next_level(spark: SparkSession, lake: Lake) -> None:
+def test_more_partitions_than_listed_are_condensed_exactly(
+    spark: SparkSession, lake: Lake
+) -> None:
     df = spark.read.parquet(str(lake.sales)).where(
         F.col("country").isin("PL", "DE") & (F.col("qty") > 0)
     )
-    dataset = _only(df, SubsetConfig(max_partitions=2))
-    assert render(condition_of(dataset)) == "(country = 'PL' OR country = 'DE') AND qty > 0"
+    condition = condition_of(_only(df, SubsetConfig(max_partitions=2)))
+    assert condition["type"] != "partition"  # not listed: condensed to value lists and ranges
+    # Exact against the dataset's real partitions: every one read, and none other.
+    types = {"business_date": "date", "country": "string"}
+    universe = [dims(relative) for relative in partition_dirs(lake.sales)]
+    assert len({d["country"] for d in universe}) > 2
+    for dimensions in universe:
+        assert matches(condition, dimensions, types) == (dimensions["country"] in ("PL", "DE"))
     combined = _only(df, SubsetConfig(combine_levels=True))
     assert condition_of(combined)["type"] == "binary"
     assert condition_of(combined)["left"]["type"] == "partition"

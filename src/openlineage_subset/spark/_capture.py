@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
 
+from openlineage_subset._budget import bound_event
 from openlineage_subset._convert import dump
 from openlineage_subset.spark import _excepthook
 from openlineage_subset.spark._changes import datasets_of_changes
@@ -185,6 +186,28 @@ class CaptureHandle:
             self.record_error(f"{doing} the {func_name!r} action", error)
             return []
 
+    def submit(self, events: list[dict[str, Any]]) -> None:
+        """Send events, each bounded to ``max_event_bytes`` first; a dataset that lost its
+        facet is reported once, however many of the run's events left it out.
+
+        Should bounding fail, the event goes as it is (counted and logged): never lost.
+        """
+        dropped: dict[str, str] = {}
+
+        def keep(name: str, what: str) -> None:
+            dropped.setdefault(name, what)
+
+        bounded = []
+        for event in events:
+            try:
+                bounded += bound_event(event, self.config.max_event_bytes, report=keep)
+            except Exception as error:
+                self.record_error("bounding the size of an event", error)
+                bounded.append(event)
+        for name, what in dropped.items():
+            self.report_degraded(name, what)
+        self.emitter.submit(bounded)
+
     def report_degraded(self, dataset: str, what: str) -> None:
         """Count a dataset that lost its subset facet or its place, and say so once."""
         self._own_counts["datasets degraded"] += 1
@@ -214,7 +237,7 @@ class CaptureHandle:
             producer=producer,
             run_facets=facets,
         )
-        self.emitter.submit([event])
+        self.submit([event])
 
 
 class _Listener(JvmCallback):
@@ -248,7 +271,7 @@ class _Listener(JvmCallback):
             )
             if events:
                 handle._own_counts["actions"] += 1
-                handle.emitter.submit(events)
+                handle.submit(events)
         except Exception as error:
             handle.record_error(f"capturing the {func_name!r} action", error)
 

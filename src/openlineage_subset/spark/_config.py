@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from openlineage_subset import __version__
+from openlineage_subset._budget import MIN_EVENT_BYTES
 from openlineage_subset.spark._naming import DEFAULT_TRIM_RULES, TrimRules
 
 PRODUCER = f"https://github.com/openlineage-subset/openlineage-subset/tree/v{__version__}"
@@ -21,11 +22,17 @@ class SubsetConfig:
     """How the adapter chooses and bounds subset conditions.
 
     The condition of a read is the first level that applies: the partitions read (when they
-    are a part of the dataset's partitions, at most ``max_partitions``), else the locations read
-    (when a part of the dataset was read by path or glob, at most ``max_locations``), else the
-    row filter Spark applied, else none. ``combine_levels=True`` joins every level that applies
-    with ``AND`` instead. A condition whose JSON exceeds ``max_condition_bytes`` is dropped.
+    are a part of the dataset's partitions), else the locations read (when a part of the dataset
+    was read by path or glob), else the row filter Spark applied, else none.
+    ``combine_levels=True`` joins every level that applies with ``AND`` instead.
     ``row_filters=False`` turns the row-filter level off (partitions and locations stay).
+
+    Sizes are bounded without giving up soundness. Up to ``max_partitions`` partitions and
+    ``max_locations`` locations are listed as they are; more, or a condition whose JSON exceeds
+    ``max_condition_bytes``, are condensed (value lists and ranges per partition column, parent
+    directories, ranges for long ``IN`` lists; see :mod:`openlineage_subset._condense`). Every
+    event is at most ``max_event_bytes`` (at least 65,536): its datasets' conditions share it,
+    condensed further where they must.
 
     ``redact_columns`` (a set of column names, or ``"all"``) keeps the values of those columns
     out of the input conditions, soundly (the condition still holds for every row read; it
@@ -52,6 +59,7 @@ class SubsetConfig:
     max_partitions: int = 1000
     max_locations: int = 500
     max_condition_bytes: int = 256_000
+    max_event_bytes: int = 1_000_000
     combine_levels: bool = False
     trim_rules: TrimRules = field(default=DEFAULT_TRIM_RULES)
     producer: str = PRODUCER
@@ -60,12 +68,17 @@ class SubsetConfig:
     _redacted: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name in ("max_partitions", "max_locations", "max_condition_bytes"):
+        for name in ("max_partitions", "max_locations", "max_condition_bytes", "max_event_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(
                     f"SubsetConfig.{name} must be a non-negative integer, got {value!r}"
                 )
+        if self.max_event_bytes < MIN_EVENT_BYTES:
+            raise ValueError(
+                f"SubsetConfig.max_event_bytes must be at least {MIN_EVENT_BYTES} (room for one "
+                f"dataset of the longest path and its facets), got {self.max_event_bytes}"
+            )
         if not isinstance(self.trim_rules, TrimRules):
             raise TypeError(
                 f"SubsetConfig.trim_rules must be a TrimRules, got {type(self.trim_rules).__name__}"

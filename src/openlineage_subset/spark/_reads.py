@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset._builders import all_of, any_of, input_facet, location
-from openlineage_subset._convert import dump
+from openlineage_subset._condense import (
+    condense,
+    condense_locations,
+    condense_partitions,
+    json_size,
+)
+from openlineage_subset._convert import dump, parse_facet
 from openlineage_subset._secrets import scrub_text
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
@@ -148,9 +154,10 @@ def _condition(
     if not config.combine_levels:
         found = found[:1]
     size = sum(level_size for _, level_size in found) + 64 * (len(found) - 1)
+    combined = all_of([condition for condition, _ in found])
     if size > config.max_condition_bytes:
-        return None
-    return all_of([condition for condition, _ in found])
+        return condensed_model(dump(combined), config.max_condition_bytes)
+    return combined
 
 
 def _filters_level(facts: ScanFacts, config: SubsetConfig) -> tuple[Any, int] | None:
@@ -159,21 +166,26 @@ def _filters_level(facts: ScanFacts, config: SubsetConfig) -> tuple[Any, int] | 
     condition = condition_from_filters(facts.filters)
     if condition is not None and config.redact_columns:
         condition = redact_condition(condition, config.redacts)
-    return None if condition is None else (condition, _json_size(condition))
+    if condition is None:
+        return None
+    size = _json_size(condition)
+    if size > config.max_condition_bytes:
+        condition = condensed_model(dump(condition), config.max_condition_bytes)
+        size = 0 if condition is None else _json_size(condition)
+    return None if condition is None else (condition, size)
 
 
 def _partitions_level(
     facts: ScanFacts, root: str, whole: bool, config: SubsetConfig
 ) -> tuple[Any, int] | None:
     relative = _partition_paths(facts, root)
-    if relative is None or len(relative) > config.max_partitions:
+    if relative is None:
         return None
     if whole and not _pruned(facts, len(relative)):
         return None
     # Partition paths share their segments (day=1 is in every shop's path): parse each once.
     segments: dict[str, dict[str, str | None]] = {}
     rows = []
-    size = 40
     for path in relative:
         dimensions: dict[str, str | None] = {}
         for segment in path.split("/"):
@@ -183,14 +195,48 @@ def _partitions_level(
                 segments[segment] = partition_dimensions([segment])
             dimensions.update(segments[segment])
         rows.append({"dimensions": dimensions, "identifier": path})
-        size += 2 * len(path) + 8 * len(dimensions) + 40
-    if not all(path.isascii() for path in relative):
-        size = len(json.dumps(rows)) + 40  # escapes make non-ASCII longer: count exactly
-    models = spec().models
-    condition = models.PartitionSubsetCondition(partitions=[models.Partition(**r) for r in rows])
-    if config.redact_columns and redact_condition(condition, config.redacts) is None:
+    columns = {column for row in rows for column in row["dimensions"]}
+    if config.redact_columns and any(config.redacts(column) for column in columns):
         return None
-    return condition, size
+    condition = partition_condition(rows, config)
+    return None if condition is None else (condition, _json_size(condition))
+
+
+def partition_condition(rows: list[dict[str, Any]], config: SubsetConfig) -> Any:
+    """The partitions (``dimensions`` and ``identifier``), listed when at most
+    ``max_partitions`` fit in ``max_condition_bytes``, else condensed soundly (or None)."""
+    if not rows:
+        return None
+    budget = config.max_condition_bytes
+    if len(rows) <= config.max_partitions and _listed_size(rows) <= budget:
+        models = spec().models
+        return models.PartitionSubsetCondition(partitions=[models.Partition(**r) for r in rows])
+    condensed = condense_partitions([row["dimensions"] for row in rows], budget, max_listed=0)
+    return _model(condensed.condition)
+
+
+def _listed_size(rows: list[dict[str, Any]]) -> int:
+    """The JSON size of a partition list: estimated, exact when it comes close or has escapes."""
+    size = 40
+    for row in rows:
+        path = row["identifier"]
+        size += 2 * len(path) + 8 * len(row["dimensions"]) + 40
+    if not all(row["identifier"].isascii() for row in rows):
+        return json_size(rows) + 40
+    return size
+
+
+def condensed_model(condition: dict[str, Any], max_bytes: int) -> Any:
+    """The condensed form of ``condition`` (JSON) as a model, or None (the whole dataset)."""
+    return _model(condense(condition, max_bytes).condition)
+
+
+def _model(condition: dict[str, Any] | None) -> Any:
+    if condition is None:
+        return None
+    facet_class = spec().models.InputSubsetInputDatasetFacet
+    facet = {"inputCondition": condition, "_producer": "-", "_schemaURL": facet_class.SCHEMA_URL}
+    return parse_facet(facet).input_condition
 
 
 def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:
@@ -250,13 +296,16 @@ def _restricts(node: Node) -> bool:
 def _locations_level(
     paths: Sequence[str], whole: bool, config: SubsetConfig
 ) -> tuple[Any, int] | None:
-    if whole or not paths or len(paths) > config.max_locations:
+    if whole or not paths:
         return None
     locations = sorted(paths)
-    condition = location(locations)
-    if config.redact_columns and redact_condition(condition, config.redacts) is None:
+    if config.redact_columns and redact_condition(location(locations), config.redacts) is None:
         return None
-    return condition, len(json.dumps(locations)) + 40
+    condensed = condense_locations(
+        locations, config.max_condition_bytes, max_listed=config.max_locations
+    )
+    condition = _model(condensed.condition)
+    return None if condition is None else (condition, condensed.size)
 
 
 def _json_size(condition: Any) -> int:
@@ -280,17 +329,18 @@ def merge_conditions(conditions: Sequence[Any], config: SubsetConfig) -> Any:
             _unique(p for c in conditions for p in c.partitions),
             key=lambda p: p.identifier or json.dumps(p.dimensions, sort_keys=True),
         )
-        if len(partitions) > config.max_partitions:
-            return None
-        merged = models.PartitionSubsetCondition(partitions=partitions)
-    elif kinds == {models.LocationSubsetCondition}:
+        rows = [{"dimensions": p.dimensions, "identifier": p.identifier} for p in partitions]
+        return partition_condition(rows, config)
+    if kinds == {models.LocationSubsetCondition}:
         locations = sorted({loc for c in conditions for loc in c.locations})
-        if len(locations) > config.max_locations:
-            return None
-        merged = location(locations)
-    else:
-        merged = any_of(_unique(conditions))
-    return merged if _json_size(merged) <= config.max_condition_bytes else None
+        condensed = condense_locations(
+            locations, config.max_condition_bytes, max_listed=config.max_locations
+        )
+        return _model(condensed.condition)
+    merged = any_of(_unique(conditions))
+    if _json_size(merged) <= config.max_condition_bytes:
+        return merged
+    return condensed_model(dump(merged), config.max_condition_bytes)
 
 
 def _unique(items: Iterable[Any]) -> list[Any]:

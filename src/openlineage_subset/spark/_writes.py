@@ -17,7 +17,6 @@ in one py4j round trip for the whole result.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -45,6 +44,7 @@ from openlineage_subset.spark._naming import (
     partition_path,
     split_dataset_root,
 )
+from openlineage_subset.spark._reads import partition_condition
 from openlineage_subset.spark._translate import redact_condition
 
 log = logging.getLogger("openlineage_subset.spark")
@@ -301,13 +301,8 @@ def _job_files(groups: dict[str, list[tuple[str, int]]], num_files: int | None) 
 
 
 def _partition_condition(paths: list[str], config: SubsetConfig) -> Any:
-    if len(paths) > config.max_partitions:
-        return None
-    models = spec().models
     rows = [{"dimensions": partition_dimensions(p.split("/")), "identifier": p} for p in paths if p]
-    if len(json.dumps(rows)) > config.max_condition_bytes:
-        return None
-    return models.PartitionSubsetCondition(partitions=[models.Partition(**row) for row in rows])
+    return partition_condition(rows, config)
 
 
 def _list_data_files(

@@ -1,0 +1,736 @@
+"""Sound condensation: the most precise condition that fits in a byte budget.
+
+A condition is *condensed* when it is replaced by one that holds for every row the original holds
+for (a superset, never a subset) and whose JSON takes at most ``max_bytes``. What a person would
+write by hand for the same selection is what comes out:
+
+- a list of partitions becomes, per partition column, a value list or a range
+  (``business_date >= '2024-01-01' AND business_date <= '2024-03-31' AND country IN (...)``), or
+  a short ``OR`` of such boxes when the selection is several separate blocks;
+- a list of locations becomes their parent directories, the deepest that fit;
+- a long ``OR`` of equalities on one field (a SQL ``IN``) becomes ranges of its values;
+- inside ``AND`` a conjunct that does not fit is dropped, an ``OR`` shares the budget between its
+  branches; what cannot be made to fit is ``None``: the whole dataset.
+
+**How ranges state their type.** Conditions carry values as strings, with no type. A range is
+only drawn over values whose text order is their typed order, so a consumer that compares them as
+the column's type and one that compares them as text select the same listed values: ISO dates
+(``YYYY-MM-DD``), unsigned integers *of one number of digits* (``hour >= 1 AND hour <= 9`` and
+``hour >= 10 AND hour <= 24`` for the hours 1 to 24), and text that does not look like a number.
+Dates and integers are dense: a range over consecutive values is exact (``2024-01-01`` to
+``2024-03-31`` holds nothing else). Other numbers (signed, decimal) are only ever listed.
+
+Among the conditions that fit, the one with the best estimated precision wins: the partitions
+selected over the value combinations the condition admits. A date or integer range counts every
+value in it; a range of text, or a column left unconstrained, counts twice the values seen in it
+(it may hold values never seen), so a short list wins over a range of the same values.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as _dt
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+Json = dict[str, Any]
+
+_DIGITS = re.compile(r"[0-9]+")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_NUMBER_LIKE = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
+_ANY = None  # a column left unconstrained in a box
+_GROUP_LIMITS = (64, 16, 4, 1)
+_SPAN_LIMITS = (16, 4, 1)
+
+
+def json_size(value: Any) -> int:
+    """Bytes of ``value`` as JSON with ASCII escapes and the default separators.
+
+    That is the longest form a transport writes: compact separators or UTF-8 are never longer.
+
+    >>> json_size({"a": "é"})
+    15
+    """
+    return len(json.dumps(value))
+
+
+@dataclass(frozen=True)
+class Condensed:
+    """A condensed condition (JSON, or None for the whole dataset) and what it cost."""
+
+    condition: Json | None
+    size: int
+    """Bytes of ``condition`` as JSON (0 for None)."""
+    exact: bool
+    """Whether it holds for exactly what the original held for (nothing added)."""
+
+
+# -- values of one column ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """How the values of one column order: which ranges are sound, and how dense they are."""
+
+    kind: str
+    """``digits`` (unsigned integers), ``date`` (ISO dates), ``text`` or ``opaque`` (numbers
+    that are neither: listed only)."""
+    universe: tuple[str, ...]
+    """Every non-null value seen in the column, in order: what a range of text counts over."""
+
+    def key(self, value: str) -> Any:
+        if self.kind == "digits":
+            return (len(value), int(value))
+        if self.kind == "date":
+            return _dt.date.fromisoformat(value).toordinal()
+        return value
+
+    def bucket(self, value: str) -> int:
+        """Values a range may join: one number of digits, or the whole column."""
+        return len(value) if self.kind == "digits" else 0
+
+    def ordinal(self, value: str) -> int:
+        """Position on the column's dense line (dates, integers) or among the values seen."""
+        if self.kind == "digits":
+            return int(value)
+        if self.kind == "date":
+            return _dt.date.fromisoformat(value).toordinal()
+        return bisect.bisect_left(self.universe, value)
+
+    @property
+    def dense(self) -> bool:
+        return self.kind in ("digits", "date")
+
+    @property
+    def ranged(self) -> bool:
+        return self.kind != "opaque"
+
+    def span_volume(self, low: str, high: str) -> int:
+        """How many values a range from ``low`` to ``high`` admits: dense, all of them; text,
+        twice the values seen in it (it may hold values never seen)."""
+        if self.dense:
+            return self.ordinal(high) - self.ordinal(low) + 1
+        seen = bisect.bisect_right(self.universe, high) - bisect.bisect_left(self.universe, low)
+        return 2 * seen
+
+    @cached_property
+    def whole(self) -> int:
+        """How many values an unconstrained column admits: twice the span (dense) or the
+        number of values seen, as it may hold values never seen."""
+        if not self.dense:
+            return 2 * max(len(self.universe), 1)
+        ends: dict[int, tuple[int, int]] = {}
+        for value in self.universe:
+            bucket, ordinal = self.bucket(value), self.ordinal(value)
+            low, high = ends.get(bucket, (ordinal, ordinal))
+            ends[bucket] = (min(low, ordinal), max(high, ordinal))
+        return 2 * max(sum(high - low + 1 for low, high in ends.values()), 1)
+
+
+def _scale_of(values: Iterable[str | None]) -> _Scale:
+    seen = {value for value in values if value is not None}
+    if seen and all(_DIGITS.fullmatch(value) for value in seen):
+        kind = "digits"
+    elif seen and all(_is_date(value) for value in seen):
+        kind = "date"
+    elif any(_NUMBER_LIKE.fullmatch(value) for value in seen):
+        kind = "opaque"
+    else:
+        kind = "text"
+    scale = _Scale(kind, ())
+    return _Scale(kind, tuple(sorted(seen, key=scale.key)))
+
+
+def _is_date(value: str) -> bool:
+    if not _ISO_DATE.fullmatch(value):
+        return False
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Constraint:
+    """What one column may be in a box: listed values and ranges (both inclusive)."""
+
+    values: tuple[str, ...]
+    spans: tuple[tuple[str, str], ...]
+    volume: int
+
+
+def _constraint(values: set[str | None], scale: _Scale, limit: int | None) -> _Constraint | None:
+    """The constraint on a column holding ``values``; None (unconstrained) when one is null.
+
+    ``limit`` None: exact (dense runs of three or more become ranges, the rest is listed).
+    Otherwise at most ``limit`` ranges and listed values, joined over the smallest gaps first;
+    a column that cannot be ranged and has more values than that is unconstrained.
+    """
+    if None in values:
+        return _ANY
+    ordered = sorted((value for value in values if value is not None), key=scale.key)
+    runs: list[list[str]] = []
+    for value in ordered:
+        if runs and _adjacent(runs[-1][-1], value, scale):
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    if limit is not None and len(runs) > limit:
+        if not scale.ranged:
+            return _ANY
+        runs = _join_runs(runs, scale, limit)
+    listed: list[str] = []
+    spans: list[tuple[str, str]] = []
+    volume = 0
+    for run in runs:
+        low, high = run[0], run[-1]
+        if len(run) == 1 or (len(run) == 2 and scale.dense):
+            listed.extend(run)
+            volume += len(run)
+        else:
+            spans.append((low, high))
+            volume += scale.span_volume(low, high)
+    return _Constraint(tuple(listed), tuple(spans), volume)
+
+
+def _adjacent(previous: str, value: str, scale: _Scale) -> bool:
+    return (
+        scale.dense
+        and scale.bucket(previous) == scale.bucket(value)
+        and scale.ordinal(value) == scale.ordinal(previous) + 1
+    )
+
+
+def _join_runs(runs: list[list[str]], scale: _Scale, limit: int) -> list[list[str]]:
+    """Join neighbouring runs of one bucket, smallest gap first, until at most ``limit`` remain."""
+    runs = [list(run) for run in runs]
+    while len(runs) > limit:
+        best = None
+        for index in range(len(runs) - 1):
+            left, right = runs[index][-1], runs[index + 1][0]
+            if scale.bucket(left) != scale.bucket(right):
+                continue
+            gap = scale.ordinal(right) - scale.ordinal(left)
+            if best is None or gap < best[0]:
+                best = (gap, index)
+        if best is None:
+            break  # one run per bucket: a range cannot cross a number of digits
+        index = best[1]
+        runs[index : index + 2] = [runs[index] + runs[index + 1]]
+    return runs
+
+
+# -- JSON of conditions --------------------------------------------------------------------------
+
+
+def _compare(column: str, comparison: str, value: str) -> Json:
+    return {
+        "type": "compare",
+        "left": {"type": "field", "field": column},
+        "right": {"type": "literal", "value": value},
+        "comparison": comparison,
+    }
+
+
+def _balanced(conditions: Sequence[Json], operator: str) -> Json:
+    if len(conditions) == 1:
+        return conditions[0]
+    middle = len(conditions) // 2
+    return {
+        "type": "binary",
+        "left": _balanced(conditions[:middle], operator),
+        "right": _balanced(conditions[middle:], operator),
+        "operator": operator,
+    }
+
+
+def _constraint_json(column: str, constraint: _Constraint) -> Json:
+    pieces = [_compare(column, "EQUAL", value) for value in constraint.values]
+    pieces += [
+        _balanced(
+            [
+                _compare(column, "GREATER_EQUAL_THAN", low),
+                _compare(column, "LESS_EQUAL_THAN", high),
+            ],
+            "AND",
+        )
+        for low, high in constraint.spans
+    ]
+    return _balanced(pieces, "OR")
+
+
+# -- partitions ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Group:
+    """Partitions sharing one column's values: those values, and the rest of each partition."""
+
+    values: set[str | None]
+    rest: set[tuple[str | None, ...]]
+
+
+@dataclass(frozen=True)
+class _Box:
+    """Partitions one column and, below it, a tree over the other columns (or a product)."""
+
+    column: int
+    constraint: _Constraint | None
+    children: tuple[_Box, ...] | None
+    """An OR of boxes over the remaining columns; None when this is the last column."""
+
+
+def condense_partitions(
+    partitions: Iterable[Mapping[str, str | None]],
+    max_bytes: int,
+    *,
+    max_listed: int | None = None,
+) -> Condensed:
+    """The most precise condition of at most ``max_bytes`` that holds for every partition.
+
+    ``partitions`` are their dimensions (column to value as in the directory name, None for the
+    null partition). They are listed exactly when that fits (and there are at most
+    ``max_listed``); else the boxes of value lists and ranges with the best estimated precision
+    that fit; else None, the whole dataset.
+
+    >>> from openlineage_subset import render
+    >>> days = [f"2024-01-{d:02}" for d in range(1, 32)]
+    >>> read = [{"day": d, "country": c} for d in days for c in ("DE", "PL")]
+    >>> render(condense_partitions(read, 2_000).condition)
+    "day >= '2024-01-01' AND day <= '2024-01-31' AND (country = 'DE' OR country = 'PL')"
+    """
+    rows = [dict(row) for row in partitions]
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    if not rows or not columns:
+        return Condensed(None, 0, False)
+    listed = None
+    if max_listed is None or len(rows) <= max_listed:
+        listed = _listed(rows, max_bytes)
+        if listed is not None:
+            return Condensed(listed, json_size(listed), True)
+    tuples = {tuple(row.get(column) for column in columns) for row in rows}
+    scales = [_scale_of(t[index] for t in tuples) for index in range(len(columns))]
+    candidates = _candidates(tuples, list(range(len(columns))), scales)
+    best: tuple[float, int, Json | None] | None = None
+    for boxes in candidates:
+        volume = sum(_volume(box, scales) for box in boxes)
+        if best is not None and len(tuples) / volume < best[0]:
+            continue
+        if _min_size(boxes) > max_bytes:
+            continue
+        condition = _boxes_json(boxes, columns)
+        if condition is None:
+            continue
+        size = json_size(condition)
+        if size <= max_bytes:
+            precision = len(tuples) / volume
+            if best is None or (precision, -size) > (best[0], -best[1]):
+                best = (precision, size, condition)
+    if best is None:
+        return Condensed(None, 0, False)
+    return Condensed(best[2], best[1], best[0] >= 1.0)
+
+
+def _listed(rows: list[dict[str, str | None]], max_bytes: int) -> Json | None:
+    """The exact partition list, when it fits; sized before it is built."""
+    estimate = 40
+    for row in rows:
+        estimate += 20 + sum(len(key) + len(value or "null") + 8 for key, value in row.items())
+        if estimate > max_bytes:
+            return None
+    condition = {"type": "partition", "partitions": [{"dimensions": row} for row in rows]}
+    return condition if json_size(condition) <= max_bytes else None
+
+
+def _candidates(
+    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale]
+) -> Iterable[tuple[_Box, ...]]:
+    """Boxes from the exact decomposition down to one box with columns left out."""
+    yield _exact(tuples, columns, scales)
+    position, groups = _grouped(tuples, columns)
+    column = columns[position]
+    rest_columns = columns[:position] + columns[position + 1 :]
+    scale = scales[column]
+
+    def first(group: _Group) -> Any:
+        present = [value for value in group.values if value is not None]
+        return (0, scale.key(min(present, key=scale.key))) if present else (1,)
+
+    def volume(group: _Group) -> int:
+        return _product_volume(group, scale, rest_columns, scales)
+
+    groups.sort(key=first)
+    for limit in _GROUP_LIMITS:
+        groups = _merge_groups(groups, limit, volume)
+        for spans in _SPAN_LIMITS:
+            yield tuple(
+                _chain(
+                    [
+                        (column, _constraint(group.values, scale, spans)),
+                        *(
+                            (rest, _constraint({r[i] for r in group.rest}, scales[rest], spans))
+                            for i, rest in enumerate(rest_columns)
+                        ),
+                    ]
+                )
+                for group in groups
+            )
+    # The last resort: the one box, its widest constraints left out one by one.
+    constrained = _flatten_box(
+        _chain(
+            [
+                (index, _constraint({t[index] for t in tuples}, scales[index], 1))
+                for index in columns
+            ]
+        )
+    )
+    while len(constrained) > 1:
+        widest = max(constrained, key=lambda item: len(item[1].values) + 2 * len(item[1].spans))
+        constrained = [item for item in constrained if item is not widest]
+        yield (_chain(constrained),)
+
+
+def _exact(
+    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale]
+) -> tuple[_Box, ...]:
+    """The boxes that hold exactly ``tuples``: grouped by the most varied column's values."""
+    position, groups = _grouped(tuples, columns)
+    column = columns[position]
+    if len(columns) == 1:
+        values = {t[0] for t in tuples}
+        return (_Box(column, _constraint(values, scales[column], None), None),)
+    rest_columns = columns[:position] + columns[position + 1 :]
+    return tuple(
+        _Box(
+            column,
+            _constraint(group.values, scales[column], None),
+            _exact(group.rest, rest_columns, scales),
+        )
+        for group in groups
+    )
+
+
+def _grouped(tuples: set[tuple[str | None, ...]], columns: list[int]) -> tuple[int, list[_Group]]:
+    """The most varied column's position, and its values grouped by the rest they come with."""
+    distinct = [len({t[index] for t in tuples}) for index in range(len(columns))]
+    position = max(range(len(columns)), key=lambda index: (distinct[index], -index))
+    rests: dict[str | None, set[tuple[str | None, ...]]] = {}
+    for t in tuples:
+        rests.setdefault(t[position], set()).add(t[:position] + t[position + 1 :])
+    by_rest: dict[frozenset[tuple[str | None, ...]], set[str | None]] = {}
+    for value, rest in rests.items():
+        by_rest.setdefault(frozenset(rest), set()).add(value)
+    return position, [_Group(values, set(rest)) for rest, values in by_rest.items()]
+
+
+def _merge_groups(
+    groups: list[_Group], limit: int, volume: Callable[[_Group], int]
+) -> list[_Group]:
+    """Neighbouring groups joined, the join that adds least first, until at most ``limit``."""
+    if len(groups) > 4 * limit:  # many groups: join runs of neighbours first
+        size = -(-len(groups) // (4 * limit))
+        groups = [_union(groups[i : i + size]) for i in range(0, len(groups), size)]
+    volumes = [volume(group) for group in groups]
+
+    def join(index: int) -> tuple[int, _Group]:
+        joined = _union(groups[index : index + 2])
+        return volume(joined) - volumes[index] - volumes[index + 1], joined
+
+    joins = [join(index) for index in range(len(groups) - 1)]
+    while len(groups) > limit:
+        index = min(range(len(joins)), key=lambda i: joins[i][0])
+        joined = joins[index][1]
+        groups[index : index + 2] = [joined]
+        volumes[index : index + 2] = [volume(joined)]
+        del joins[index]
+        if index > 0:
+            joins[index - 1] = join(index - 1)
+        if index < len(groups) - 1:
+            joins[index] = join(index)
+    return groups
+
+
+def _union(groups: Sequence[_Group]) -> _Group:
+    values: set[str | None] = set()
+    rest: set[tuple[str | None, ...]] = set()
+    for group in groups:
+        values |= group.values
+        rest |= group.rest
+    return _Group(values, rest)
+
+
+def _product_volume(
+    group: _Group, scale: _Scale, rest_columns: list[int], scales: list[_Scale]
+) -> int:
+    volume = _values_volume(group.values, scale)
+    for index, column in enumerate(rest_columns):
+        volume *= _values_volume({r[index] for r in group.rest}, scales[column])
+    return volume
+
+
+def _values_volume(values: set[str | None], scale: _Scale) -> int:
+    if None in values:
+        return scale.whole
+    if not scale.ranged:
+        return len(values)
+    present = sorted((value for value in values if value is not None), key=scale.key)
+    return scale.span_volume(present[0], present[-1]) if scale.dense else len(values)
+
+
+def _chain(constraints: Sequence[tuple[int, _Constraint | None]]) -> _Box:
+    """One box: the product of per-column constraints, as a chain of single-child boxes."""
+    column, constraint = constraints[0]
+    children = (_chain(constraints[1:]),) if len(constraints) > 1 else None
+    return _Box(column, constraint, children)
+
+
+def _min_size(boxes: Sequence[_Box]) -> int:
+    """A lower bound of the boxes' JSON size: every comparison takes at least 90 bytes."""
+    comparisons = 0
+    stack = list(boxes)
+    while stack:
+        box = stack.pop()
+        if box.constraint is not None:
+            comparisons += len(box.constraint.values) + 2 * len(box.constraint.spans)
+        stack.extend(box.children or ())
+    return 90 * comparisons
+
+
+def _flatten_box(box: _Box) -> list[tuple[int, _Constraint]]:
+    found = [] if box.constraint is None else [(box.column, box.constraint)]
+    if box.children:
+        assert len(box.children) == 1
+        found += _flatten_box(box.children[0])
+    return found
+
+
+def _volume(box: _Box, scales: list[_Scale], seen: frozenset[int] = frozenset()) -> int:
+    """How many value combinations a box admits (columns it leaves out count whole)."""
+    own = scales[box.column].whole if box.constraint is None else box.constraint.volume
+    covered = seen | {box.column}
+    if not box.children:
+        left_out = 1
+        for index, scale in enumerate(scales):
+            if index not in covered:
+                left_out *= scale.whole
+        return own * left_out
+    return own * sum(_volume(child, scales, covered) for child in box.children)
+
+
+def _boxes_json(boxes: Sequence[_Box], columns: list[str]) -> Json | None:
+    """An OR of the boxes; None when one of them admits everything."""
+    branches = []
+    for box in boxes:
+        branch = _box_json(box, columns)
+        if branch is None:
+            return None
+        branches.append(branch)
+    return _balanced(branches, "OR")
+
+
+def _box_json(box: _Box, columns: list[str]) -> Json | None:
+    parts = []
+    if box.constraint is not None:
+        parts.append(_constraint_json(columns[box.column], box.constraint))
+    if box.children:
+        below = _boxes_json(box.children, columns)
+        if below is not None:
+            parts.append(below)
+    return _balanced(parts, "AND") if parts else None
+
+
+# -- locations ------------------------------------------------------------------------------------
+
+
+def condense_locations(
+    locations: Iterable[str], max_bytes: int, *, max_listed: int | None = None
+) -> Condensed:
+    """The locations, else their parent directories, the deepest level whose list fits.
+
+    A location holds everything below it, so a parent covers its children. Parents are never
+    taken above the locations' common directory; None when even that one does not fit.
+
+    >>> files = [f"s3://b/sales/day={d}/part-{n}.parquet" for d in (1, 2) for n in range(400)]
+    >>> condense_locations(files, 200).condition["locations"]
+    ['s3://b/sales/day=1', 's3://b/sales/day=2']
+    """
+    paths = sorted(set(locations))
+    if not paths:
+        return Condensed(None, 0, False)
+    if max_listed is None or len(paths) <= max_listed:
+        exact = _location_json(paths)
+        if json_size(exact) <= max_bytes:
+            return Condensed(exact, json_size(exact), True)
+    split = [path.rstrip("/").split("/") for path in paths]
+    common = 0
+    while all(len(parts) > common for parts in split) and len({p[common] for p in split}) == 1:
+        common += 1
+    # A parent must stay a directory of some location: never cut into a scheme's "//".
+    floor = max(common, _shallowest(paths[0]))
+    for depth in range(max(len(parts) for parts in split) - 1, floor - 1, -1):
+        parents = sorted({"/".join(parts[:depth]) for parts in split})
+        if len(parents) > (max_listed or len(parents)):
+            continue
+        condition = _location_json(parents)
+        size = json_size(condition)
+        if size <= max_bytes:
+            return Condensed(condition, size, False)
+    return Condensed(None, 0, False)
+
+
+def _shallowest(path: str) -> int:
+    """Segments a parent keeps at least: ``s3://bucket`` (three) or ``/top`` (two)."""
+    return 3 if "://" in path else 2
+
+
+def _location_json(paths: Sequence[str]) -> Json:
+    return {"type": "location", "locations": list(paths)}
+
+
+# -- any condition --------------------------------------------------------------------------------
+
+
+def condense(condition: Mapping[str, Any] | None, max_bytes: int) -> Condensed:
+    """``condition`` (JSON) if it fits in ``max_bytes``, else the most precise sound one that does.
+
+    >>> from openlineage_subset import dump, field, render
+    >>> wide = dump(field("customer_id").isin(range(1000, 3000)) & (field("country") == "PL"))
+    >>> render(condense(wide, 600).condition)
+    "customer_id >= 1000 AND customer_id <= 2999 AND country = 'PL'"
+    """
+    if condition is None:
+        return Condensed(None, 0, False)
+    size = json_size(condition)
+    if size <= max_bytes:
+        return Condensed(dict(condition), size, True)
+    result = _shrink(condition, max_bytes)
+    if result is None:
+        return Condensed(None, 0, False)
+    return Condensed(result, json_size(result), False)
+
+
+def _shrink(condition: Mapping[str, Any], budget: int) -> Json | None:
+    """A condition of at most ``budget`` bytes implied by ``condition``, or None (everything)."""
+    size = json_size(condition)
+    if size <= budget:
+        return dict(condition)
+    kind = condition.get("type")
+    if kind == "partition":
+        rows = [p.get("dimensions") or {} for p in condition.get("partitions") or ()]
+        return condense_partitions(rows, budget).condition
+    if kind == "location":
+        return condense_locations(condition.get("locations") or (), budget).condition
+    if kind != "binary":
+        return None  # one comparison too long to keep: nothing smaller says the same
+    operator = condition.get("operator")
+    if operator == "AND":
+        return _shrink_all(_flat(condition, "AND"), budget)
+    if operator == "OR":
+        return _shrink_any(_flat(condition, "OR"), budget)
+    return None
+
+
+def _flat(condition: Mapping[str, Any], operator: str) -> list[Mapping[str, Any]]:
+    found: list[Mapping[str, Any]] = []
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if node.get("type") == "binary" and node.get("operator") == operator:
+            stack += [node["right"], node["left"]]
+        else:
+            found.append(node)
+    return found
+
+
+def _shrink_all(conjuncts: list[Mapping[str, Any]], budget: int) -> Json | None:
+    """Conjuncts kept smallest first while they fit; one that does not is shrunk or dropped."""
+    overhead = 60
+    kept: list[tuple[int, Json]] = []
+    room = budget
+    ordered = sorted(enumerate(conjuncts), key=lambda item: json_size(item[1]))
+    for index, conjunct in ordered:
+        cost = overhead if kept else 0
+        smaller = _shrink(conjunct, room - cost) if room - cost > 0 else None
+        if smaller is not None:
+            kept.append((index, smaller))
+            room -= json_size(smaller) + cost
+    if not kept:
+        return None
+    return _balanced([conjunct for _, conjunct in sorted(kept, key=lambda item: item[0])], "AND")
+
+
+def _shrink_any(disjuncts: list[Mapping[str, Any]], budget: int) -> Json | None:
+    """Equalities of one field become its ranges; every branch then gets its share."""
+    by_field: dict[str, list[str]] = {}
+    others: list[Mapping[str, Any]] = []
+    for disjunct in disjuncts:
+        column_value = _equality(disjunct)
+        if column_value is None:
+            others.append(disjunct)
+        else:
+            by_field.setdefault(column_value[0], []).append(column_value[1])
+    sized: list[tuple[str, Any]] = [("values", item) for item in by_field.items()]
+    sized += [("condition", other) for other in others]
+    overhead = 60 * (len(sized) - 1)
+    shares = fair_shares([_branch_size(kind, item) for kind, item in sized], budget - overhead)
+    branches = []
+    for (kind, item), share in zip(sized, shares, strict=True):
+        if kind == "values":
+            column, values = item
+            rows = [{column: value} for value in values]
+            branch = condense_partitions(rows, share, max_listed=0).condition
+        else:
+            branch = _shrink(item, share)
+        if branch is None:
+            return None  # a branch that admits everything makes the OR admit everything
+        branches.append(branch)
+    return _balanced(branches, "OR")
+
+
+def _branch_size(kind: str, item: Any) -> int:
+    if kind == "values":
+        column, values = item
+        return sum(100 + len(column) + len(value) for value in values)
+    return json_size(item)
+
+
+def _equality(condition: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(field, value) of ``field = 'value'`` (either way round), else None."""
+    if condition.get("type") != "compare" or condition.get("comparison") != "EQUAL":
+        return None
+    sides = {}
+    for side in (condition.get("left"), condition.get("right")):
+        if isinstance(side, Mapping):
+            sides[side.get("type")] = side.get("field") or side.get("value")
+    column, value = sides.get("field"), sides.get("literal")
+    if isinstance(column, str) and isinstance(value, str) and len(sides) == 2:
+        return column, value
+    return None
+
+
+def fair_shares(sizes: Sequence[int], budget: int) -> list[int]:
+    """Split ``budget`` so that what fits keeps its size and the rest share equally (max-min).
+
+    >>> fair_shares([100, 5_000, 9_000], 6_100)
+    [100, 3000, 3000]
+    """
+    shares = [0] * len(sizes)
+    waiting = sorted(range(len(sizes)), key=lambda index: sizes[index])
+    room = max(budget, 0)
+    while waiting:
+        even = room // len(waiting)
+        index = waiting[0]
+        if sizes[index] <= even:
+            shares[index] = sizes[index]
+            room -= sizes[index]
+            waiting.pop(0)
+            continue
+        for index in waiting:
+            shares[index] = even
+        break
+    return shares

@@ -28,12 +28,11 @@ value in it; a range of text, or a column left unconstrained, counts twice the v
 
 from __future__ import annotations
 
-import bisect
 import datetime as _dt
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -72,22 +71,38 @@ class Condensed:
 # -- values of one column ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Scale:
-    """How the values of one column order: which ranges are sound, and how dense they are."""
+    """How the values of one column order: which ranges are sound, and how dense they are.
 
-    kind: str
-    """``digits`` (unsigned integers), ``date`` (ISO dates), ``text`` or ``opaque`` (numbers
-    that are neither: listed only)."""
-    universe: tuple[str, ...]
-    """Every non-null value seen in the column, in order: what a range of text counts over."""
+    ``kind`` is ``digits`` (unsigned integers), ``date`` (ISO dates), ``text``, or ``opaque``
+    (numbers that are neither: listed only). Every value asked about is one seen in the
+    column, so sort keys and ordinals are worked out once, up front.
+    """
 
-    def key(self, value: str) -> Any:
-        if self.kind == "digits":
-            return (len(value), int(value))
-        if self.kind == "date":
-            return _dt.date.fromisoformat(value).toordinal()
-        return value
+    def __init__(self, values: Iterable[str | None]) -> None:
+        seen = {value for value in values if value is not None}
+        if seen and all(_DIGITS.fullmatch(value) for value in seen):
+            self.kind = "digits"
+            keys: dict[str, Any] = {value: (len(value), int(value)) for value in seen}
+            self._ordinals = {value: int(value) for value in seen}
+        elif seen and all(_is_date(value) for value in seen):
+            self.kind = "date"
+            self._ordinals = {value: _dt.date.fromisoformat(value).toordinal() for value in seen}
+            keys = self._ordinals
+        else:
+            numeric = any(_NUMBER_LIKE.fullmatch(value) for value in seen)
+            self.kind = "opaque" if numeric else "text"
+            keys = {value: value for value in seen}
+        self.key: Callable[[str], Any] = keys.__getitem__
+        self.universe = tuple(sorted(seen, key=self.key))
+        """Every non-null value seen in the column, in order: what a range of text counts."""
+        if not self.dense:
+            self._ordinals = {value: index for index, value in enumerate(self.universe)}
+        self.dense_ends: dict[int, tuple[int, int]] = {}
+        for value in self.universe:
+            bucket, ordinal = self.bucket(value), self._ordinals[value]
+            low, high = self.dense_ends.get(bucket, (ordinal, ordinal))
+            self.dense_ends[bucket] = (min(low, ordinal), max(high, ordinal))
 
     def bucket(self, value: str) -> int:
         """Values a range may join: one number of digits, or the whole column."""
@@ -95,11 +110,7 @@ class _Scale:
 
     def ordinal(self, value: str) -> int:
         """Position on the column's dense line (dates, integers) or among the values seen."""
-        if self.kind == "digits":
-            return int(value)
-        if self.kind == "date":
-            return _dt.date.fromisoformat(value).toordinal()
-        return bisect.bisect_left(self.universe, value)
+        return self._ordinals[value]
 
     @property
     def dense(self) -> bool:
@@ -112,10 +123,8 @@ class _Scale:
     def span_volume(self, low: str, high: str) -> int:
         """How many values a range from ``low`` to ``high`` admits: dense, all of them; text,
         twice the values seen in it (it may hold values never seen)."""
-        if self.dense:
-            return self.ordinal(high) - self.ordinal(low) + 1
-        seen = bisect.bisect_right(self.universe, high) - bisect.bisect_left(self.universe, low)
-        return 2 * seen
+        width = self.ordinal(high) - self.ordinal(low) + 1
+        return width if self.dense else 2 * width
 
     @cached_property
     def whole(self) -> int:
@@ -123,26 +132,7 @@ class _Scale:
         number of values seen, as it may hold values never seen."""
         if not self.dense:
             return 2 * max(len(self.universe), 1)
-        ends: dict[int, tuple[int, int]] = {}
-        for value in self.universe:
-            bucket, ordinal = self.bucket(value), self.ordinal(value)
-            low, high = ends.get(bucket, (ordinal, ordinal))
-            ends[bucket] = (min(low, ordinal), max(high, ordinal))
-        return 2 * max(sum(high - low + 1 for low, high in ends.values()), 1)
-
-
-def _scale_of(values: Iterable[str | None]) -> _Scale:
-    seen = {value for value in values if value is not None}
-    if seen and all(_DIGITS.fullmatch(value) for value in seen):
-        kind = "digits"
-    elif seen and all(_is_date(value) for value in seen):
-        kind = "date"
-    elif any(_NUMBER_LIKE.fullmatch(value) for value in seen):
-        kind = "opaque"
-    else:
-        kind = "text"
-    scale = _Scale(kind, ())
-    return _Scale(kind, tuple(sorted(seen, key=scale.key)))
+        return 2 * max(sum(high - low + 1 for low, high in self.dense_ends.values()), 1)
 
 
 def _is_date(value: str) -> bool:
@@ -164,33 +154,59 @@ class _Constraint:
     volume: int
 
 
+@dataclass(frozen=True)
+class _Runs:
+    """A column's values in order, with their runs of consecutive (dense) values."""
+
+    ordered: list[str]
+    places: list[tuple[int, int]]
+    """(bucket, ordinal) of each value."""
+    runs: list[list[int]]
+    """Positions in ``ordered``, one list per run."""
+
+
+def _runs(values: set[str | None], scale: _Scale) -> _Runs | None:
+    """The values' runs; None when one of them is null (the column cannot be constrained)."""
+    present = [value for value in values if value is not None]
+    if len(present) < len(values):
+        return None
+    ordered = sorted(present, key=scale.key)
+    places = [(scale.bucket(value), scale.ordinal(value)) for value in ordered]
+    runs: list[list[int]] = []
+    for position, (bucket, ordinal) in enumerate(places):
+        if runs and scale.dense and places[runs[-1][-1]] == (bucket, ordinal - 1):
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    return _Runs(ordered, places, runs)
+
+
 def _constraint(values: set[str | None], scale: _Scale, limit: int | None) -> _Constraint | None:
-    """The constraint on a column holding ``values``; None (unconstrained) when one is null.
+    """The constraint on a column holding ``values``; None (unconstrained) when one is null."""
+    return _limited(_runs(values, scale), scale, limit)
+
+
+def _limited(found: _Runs | None, scale: _Scale, limit: int | None) -> _Constraint | None:
+    """The constraint of a column's runs.
 
     ``limit`` None: exact (dense runs of three or more become ranges, the rest is listed).
     Otherwise at most ``limit`` ranges and listed values, joined over the smallest gaps first;
     a column that cannot be ranged and has more values than that is unconstrained.
     """
-    if None in values:
+    if found is None:
         return _ANY
-    ordered = sorted((value for value in values if value is not None), key=scale.key)
-    runs: list[list[str]] = []
-    for value in ordered:
-        if runs and _adjacent(runs[-1][-1], value, scale):
-            runs[-1].append(value)
-        else:
-            runs.append([value])
+    ordered, runs = found.ordered, found.runs
     if limit is not None and len(runs) > limit:
         if not scale.ranged:
             return _ANY
-        runs = _join_runs(runs, scale, limit)
+        runs = _join_runs(runs, found.places, limit)
     listed: list[str] = []
     spans: list[tuple[str, str]] = []
     volume = 0
     for run in runs:
-        low, high = run[0], run[-1]
+        low, high = ordered[run[0]], ordered[run[-1]]
         if len(run) == 1 or (len(run) == 2 and scale.dense):
-            listed.extend(run)
+            listed.extend(ordered[position] for position in run)
             volume += len(run)
         else:
             spans.append((low, high))
@@ -198,31 +214,30 @@ def _constraint(values: set[str | None], scale: _Scale, limit: int | None) -> _C
     return _Constraint(tuple(listed), tuple(spans), volume)
 
 
-def _adjacent(previous: str, value: str, scale: _Scale) -> bool:
-    return (
-        scale.dense
-        and scale.bucket(previous) == scale.bucket(value)
-        and scale.ordinal(value) == scale.ordinal(previous) + 1
-    )
-
-
-def _join_runs(runs: list[list[str]], scale: _Scale, limit: int) -> list[list[str]]:
-    """Join neighbouring runs of one bucket, smallest gap first, until at most ``limit`` remain."""
-    runs = [list(run) for run in runs]
-    while len(runs) > limit:
-        best = None
-        for index in range(len(runs) - 1):
-            left, right = runs[index][-1], runs[index + 1][0]
-            if scale.bucket(left) != scale.bucket(right):
-                continue
-            gap = scale.ordinal(right) - scale.ordinal(left)
-            if best is None or gap < best[0]:
-                best = (gap, index)
-        if best is None:
-            break  # one run per bucket: a range cannot cross a number of digits
-        index = best[1]
-        runs[index : index + 2] = [runs[index] + runs[index + 1]]
-    return runs
+def _join_runs(runs: list[list[int]], places: list[tuple[int, int]], limit: int) -> list[list[int]]:
+    """Neighbouring runs of one bucket joined over the smallest gaps, to at most ``limit`` runs
+    (or one per bucket, when there are more buckets: a range cannot cross them)."""
+    gaps = []
+    forced = 0
+    for index in range(len(runs) - 1):
+        (left_bucket, left), (right_bucket, right) = (
+            places[runs[index][-1]],
+            places[runs[index + 1][0]],
+        )
+        if left_bucket != right_bucket:
+            forced += 1
+        else:
+            gaps.append((right - left, index))
+    kept = max(limit - 1 - forced, 0)
+    cuts = {index for _, index in sorted(gaps, reverse=True)[:kept]}
+    joined = [list(runs[0])]
+    for index in range(len(runs) - 1):
+        left_bucket, right_bucket = places[runs[index][-1]][0], places[runs[index + 1][0]][0]
+        if index in cuts or left_bucket != right_bucket:
+            joined.append(list(runs[index + 1]))
+        else:
+            joined[-1].extend(runs[index + 1])
+    return joined
 
 
 # -- JSON of conditions --------------------------------------------------------------------------
@@ -267,12 +282,21 @@ def _constraint_json(column: str, constraint: _Constraint) -> Json:
 # -- partitions ------------------------------------------------------------------------------------
 
 
+_Extent = tuple[bool, int, int, frozenset[str]]
+
+
 @dataclass
 class _Group:
-    """Partitions sharing one column's values: those values, and the rest of each partition."""
+    """Partitions sharing one column's values: those values, and the rest of each partition.
+
+    ``extent`` sums up each column (that one first, then the rest): whether it holds a null,
+    its lowest and highest ordinal, and (for columns that are not dense) its values; enough to
+    tell how much a join of groups admits without going over their partitions again.
+    """
 
     values: set[str | None]
     rest: set[tuple[str | None, ...]]
+    extent: list[_Extent] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -295,8 +319,9 @@ def condense_partitions(
 
     ``partitions`` are their dimensions (column to value as in the directory name, None for the
     null partition). They are listed exactly when that fits (and there are at most
-    ``max_listed``); else the boxes of value lists and ranges with the best estimated precision
-    that fit; else None, the whole dataset.
+    ``max_listed``), unless boxes of value lists and ranges say exactly the same in fewer
+    bytes; else the boxes with the best estimated precision that fit; else None, the whole
+    dataset.
 
     >>> from openlineage_subset import render
     >>> days = [f"2024-01-{d:02}" for d in range(1, 32)]
@@ -312,10 +337,10 @@ def condense_partitions(
     if max_listed is None or len(rows) <= max_listed:
         listed = _listed(rows, max_bytes)
         if listed is not None:
-            return Condensed(listed, json_size(listed), True)
+            max_bytes = json_size(listed) - 1  # only exact boxes smaller than the list compete
     tuples = {tuple(row.get(column) for column in columns) for row in rows}
-    scales = [_scale_of(t[index] for t in tuples) for index in range(len(columns))]
-    candidates = _candidates(tuples, list(range(len(columns))), scales)
+    scales = [_Scale(t[index] for t in tuples) for index in range(len(columns))]
+    candidates = _candidates(tuples, list(range(len(columns))), scales, max_bytes)
     best: tuple[float, int, Json | None] | None = None
     for boxes in candidates:
         volume = sum(_volume(box, scales) for box in boxes)
@@ -331,6 +356,8 @@ def condense_partitions(
             precision = len(tuples) / volume
             if best is None or (precision, -size) > (best[0], -best[1]):
                 best = (precision, size, condition)
+    if listed is not None and (best is None or best[0] < 1.0):
+        return Condensed(listed, max_bytes + 1, True)
     if best is None:
         return Condensed(None, 0, False)
     return Condensed(best[2], best[1], best[0] >= 1.0)
@@ -348,11 +375,12 @@ def _listed(rows: list[dict[str, str | None]], max_bytes: int) -> Json | None:
 
 
 def _candidates(
-    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale]
+    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale], max_bytes: int
 ) -> Iterable[tuple[_Box, ...]]:
     """Boxes from the exact decomposition down to one box with columns left out."""
-    yield _exact(tuples, columns, scales)
     position, groups = _grouped(tuples, columns)
+    if 180 * len(groups) <= max_bytes:  # else the exact boxes cannot fit: not worth building
+        yield _exact(tuples, columns, scales)
     column = columns[position]
     rest_columns = columns[:position] + columns[position + 1 :]
     scale = scales[column]
@@ -361,24 +389,37 @@ def _candidates(
         present = [value for value in group.values if value is not None]
         return (0, scale.key(min(present, key=scale.key))) if present else (1,)
 
+    ordered_scales = [scale, *(scales[rest] for rest in rest_columns)]
+    for group in groups:
+        group.extent = [
+            _extent(group.values, scale),
+            *(
+                _extent({r[i] for r in group.rest}, scales[rest])
+                for i, rest in enumerate(rest_columns)
+            ),
+        ]
+
     def volume(group: _Group) -> int:
-        return _product_volume(group, scale, rest_columns, scales)
+        return _extent_volume(group, ordered_scales)
 
     groups.sort(key=first)
     for limit in _GROUP_LIMITS:
         groups = _merge_groups(groups, limit, volume)
+        # Each group's runs per column are worked out once for every span limit.
+        runs = [
+            [
+                (column, scale, _runs(group.values, scale)),
+                *(
+                    (rest, scales[rest], _runs({r[i] for r in group.rest}, scales[rest]))
+                    for i, rest in enumerate(rest_columns)
+                ),
+            ]
+            for group in groups
+        ]
         for spans in _SPAN_LIMITS:
             yield tuple(
-                _chain(
-                    [
-                        (column, _constraint(group.values, scale, spans)),
-                        *(
-                            (rest, _constraint({r[i] for r in group.rest}, scales[rest], spans))
-                            for i, rest in enumerate(rest_columns)
-                        ),
-                    ]
-                )
-                for group in groups
+                _chain([(at, _limited(found, on, spans)) for at, on, found in group_runs])
+                for group_runs in runs
             )
     # The last resort: the one box, its widest constraints left out one by one.
     constrained = _flatten_box(
@@ -461,25 +502,36 @@ def _union(groups: Sequence[_Group]) -> _Group:
     for group in groups:
         values |= group.values
         rest |= group.rest
-    return _Group(values, rest)
+    extent = [
+        (
+            any(part[0] for part in parts),
+            min(part[1] for part in parts),
+            max(part[2] for part in parts),
+            frozenset().union(*(part[3] for part in parts)),
+        )
+        for parts in zip(*(group.extent for group in groups), strict=True)
+    ]
+    return _Group(values, rest, extent)
 
 
-def _product_volume(
-    group: _Group, scale: _Scale, rest_columns: list[int], scales: list[_Scale]
-) -> int:
-    volume = _values_volume(group.values, scale)
-    for index, column in enumerate(rest_columns):
-        volume *= _values_volume({r[index] for r in group.rest}, scales[column])
+def _extent(values: set[str | None], scale: _Scale) -> _Extent:
+    present = {value for value in values if value is not None}
+    ordinals = [scale.ordinal(value) for value in present] if scale.dense else [0]
+    listed = frozenset() if scale.dense else frozenset(present)
+    return (None in values, min(ordinals, default=0), max(ordinals, default=0), listed)
+
+
+def _extent_volume(group: _Group, scales: list[_Scale]) -> int:
+    """How many value combinations the product of a group's column extents admits."""
+    volume = 1
+    for (null, low, high, values), scale in zip(group.extent, scales, strict=True):
+        if null:
+            volume *= scale.whole
+        elif scale.dense:
+            volume *= high - low + 1
+        else:
+            volume *= max(len(values), 1)
     return volume
-
-
-def _values_volume(values: set[str | None], scale: _Scale) -> int:
-    if None in values:
-        return scale.whole
-    if not scale.ranged:
-        return len(values)
-    present = sorted((value for value in values if value is not None), key=scale.key)
-    return scale.span_volume(present[0], present[-1]) if scale.dense else len(values)
 
 
 def _chain(constraints: Sequence[tuple[int, _Constraint | None]]) -> _Box:

@@ -341,10 +341,11 @@ def condense_partitions(
     tuples = {tuple(row.get(column) for column in columns) for row in rows}
     scales = [_Scale(t[index] for t in tuples) for index in range(len(columns))]
     candidates = _candidates(tuples, list(range(len(columns))), scales, max_bytes)
-    best: tuple[float, int, Json | None] | None = None
-    for boxes in candidates:
-        volume = sum(_volume(box, scales) for box in boxes)
-        if best is not None and len(tuples) / volume < best[0]:
+    # Ranked by: exact (known by construction, never estimated), estimated precision, size.
+    best: tuple[bool, float, int, Json] | None = None
+    for boxes, exact in candidates:
+        precision = len(tuples) / sum(_volume(box, scales) for box in boxes)
+        if best is not None and (exact, precision) < best[:2]:
             continue
         if _min_size(boxes) > max_bytes:
             continue
@@ -352,15 +353,13 @@ def condense_partitions(
         if condition is None:
             continue
         size = json_size(condition)
-        if size <= max_bytes:
-            precision = len(tuples) / volume
-            if best is None or (precision, -size) > (best[0], -best[1]):
-                best = (precision, size, condition)
-    if listed is not None and (best is None or best[0] < 1.0):
+        if size <= max_bytes and (best is None or (exact, precision, -size) > best[:3]):
+            best = (exact, precision, -size, condition)
+    if listed is not None and (best is None or not best[0]):
         return Condensed(listed, max_bytes + 1, True)
     if best is None:
         return Condensed(None, 0, False)
-    return Condensed(best[2], best[1], best[0] >= 1.0)
+    return Condensed(best[3], -best[2], best[0])
 
 
 def _listed(rows: list[dict[str, str | None]], max_bytes: int) -> Json | None:
@@ -376,11 +375,13 @@ def _listed(rows: list[dict[str, str | None]], max_bytes: int) -> Json | None:
 
 def _candidates(
     tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale], max_bytes: int
-) -> Iterable[tuple[_Box, ...]]:
-    """Boxes from the exact decomposition down to one box with columns left out."""
+) -> Iterable[tuple[tuple[_Box, ...], bool]]:
+    """Boxes, and whether they are known to be exact: from the exact decomposition down to one
+    box with columns left out."""
     position, groups = _grouped(tuples, columns)
     if 180 * len(groups) <= max_bytes:  # else the exact boxes cannot fit: not worth building
-        yield _exact(tuples, columns, scales)
+        # Exact unless a null partition left a column unconstrained.
+        yield _exact(tuples, columns, scales), not any(None in t for t in tuples)
     column = columns[position]
     rest_columns = columns[:position] + columns[position + 1 :]
     scale = scales[column]
@@ -417,10 +418,11 @@ def _candidates(
             for group in groups
         ]
         for spans in _SPAN_LIMITS:
-            yield tuple(
+            boxes = tuple(
                 _chain([(at, _limited(found, on, spans)) for at, on, found in group_runs])
                 for group_runs in runs
             )
+            yield boxes, False
     # The last resort: the one box, its widest constraints left out one by one.
     constrained = _flatten_box(
         _chain(
@@ -433,7 +435,7 @@ def _candidates(
     while len(constrained) > 1:
         widest = max(constrained, key=lambda item: len(item[1].values) + 2 * len(item[1].spans))
         constrained = [item for item in constrained if item is not widest]
-        yield (_chain(constrained),)
+        yield (_chain(constrained),), False
 
 
 def _exact(

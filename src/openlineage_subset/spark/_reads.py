@@ -199,7 +199,10 @@ def _partitions_level(
     if config.redact_columns and any(config.redacts(column) for column in columns):
         return None
     condition = partition_condition(rows, config)
-    return None if condition is None else (condition, _json_size(condition))
+    if condition is None:
+        return None
+    listed = isinstance(condition, spec().models.PartitionSubsetCondition)
+    return condition, _listed_size(rows) if listed else _json_size(condition)
 
 
 def partition_condition(rows: list[dict[str, Any]], config: SubsetConfig) -> Any:
@@ -216,7 +219,8 @@ def partition_condition(rows: list[dict[str, Any]], config: SubsetConfig) -> Any
 
 
 def _listed_size(rows: list[dict[str, Any]]) -> int:
-    """The JSON size of a partition list: estimated, exact when it comes close or has escapes."""
+    """The JSON size of a partition list: estimated from its paths (no larger than this), or
+    counted exactly when escapes make non-ASCII paths longer."""
     size = 40
     for row in rows:
         path = row["identifier"]

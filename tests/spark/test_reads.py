@@ -149,9 +149,7 @@ def test_self_join_lists_the_dataset_once(spark: SparkSession, lake: Lake) -> No
     assert list(by_name(input_datasets(joined))) == [str(lake.plain)]
 
 
-def test_more_partitions_than_listed_are_condensed_exactly(
-    spark: SparkSession, lake: Lake
-) -> None:
+def test_more_partitions_than_listed_are_condensed_exactly(spark: SparkSession, lake: Lake) -> None:
     df = spark.read.parquet(str(lake.sales)).where(
         F.col("country").isin("PL", "DE") & (F.col("qty") > 0)
     )

@@ -29,7 +29,7 @@ from openlineage_subset._builders import (
     partitions,
 )
 from openlineage_subset._convert import dump, parse_event, parse_facet
-from openlineage_subset._evaluate import matches
+from openlineage_subset._evaluate import matches, partition_overlap
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
 from openlineage_subset._render import render
 from openlineage_subset._schemas import reference_validator, schema_documents, schema_registry
@@ -65,6 +65,7 @@ __all__ = [
     "parse_event",
     "parse_facet",
     "partition",
+    "partition_overlap",
     "partitions",
     "reference_validator",
     "render",

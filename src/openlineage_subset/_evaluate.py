@@ -119,13 +119,62 @@ def matches(
     >>> matches(location(["s3://bucket/sales"]), {}, path="s3://bucket/sales/part-0.parquet")
     True
     """
+    data, where, levels = _prepare("matches", condition, row, schema, path)
+    with stack_room(levels):
+        return _holds(data, _Row(row, schema or {}, path), where)
+
+
+def partition_overlap(
+    condition: object,
+    dimensions: Mapping[str, str | None],
+    schema: Mapping[str, str] | None = None,
+    *,
+    path: str | None = None,
+) -> bool | None:
+    """Whether a condition selects rows of a partition, knowing only the partition's values.
+
+    ``dimensions`` are the partition columns' values as in the directory names (None for the
+    null partition); every other column is unknown. True: the condition selects the
+    partition's rows as far as those values decide (a ``location`` at or below ``path``, the
+    partition's directory, selects some of them); False: it selects none of them; None: it
+    depends on other columns, or on a ``location`` condition given no ``path``. ``AND`` and
+    ``OR`` follow three-valued logic, so False is only ever said when no row can match.
+
+    Values compare as ``schema`` types them; a column it does not name is typed from its value
+    (an integer, a decimal number, an ISO date, else text). A literal that is not of its
+    column's type gives None rather than a guess.
+
+    >>> from openlineage_subset import field
+    >>> day = {"business_date": "2024-10-15", "country": "DE"}
+    >>> partition_overlap(field("business_date") >= "2024-10-01", day)
+    True
+    >>> partition_overlap((field("country") == "PL") & (field("amount") > 100), day)
+    False
+    >>> print(partition_overlap((field("country") == "DE") & (field("amount") > 100), day))
+    None
+    """
+    data, where, levels = _prepare("partition_overlap", condition, dimensions, schema, path)
+    types = {name: _guessed_type(value) for name, value in dimensions.items()}
+    types.update(schema or {})
+    with stack_room(levels):
+        return _overlap(data, _Row(dimensions, types, path), where)
+
+
+def _prepare(
+    caller: str,
+    condition: object,
+    row: object,
+    schema: object,
+    path: object,
+) -> tuple[Mapping[str, Any], str, int]:
+    """The condition's JSON (out of a facet if need be), where it is, and the nesting depth."""
     data = condition if isinstance(condition, Mapping) else dump(condition)
     if not isinstance(data, Mapping):
         raise TypeError(
-            f"matches() takes a subset condition or facet, got {type(condition).__name__}"
+            f"{caller}() takes a subset condition or facet, got {type(condition).__name__}"
         )
     if not isinstance(row, Mapping):
-        raise TypeError(f"matches() takes the row as a mapping, got {type(row).__name__}")
+        raise TypeError(f"{caller}() takes the row as a mapping, got {type(row).__name__}")
     if schema is not None and not isinstance(schema, Mapping):
         raise TypeError(f"schema must map column names to type names, got {type(schema).__name__}")
     if path is not None and not isinstance(path, str):
@@ -143,10 +192,75 @@ def matches(
     else:
         if "type" not in data and "subset" in data:
             raise ValueError(
-                "this is a facet map; pass the facet itself: matches(obj['subset'], ...)"
+                f"this is a facet map; pass the facet itself: {caller}(obj['subset'], ...)"
             )
-    with stack_room(levels):
-        return _holds(data, _Row(row, schema or {}, path), where)
+    return data, where, levels
+
+
+def _guessed_type(value: str | None) -> str:
+    if value is None or not isinstance(value, str):
+        return "string"
+    if _INTEGER.fullmatch(value):
+        return "bigint"
+    if _NUMBER.fullmatch(value):
+        return "decimal"
+    if _DATE.fullmatch(value) and _to_date(value) is not None:
+        return "date"
+    return "string"
+
+
+def _overlap(node: object, row: _Row, where: str) -> bool | None:
+    kind = node.get("type") if isinstance(node, Mapping) else None
+    if kind == "binary":
+        assert isinstance(node, Mapping)
+        operator_name = node.get("operator")
+        if operator_name not in _OPERATORS:
+            return _holds(node, row, where)  # raises, naming what is wrong
+        left = _overlap(node.get("left"), row, f"{where}.left")
+        right = _overlap(node.get("right"), row, f"{where}.right")
+        if operator_name == "AND":
+            return False if False in (left, right) else (True if left and right else None)
+        return True if True in (left, right) else (False if left is right is False else None)
+    if kind == "compare":
+        assert isinstance(node, Mapping)
+        operands = [_operand(node.get(side), f"{where}.{side}") for side in ("left", "right")]
+        if node.get("comparison") not in _COMPARISONS:
+            return _holds(node, row, where)  # raises, naming what is wrong
+        if any(side.is_field and side.text not in row.values for side in operands):
+            return None  # a column other than the partition's
+        try:
+            return _compare(node, row, where)
+        except ValueError:
+            return None  # a literal not of the column's type: no guess
+    if kind == "partition":
+        assert isinstance(node, Mapping)
+        items = node.get("partitions")
+        if not isinstance(items, list):
+            return _holds(node, row, where)  # raises, naming what is wrong
+        found: list[bool | None] = []
+        for index, item in enumerate(items):
+            listed = item.get("dimensions") if isinstance(item, Mapping) else None
+            if isinstance(listed, Mapping) and any(name not in row.values for name in listed):
+                found.append(None)  # a finer partitioning than this partition's
+                continue
+            try:
+                found.append(_in_partition(item, row, f"{where}.partitions[{index}]"))
+            except ValueError:
+                found.append(None)
+        return True if True in found else (None if None in found else False)
+    if kind == "location" and row.path is not None:
+        assert isinstance(node, Mapping)
+        locations = node.get("locations")
+        if not isinstance(locations, list) or not all(isinstance(i, str) for i in locations):
+            return _holds(node, row, where)  # raises, naming what is wrong
+        target = _normal_path(row.path)
+        return any(
+            _covers(place, target) or _covers(target, place)
+            for place in map(_normal_path, locations)
+        )
+    if kind == "location":
+        return None
+    return _holds(node, row, where)  # an unknown type: raises
 
 
 @dataclasses.dataclass(frozen=True)

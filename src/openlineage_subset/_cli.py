@@ -27,6 +27,9 @@ It takes its input as hostile:
 ``ol-subset run [--output FILE] [--namespace NS] SCRIPT.py [ARGS...]`` runs a PySpark script
 with capture enabled; ``ol-subset demo`` runs the demo pipeline. Both need the ``spark`` extra
 and a Java runtime, and say so in one line when either is missing.
+
+``ol-subset lineage ingest|impact|provenance|history|partitions`` builds and queries a partition
+lineage database (see :mod:`openlineage_subset.lineage` and docs/lineage.md).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from openlineage_subset._replay import (
     replay_command,
 )
 from openlineage_subset._validate import validate
+from openlineage_subset.lineage._commands import add_lineage_parser
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 EXIT_OUTPUT_CLOSED = 141  # what a shell reports for a tool stopped by a closed pipe (SIGPIPE)
@@ -178,6 +182,7 @@ def _parser() -> argparse.ArgumentParser:
         help=ARGUMENT_HELP["timeout"],
     )
     replay.set_defaults(handler=_replay_command)
+    add_lineage_parser(commands)
     return parser
 
 

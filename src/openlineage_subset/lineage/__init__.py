@@ -1,0 +1,76 @@
+"""Partition lineage: which runs read and wrote which partitions, from OpenLineage events.
+
+Events (from ``ol-subset run``, ``enable()`` or any OpenLineage producer) are ingested into one
+SQLite file; the queries then evaluate read conditions against written partitions in three
+values (yes, no, unknown), and count unknown as *possibly* affected, never as unaffected.
+
+- :func:`ingest`: JSON Lines files into the database, idempotently;
+- :func:`impact`: the runs affected by a dataset or partition, and the partitions to recompute;
+- :func:`provenance`: the runs (and their inputs) a partition's data came from;
+- :func:`history`: the runs that read or wrote a dataset or partition, in time order;
+- :func:`dataset_partitions`: each known partition, its last writer and its readers since.
+
+docs/lineage.md states the rules and the JSON output.
+"""
+
+from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
+from openlineage_subset.lineage._model import (
+    AffectedRun,
+    DatasetRef,
+    HistoryEntry,
+    HistoryReport,
+    ImpactReport,
+    Label,
+    PartitionRef,
+    PartitionSet,
+    PartitionsReport,
+    PartitionState,
+    ProvenanceInput,
+    ProvenanceReport,
+    ProvenanceStep,
+    RunRef,
+)
+from openlineage_subset.lineage._query import (
+    LineageQueryError,
+    dataset_partitions,
+    history,
+    impact,
+    provenance,
+)
+from openlineage_subset.lineage._store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    LineageDatabaseError,
+    LineageStore,
+)
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "AffectedRun",
+    "DatasetRef",
+    "HistoryEntry",
+    "HistoryReport",
+    "ImpactReport",
+    "IngestProblem",
+    "IngestReport",
+    "Label",
+    "LineageDatabaseError",
+    "LineageQueryError",
+    "LineageStore",
+    "PartitionRef",
+    "PartitionSet",
+    "PartitionState",
+    "PartitionsReport",
+    "ProvenanceInput",
+    "ProvenanceReport",
+    "ProvenanceStep",
+    "RunRef",
+    "dataset_partitions",
+    "history",
+    "impact",
+    "ingest",
+    "partition_overlap",
+    "provenance",
+]

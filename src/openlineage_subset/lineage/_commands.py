@@ -1,0 +1,195 @@
+"""``ol-subset lineage ingest|impact|provenance|history|partitions``: the command line.
+
+Exit status: 0 done; 1 ``ingest`` stored what it could but some lines were invalid; 2 nothing
+answered (a database that is not a lineage database, an unknown or ambiguous dataset, a bad
+argument, an input that does not exist).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from openlineage_subset.lineage._ingest import ingest
+from openlineage_subset.lineage._query import (
+    LineageQueryError,
+    dataset_partitions,
+    history,
+    impact,
+    provenance,
+)
+from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.lineage._text import (
+    history_text,
+    impact_text,
+    partitions_text,
+    provenance_text,
+)
+
+EXIT_DONE, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
+DEFAULT_DB = "lineage.db"
+
+
+def add_lineage_parser(commands: Any) -> None:
+    """Add ``lineage`` and its subcommands to the ``ol-subset`` subcommands."""
+    lineage = commands.add_parser(
+        "lineage",
+        help="partition lineage: ingest events, then ask impact, provenance, history",
+        description=(
+            "Partition lineage from OpenLineage events: ingest them into a SQLite file, then ask "
+            "which runs a partition affected (impact), where it came from (provenance), who "
+            "touched it (history), or what is known of a dataset's partitions."
+        ),
+    )
+    actions = lineage.add_subparsers(dest="lineage_command", metavar="QUERY", required=True)
+    read = actions.add_parser(
+        "ingest",
+        help="store the events of JSON Lines files in the lineage database",
+        description=(
+            "Store the RunEvents of JSON Lines files (.jsonl, .json, .ndjson) and folders of them "
+            "in the lineage database. Invalid lines are reported with file:line and skipped; "
+            "events already stored change nothing. Exit 0, 1 if a line was invalid, 2 if an "
+            "input or the database is unusable."
+        ),
+    )
+    read.add_argument("events", nargs="+", metavar="EVENTS")
+    _common(read, dataset=False)
+    read.set_defaults(handler=_ingest_command)
+    queries: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
+        "impact": ("runs affected by a dataset or partition, and what to recompute", _impact),
+        "provenance": ("the runs and inputs a partition's data came from", _provenance),
+        "history": ("the runs that read or wrote a dataset or partition, in order", _history),
+        "partitions": ("each known partition: last writer, reads since", _partitions),
+    }
+    for name, (summary, handler) in queries.items():
+        query = actions.add_parser(name, help=summary, description=summary[0].upper() + summary[1:])
+        query.add_argument(
+            "dataset",
+            metavar="DATASET",
+            help="the dataset's name, or its end after a '/' (lake/sales for /data/lake/sales)",
+        )
+        if name != "partitions":
+            query.add_argument(
+                "--partition",
+                action="append",
+                metavar="COLUMN=VALUE",
+                help="a partition column's value (repeat for each column); "
+                "__HIVE_DEFAULT_PARTITION__ is the null partition",
+            )
+        if name == "impact":
+            query.add_argument(
+                "--since", metavar="TIME", help="affected data is what was there from TIME on"
+            )
+        if name in ("impact", "provenance"):
+            query.add_argument("--depth", metavar="N", type=int, help="at most N run hops")
+        _common(query, dataset=True)
+        query.set_defaults(handler=handler)
+
+
+def _common(parser: argparse.ArgumentParser, *, dataset: bool) -> None:
+    parser.add_argument(
+        "--db", metavar="PATH", default=DEFAULT_DB, help=f"lineage database (default {DEFAULT_DB})"
+    )
+    if dataset:
+        parser.add_argument("--namespace", metavar="NS", help="the dataset's namespace")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    print(f"ol-subset lineage {args.lineage_command}: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE
+
+
+def _ingest_command(args: argparse.Namespace) -> int:
+    try:
+        report = ingest(args.events, args.db)
+    except LineageDatabaseError as error:
+        return _fail(args, str(error))
+    if args.format == "json":
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        for problem in report.problems:
+            print(problem)
+        print(f"{report.summary()}, in {args.db}")
+    if report.unreadable:
+        return EXIT_UNUSABLE
+    return EXIT_INVALID if report.invalid else EXIT_DONE
+
+
+def _partition_argument(args: argparse.Namespace) -> dict[str, str] | None:
+    given = getattr(args, "partition", None)
+    if not given:
+        return None
+    values = {}
+    for item in given:
+        name, equals, value = item.partition("=")
+        if not equals or not name:
+            raise LineageQueryError(
+                f"--partition takes COLUMN=VALUE, such as --partition day=2024-10-15; got {item!r}"
+            )
+        values[name] = value
+    return values
+
+
+def _answer(
+    args: argparse.Namespace, ask: Callable[[], Any], text: Callable[[Any], list[str]]
+) -> int:
+    try:
+        report = ask()
+    except (LineageDatabaseError, LineageQueryError) as error:
+        return _fail(args, str(error))
+    if args.format == "json":
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        print("\n".join(text(report)))
+    return EXIT_DONE
+
+
+def _impact(args: argparse.Namespace) -> int:
+    return _answer(
+        args,
+        lambda: impact(
+            args.db,
+            args.dataset,
+            partition=_partition_argument(args),
+            since=args.since,
+            depth=args.depth,
+            namespace=args.namespace,
+        ),
+        impact_text,
+    )
+
+
+def _provenance(args: argparse.Namespace) -> int:
+    return _answer(
+        args,
+        lambda: provenance(
+            args.db,
+            args.dataset,
+            partition=_partition_argument(args),
+            depth=args.depth,
+            namespace=args.namespace,
+        ),
+        provenance_text,
+    )
+
+
+def _history(args: argparse.Namespace) -> int:
+    return _answer(
+        args,
+        lambda: history(
+            args.db, args.dataset, partition=_partition_argument(args), namespace=args.namespace
+        ),
+        history_text,
+    )
+
+
+def _partitions(args: argparse.Namespace) -> int:
+    return _answer(
+        args,
+        lambda: dataset_partitions(args.db, args.dataset, namespace=args.namespace),
+        partitions_text,
+    )

@@ -1,0 +1,298 @@
+"""The answers of the lineage queries: frozen dataclasses, each with ``as_json()``.
+
+JSON keys are camelCase like OpenLineage's, times are ISO-8601 in UTC with ``Z`` (trailing zero
+fractions dropped), and every list has a fixed order, so that one database gives one output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from openlineage_subset.lineage._time import shown_time
+
+Label = Literal["definite", "possible"]
+Dimensions = tuple[tuple[str, str | None], ...]
+"""A partition's (column, value) pairs, sorted by column: a hashable key."""
+
+
+def stronger(first: Label | None, second: Label | None) -> Label | None:
+    """The stronger of two labels: definite beats possible beats none.
+
+    >>> stronger("possible", "definite"), stronger(None, "possible")
+    ('definite', 'possible')
+    """
+    if "definite" in (first, second):
+        return "definite"
+    return first or second
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetRef:
+    """A dataset by OpenLineage namespace and name.
+
+    >>> str(DatasetRef("s3://bucket", "lake/sales")), str(DatasetRef("file", "/tmp/lake/sales"))
+    ('s3://bucket/lake/sales', 'file:/tmp/lake/sales')
+    """
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        if "://" in self.namespace:
+            return self.namespace.rstrip("/") + "/" + self.name.lstrip("/")
+        return f"{self.namespace}:{self.name}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"namespace": self.namespace, "name": self.name}
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionRef:
+    """A partition: its values by column (``None``: the null partition), and its identifier.
+
+    >>> str(PartitionRef((("country", "PL"), ("day", "2024-10-15")), None))
+    'country=PL/day=2024-10-15'
+    """
+
+    dimensions: Dimensions
+    identifier: str | None = None
+
+    def __str__(self) -> str:
+        if self.identifier:
+            return self.identifier
+        return "/".join(
+            f"{name}={'__HIVE_DEFAULT_PARTITION__' if value is None else value}"
+            for name, value in self.dimensions
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {"dimensions": dict(self.dimensions), "identifier": self.identifier}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunRef:
+    """A run as the database has merged it from its events."""
+
+    run_id: str
+    job_namespace: str
+    job_name: str
+    status: str
+    started_at: str
+    ended_at: str | None
+
+    @property
+    def job(self) -> str:
+        return f"{self.job_namespace}.{self.job_name}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "job": {"namespace": self.job_namespace, "name": self.job_name},
+            "status": self.status,
+            "startedAt": shown_time(self.started_at),
+            "endedAt": None if self.ended_at is None else shown_time(self.ended_at),
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionSet:
+    """Part of one dataset: the whole of it (definite or possible) and/or some partitions."""
+
+    dataset: DatasetRef
+    whole: Label | None
+    definite: tuple[PartitionRef, ...]
+    possible: tuple[PartitionRef, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset.as_json(),
+            "whole": self.whole,
+            "definite": [item.as_json() for item in self.definite],
+            "possible": [item.as_json() for item in self.possible],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class AffectedRun:
+    """A run that read affected data: which run, how sure, and through what."""
+
+    run: RunRef
+    label: Label
+    hops: int
+    """1 for a run that read the starting region, 2 for one that read what such a run wrote..."""
+    dataset: DatasetRef
+    """The affected input it read."""
+    partitions: tuple[PartitionRef, ...] | None
+    """The affected partitions of that input its read may cover; None: the whole dataset."""
+    condition: str | None
+    """Its read condition, rendered; None: it read the whole dataset."""
+    upstream_run_id: str | None
+    """The affected run whose output it read; None: it read the starting region."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.run.as_json(),
+            "label": self.label,
+            "hops": self.hops,
+            "via": {
+                "dataset": self.dataset.as_json(),
+                "partitions": None
+                if self.partitions is None
+                else [item.as_json() for item in self.partitions],
+                "condition": self.condition,
+                "upstreamRunId": self.upstream_run_id,
+            },
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class ImpactReport:
+    """The answer of :func:`~openlineage_subset.lineage.impact`."""
+
+    start: PartitionSet
+    since: str | None
+    depth: int | None
+    runs: tuple[AffectedRun, ...]
+    backfill: tuple[PartitionSet, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": "impact",
+            "start": self.start.as_json(),
+            "since": None if self.since is None else shown_time(self.since),
+            "depth": self.depth,
+            "runs": [run.as_json() for run in self.runs],
+            "backfill": [item.as_json() for item in self.backfill],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class ProvenanceInput:
+    """One input read of a writer run, the partitions it may cover, and who wrote those."""
+
+    dataset: DatasetRef
+    condition: str | None
+    partitions: PartitionSet
+    writers: tuple[ProvenanceStep, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        covered = self.partitions.as_json()
+        del covered["dataset"]
+        return {
+            "dataset": self.dataset.as_json(),
+            "condition": self.condition,
+            "partitions": covered,
+            "writers": [writer.as_json() for writer in self.writers],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class ProvenanceStep:
+    """A completed run that wrote (definitely or possibly) the data asked about."""
+
+    run: RunRef
+    label: Label
+    dataset: DatasetRef
+    condition: str | None
+    """Its write condition, rendered; None: it wrote the whole dataset."""
+    inputs: tuple[ProvenanceInput, ...]
+    repeated: bool = False
+    """Already shown higher up: its inputs are not repeated."""
+    truncated: bool = False
+    """At the depth limit: its inputs are not followed."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.run.as_json(),
+            "label": self.label,
+            "dataset": self.dataset.as_json(),
+            "condition": self.condition,
+            "repeated": self.repeated,
+            "truncated": self.truncated,
+            "inputs": [item.as_json() for item in self.inputs],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class ProvenanceReport:
+    """The answer of :func:`~openlineage_subset.lineage.provenance`."""
+
+    target: PartitionSet
+    depth: int | None
+    writers: tuple[ProvenanceStep, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": "provenance",
+            "target": self.target.as_json(),
+            "depth": self.depth,
+            "writers": [writer.as_json() for writer in self.writers],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class HistoryEntry:
+    """A run that read or wrote the dataset (the part asked about, definitely or possibly)."""
+
+    run: RunRef
+    direction: Literal["read", "write"]
+    condition: str | None
+    label: Label
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.run.as_json(),
+            "direction": self.direction,
+            "condition": self.condition,
+            "label": self.label,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class HistoryReport:
+    """The answer of :func:`~openlineage_subset.lineage.history`."""
+
+    target: PartitionSet
+    entries: tuple[HistoryEntry, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": "history",
+            "target": self.target.as_json(),
+            "entries": [entry.as_json() for entry in self.entries],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionState:
+    """A known partition: its last writer, and how many runs read it since."""
+
+    partition: PartitionRef
+    writer: RunRef | None
+    label: Label | None
+    """How sure it is that ``writer`` wrote this partition; None when no writer is known."""
+    reads_since: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.partition.as_json(),
+            "lastWriter": None if self.writer is None else self.writer.as_json(),
+            "label": self.label,
+            "readsSince": self.reads_since,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionsReport:
+    """The answer of :func:`~openlineage_subset.lineage.dataset_partitions`."""
+
+    dataset: DatasetRef
+    partitions: tuple[PartitionState, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": "partitions",
+            "dataset": self.dataset.as_json(),
+            "partitions": [item.as_json() for item in self.partitions],
+        }

@@ -1,0 +1,699 @@
+"""The lineage queries: impact, provenance, history and partitions of a dataset.
+
+Every question reduces to one: may a read (or write) condition select rows of a partition? It
+is answered by :func:`openlineage_subset.partition_overlap` in three values; unknown is never
+dropped, it makes the answer *possible* instead of *definite*. The rules (docs/lineage.md):
+
+- a read depends on a write only if the write's run completed before the read's run started;
+- a whole-dataset read or write overlaps everything; a partition list or a location is exact;
+- a write's partitions are those it lists; a write by another condition covers the known
+  partitions of its dataset that the condition may select (all of them for a whole write);
+- only completed runs wrote anything: a failed, aborted or unfinished run is listed when it read
+  affected data, and its outputs go no further.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import dataclasses
+import datetime as _dt
+import difflib
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._render import render
+from openlineage_subset.lineage._model import (
+    AffectedRun,
+    DatasetRef,
+    Dimensions,
+    HistoryEntry,
+    HistoryReport,
+    ImpactReport,
+    Label,
+    PartitionRef,
+    PartitionSet,
+    PartitionsReport,
+    PartitionState,
+    ProvenanceInput,
+    ProvenanceReport,
+    ProvenanceStep,
+    RunRef,
+    stronger,
+)
+from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._time import normal_time
+
+Unit = Dimensions | None
+"""A part of a dataset a query tracks: one partition, or None for the whole dataset."""
+_NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+_SHOWN_CANDIDATES = 10
+
+
+class LineageQueryError(ValueError):
+    """A query that cannot be answered as asked: an unknown or ambiguous dataset, a bad time."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Access:
+    run: RunRef
+    dataset_id: int
+    direction: str
+    text: str | None  # the condition's canonical JSON; None: the whole dataset
+    condition: Any
+
+    @property
+    def rendered(self) -> str | None:
+        return _rendered(self.condition)
+
+
+def _rendered(condition: Any) -> str | None:
+    if condition is None:
+        return None
+    try:
+        return render(condition)
+    except (SubsetDocumentError, ValueError, TypeError):
+        return json.dumps(condition)
+
+
+class _Graph:
+    """Reads the database for one query, caching what a query asks many times."""
+
+    def __init__(self, store: LineageStore) -> None:
+        self.db = store.connection
+        self._datasets: dict[int, DatasetRef] = {}
+        self._known: dict[int, dict[Dimensions, str | None]] = {}
+        self._accesses: dict[tuple[int, str], list[_Access]] = {}
+        self._starts: dict[tuple[int, str], list[str]] = {}
+        self._by_run: dict[tuple[str, str], list[_Access]] = {}
+        self._overlaps: dict[tuple[str, int, Unit], bool | None] = {}
+
+    def resolve(self, name: str, namespace: str | None) -> int:
+        """The id of the dataset called ``name``, or whose name ends with ``/name``."""
+        if not isinstance(name, str) or not name:
+            raise LineageQueryError("name the dataset: its name, or the end of it after a '/'")
+        suffix = "/" + name.lstrip("/")
+        rows = self.db.execute(
+            "SELECT dataset_id, namespace, name FROM datasets WHERE (name = ? OR "
+            "(length(name) > ? AND substr(name, -?) = ?)) AND (? IS NULL OR namespace = ?) "
+            "ORDER BY namespace, name",
+            (name, len(suffix), len(suffix), suffix, namespace, namespace),
+        ).fetchall()
+        exact = [row for row in rows if row[2] == name]
+        found = exact if exact else rows
+        if len(found) == 1:
+            return int(found[0][0])
+        where = f" in namespace {namespace!r}" if namespace is not None else ""
+        if found:
+            listed = "\n  ".join(f"{ns} {nm}" for _, ns, nm in found[:_SHOWN_CANDIDATES])
+            more = len(found) - _SHOWN_CANDIDATES
+            raise LineageQueryError(
+                f"{name!r} names {len(found)} datasets{where}; give more of the name, or "
+                f"--namespace:\n  {listed}" + (f"\n  and {more} more" if more > 0 else "")
+            )
+        names = [
+            f"{ns} {nm}"
+            for ns, nm in self.db.execute(
+                "SELECT namespace, name FROM datasets WHERE ? IS NULL OR namespace = ? "
+                "ORDER BY namespace, name",
+                (namespace, namespace),
+            )
+        ]
+        close = difflib.get_close_matches(name, names, n=5, cutoff=0.3) or names[:5]
+        hint = ("; datasets like it:\n  " + "\n  ".join(close)) if close else ""
+        raise LineageQueryError(
+            f"no dataset named {name!r} (or ending in {suffix!r}){where} in the lineage "
+            f"database{hint or ': it holds no dataset yet; ingest events first'}"
+        )
+
+    def dataset(self, dataset_id: int) -> DatasetRef:
+        found = self._datasets.get(dataset_id)
+        if found is None:
+            namespace, name = self.db.execute(
+                "SELECT namespace, name FROM datasets WHERE dataset_id = ?", (dataset_id,)
+            ).fetchone()
+            found = self._datasets[dataset_id] = DatasetRef(namespace, name)
+        return found
+
+    def known(self, dataset_id: int) -> dict[Dimensions, str | None]:
+        """The dataset's known partitions (listed by some read or write), with identifiers."""
+        found = self._known.get(dataset_id)
+        if found is None:
+            found = {}
+            for text, identifier in self.db.execute(
+                "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
+                "ORDER BY dimensions",
+                (dataset_id,),
+            ):
+                found[_key(json.loads(text))] = identifier
+            self._known[dataset_id] = found
+        return found
+
+    def accesses(self, dataset_id: int, direction: str) -> list[_Access]:
+        """Reads (``input``) or writes (``output``) of a dataset, by run start time."""
+        key = (dataset_id, direction)
+        found = self._accesses.get(key)
+        if found is None:
+            found = [
+                self._access(row, dataset_id, direction)
+                for row in self.db.execute(
+                    "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+                    "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
+                    "WHERE a.dataset_id = ? AND a.direction = ? ORDER BY r.started_at, r.run_id",
+                    key,
+                )
+            ]
+            self._accesses[key] = found
+            self._starts[key] = [access.run.started_at for access in found]
+        return found
+
+    def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[_Access]:
+        """Reads of the dataset by runs started after ``after`` (None: any time)."""
+        reads = self.accesses(dataset_id, "input")
+        if after is None:
+            return reads
+        starts = self._starts[(dataset_id, "input")]
+        cut = bisect.bisect_left if inclusive else bisect.bisect_right
+        return reads[cut(starts, after) :]
+
+    def outputs(self, run: RunRef) -> list[_Access]:
+        return self._of_run(run, "output")
+
+    def inputs(self, run: RunRef) -> list[_Access]:
+        return self._of_run(run, "input")
+
+    def _of_run(self, run: RunRef, direction: str) -> list[_Access]:
+        key = (run.run_id, direction)
+        found = self._by_run.get(key)
+        if found is None:
+            found = [
+                _Access(
+                    run, dataset_id, direction, text, None if text is None else json.loads(text)
+                )
+                for dataset_id, text in self.db.execute(
+                    "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
+                    "direction = ? ORDER BY dataset_id",
+                    key,
+                )
+            ]
+            self._by_run[key] = found
+        return found
+
+    @staticmethod
+    def _access(row: tuple[Any, ...], dataset_id: int, direction: str) -> _Access:
+        text = row[6]
+        return _Access(
+            RunRef(*row[:6]),
+            dataset_id,
+            direction,
+            text,
+            None if text is None else json.loads(text),
+        )
+
+    def overlap(self, access: _Access, unit: Unit) -> bool | None:
+        """May ``access`` select rows of ``unit``: yes, no, or unknown (None)."""
+        if access.text is None:
+            return True  # a whole-dataset access overlaps everything
+        if unit is None:
+            return not _lists_no_partition(access.condition)
+        key = (access.text, access.dataset_id, unit)
+        if key not in self._overlaps:
+            path = self.partition_path(access.dataset_id, unit)
+            try:
+                found = partition_overlap(access.condition, dict(unit), path=path)
+            except (ValueError, TypeError):
+                found = None  # a condition this version cannot evaluate: it may select anything
+            self._overlaps[key] = found
+        return self._overlaps[key]
+
+    def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
+        """The partition's directory, to decide location conditions; None when unknown."""
+        dataset = self.dataset(dataset_id)
+        identifier = self.known(dataset_id).get(unit) or str(PartitionRef(unit))
+        if dataset.namespace == "file":
+            return dataset.name.rstrip("/") + "/" + identifier
+        if "://" in dataset.namespace:
+            return f"{str(dataset).rstrip('/')}/{identifier}"
+        return None
+
+    def expand(self, dataset_id: int, dimensions: Mapping[str, str | None]) -> list[Unit]:
+        """The known partitions inside the given one (itself, or finer ones), else itself."""
+        listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
+        inside = []
+        for known in self.known(dataset_id):
+            try:
+                if partition_overlap(listed, dict(known)) is True:
+                    inside.append(known)
+            except (ValueError, TypeError):
+                continue
+        return list(inside) if inside else [_key(dimensions)]
+
+    def whole_units(self, dataset_id: int) -> list[Unit]:
+        """The whole dataset as units: its known partitions, or None when it has none."""
+        known = list(self.known(dataset_id))
+        return list(known) if known else [None]
+
+    def written(self, access: _Access, label: Label) -> list[tuple[Unit, Label]]:
+        """The parts of its dataset a write covers, each labelled."""
+        if access.condition is None:
+            return [(None, label)]
+        listed = _only_partitions(access.condition)
+        if listed is not None:
+            units: dict[Unit, Label] = {}
+            for dimensions in listed:
+                for unit in self.expand(access.dataset_id, dimensions):
+                    units[unit] = label
+            return list(units.items())
+        covered: list[tuple[Unit, Label]] = []
+        for unit in self.known(access.dataset_id):
+            found = self.overlap(access, unit)
+            if found is not False:
+                covered.append((unit, label if found else "possible"))
+        # A condition that selects no known partition wrote somewhere nobody listed.
+        return covered or [(None, "possible")]
+
+    def read_units(self, access: _Access) -> list[tuple[Unit, Label]]:
+        """The parts of its dataset a read may cover, each labelled."""
+        if access.condition is None:
+            return [(unit, "definite") for unit in self.whole_units(access.dataset_id)]
+        covered: list[tuple[Unit, Label]] = []
+        for unit in self.known(access.dataset_id):
+            found = self.overlap(access, unit)
+            if found is not False:
+                covered.append((unit, "definite" if found else "possible"))
+        if not covered and not self.known(access.dataset_id):
+            covered.append((None, "possible"))
+        return covered
+
+    def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
+        known = self.known(dataset_id)
+
+        def refs(label: Label) -> tuple[PartitionRef, ...]:
+            return tuple(
+                PartitionRef(unit, known.get(unit))
+                for unit in sorted(u for u, found in units.items() if u is not None)
+                if units[unit] == label
+            )
+
+        return PartitionSet(
+            self.dataset(dataset_id), units.get(None), refs("definite"), refs("possible")
+        )
+
+
+def _key(dimensions: Mapping[str, Any]) -> Dimensions:
+    return tuple(
+        sorted((str(name), None if v is None else str(v)) for name, v in dimensions.items())
+    )
+
+
+def _lists_no_partition(condition: Any) -> bool:
+    return (
+        isinstance(condition, Mapping)
+        and condition.get("type") == "partition"
+        and condition.get("partitions") == []
+    )
+
+
+def _only_partitions(condition: Any) -> list[Mapping[str, Any]] | None:
+    """The dimensions a condition lists when it is partition lists joined by OR, else None."""
+    found: list[Mapping[str, Any]] = []
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping):
+            return None
+        if node.get("type") == "binary" and node.get("operator") == "OR":
+            stack.extend((node.get("right"), node.get("left")))
+        elif node.get("type") == "partition" and isinstance(node.get("partitions"), list):
+            for item in node["partitions"]:
+                dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
+                if not isinstance(dimensions, Mapping) or not dimensions:
+                    return None
+                found.append(dimensions)
+        else:
+            return None
+    return found
+
+
+def _open(db: str | os.PathLike[str] | LineageStore) -> tuple[LineageStore, bool]:
+    if isinstance(db, LineageStore):
+        return db, False
+    return LineageStore.open(db), True
+
+
+def _since(since: str | _dt.datetime | None) -> str | None:
+    if since is None:
+        return None
+    if isinstance(since, _dt.datetime):
+        text = since.isoformat() if since.tzinfo else since.isoformat() + "Z"
+    else:
+        text = since
+    found = normal_time(text)
+    if found is None:
+        raise LineageQueryError(
+            f"since: {since!r} is not an ISO-8601 time; write it like 2024-10-15T10:00:00Z "
+            "or 2024-10-15"
+        )
+    return found
+
+
+def _depth(depth: int | None) -> int | None:
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise LineageQueryError(f"depth must be a whole number of at least 1, got {depth!r}")
+    return depth
+
+
+def _partition(partition: Mapping[str, str | None] | None) -> dict[str, str | None] | None:
+    if partition is None:
+        return None
+    if not isinstance(partition, Mapping) or not partition:
+        raise LineageQueryError(
+            f"partition must map partition columns to values, such as {{'day': '2024-10-15'}}; "
+            f"got {partition!r}"
+        )
+    values: dict[str, str | None] = {}
+    for name, value in partition.items():
+        if not isinstance(name, str) or not (value is None or isinstance(value, str)):
+            raise LineageQueryError(
+                f"partition values are strings as in directory names (None: the null "
+                f"partition); got {name!r}: {value!r}"
+            )
+        values[name] = None if value == _NULL_PARTITION else value
+    return values
+
+
+def _region(graph: _Graph, dataset_id: int, partition: dict[str, str | None] | None) -> list[Unit]:
+    if partition is None:
+        return [None]
+    return graph.expand(dataset_id, partition)
+
+
+def impact(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    since: str | _dt.datetime | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> ImpactReport:
+    """What depends on a dataset (or one partition of it): the runs affected, and what to redo.
+
+    The starting region is ``partition`` of ``dataset`` (or the whole dataset), as present from
+    ``since`` on (from the first recorded run without it). A run that started then or later and
+    read an overlapping part is affected: *definite* when its read condition selects the region
+    as far as partition values decide, *possible* when that depends on other columns. What an
+    affected run that completed wrote is affected from its completion on, and so on, ``depth``
+    run hops at most. ``dataset`` is a dataset name or the end of one after a ``/``;
+    ``namespace`` tells apart datasets of one name. Raises :class:`LineageQueryError` for an
+    unknown or ambiguous dataset, :class:`LineageDatabaseError` for a database it cannot read.
+
+    The example in docs/lineage.md runs a three-step pipeline end to end.
+    """
+    region_values = _partition(partition)
+    start_time = _since(since)
+    limit = _depth(depth)
+    store, close = _open(db)
+    try:
+        graph = _Graph(store)
+        start_id = graph.resolve(dataset, namespace)
+        start_units = _region(graph, start_id, region_values)
+        start = graph.partition_set(start_id, dict.fromkeys(start_units, "definite"))
+        runs, backfill = _affected(graph, start_id, start_units, start_time, limit)
+    finally:
+        if close:
+            store.close()
+    return ImpactReport(start, start_time, limit, runs, backfill)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Reached:
+    """Part of a dataset affected from a time on: what a work item of impact() follows."""
+
+    dataset_id: int
+    units: tuple[tuple[Unit, Label], ...]
+    after: str | None
+    inclusive: bool
+    hops: int
+    upstream: str | None
+
+
+def _affected(
+    graph: _Graph,
+    start_id: int,
+    start_units: list[Unit],
+    start_time: str | None,
+    limit: int | None,
+) -> tuple[tuple[AffectedRun, ...], tuple[PartitionSet, ...]]:
+    queue = collections.deque(
+        [_Reached(start_id, tuple((u, "definite") for u in start_units), start_time, True, 1, None)]
+    )
+    found: dict[str, AffectedRun] = {}
+    backfill: dict[int, dict[Unit, Label]] = {}
+    while queue:
+        reached = queue.popleft()
+        if limit is not None and reached.hops > limit:
+            continue
+        for read in graph.readers_after(reached.dataset_id, reached.after, reached.inclusive):
+            label, matched = _read_label(graph, read, reached.units)
+            if label is None:
+                continue
+            previous = found.get(read.run.run_id)
+            if previous is not None and stronger(previous.label, label) == previous.label:
+                continue  # seen already with this label or a stronger one: once per label
+            found[read.run.run_id] = AffectedRun(
+                read.run,
+                label,
+                reached.hops,
+                graph.dataset(read.dataset_id),
+                None if None in matched else tuple(_refs(graph, read.dataset_id, matched)),
+                read.rendered,
+                reached.upstream,
+            )
+            if read.run.status != "COMPLETE" or read.run.ended_at is None:
+                continue  # nothing it wrote is known to be there
+            for write in graph.outputs(read.run):
+                units = graph.written(write, label)
+                parts = backfill.setdefault(write.dataset_id, {})
+                for unit, unit_label in units:
+                    parts[unit] = stronger(parts.get(unit), unit_label) or unit_label
+                queue.append(
+                    _Reached(
+                        write.dataset_id,
+                        tuple(units),
+                        read.run.ended_at,
+                        False,
+                        reached.hops + 1,
+                        read.run.run_id,
+                    )
+                )
+    runs = tuple(sorted(found.values(), key=lambda item: (item.run.started_at, item.run.run_id)))
+    plan = tuple(
+        sorted(
+            (graph.partition_set(dataset_id, parts) for dataset_id, parts in backfill.items()),
+            key=lambda item: (item.dataset.namespace, item.dataset.name),
+        )
+    )
+    return runs, plan
+
+
+def _read_label(
+    graph: _Graph, read: _Access, units: Iterable[tuple[Unit, Label]]
+) -> tuple[Label | None, list[Unit]]:
+    label: Label | None = None
+    matched = []
+    for unit, unit_label in units:
+        found = graph.overlap(read, unit)
+        if found is False:
+            continue
+        matched.append(unit)
+        label = stronger(label, "definite" if found and unit_label == "definite" else "possible")
+    return label, matched
+
+
+def _refs(graph: _Graph, dataset_id: int, units: Iterable[Unit]) -> Iterator[PartitionRef]:
+    known = graph.known(dataset_id)
+    for unit in sorted(u for u in units if u is not None):
+        yield PartitionRef(unit, known.get(unit))
+
+
+def provenance(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> ProvenanceReport:
+    """Where a partition's data came from: its last writer, that run's inputs, and so on.
+
+    The writers of the part asked about are, per partition, the latest completed run whose
+    write overlaps it, and earlier ones too while the later ones only *possibly* wrote it. For
+    each writer, its reads and the known input partitions each may cover (definite or
+    possible), then the writers of those that completed before the reading run started,
+    ``depth`` levels of runs at most. A run shown once is not expanded again.
+    """
+    values = _partition(partition)
+    limit = _depth(depth)
+    store, close = _open(db)
+    try:
+        graph = _Graph(store)
+        target_id = graph.resolve(dataset, namespace)
+        units = _region(graph, target_id, values) if values else graph.whole_units(target_id)
+        labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
+        target = graph.partition_set(target_id, labelled)
+        writers = _ProvenanceWalk(graph, limit).writers(target_id, list(labelled.items()), None, 1)
+    finally:
+        if close:
+            store.close()
+    return ProvenanceReport(target, limit, writers)
+
+
+class _ProvenanceWalk:
+    """Follows writers back through their inputs, each run expanded once, ``limit`` levels."""
+
+    def __init__(self, graph: _Graph, limit: int | None) -> None:
+        self.graph = graph
+        self.limit = limit
+        self.expanded: set[str] = set()
+
+    def writers(
+        self, dataset_id: int, units: list[tuple[Unit, Label]], before: str | None, level: int
+    ) -> tuple[ProvenanceStep, ...]:
+        """The latest writers of each unit that completed before ``before`` (None: ever)."""
+        writes = [
+            write
+            for write in self.graph.accesses(dataset_id, "output")
+            if write.run.status == "COMPLETE"
+            and write.run.ended_at is not None
+            and (before is None or write.run.ended_at < before)
+        ]
+        writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id), reverse=True)
+        chosen: dict[str, tuple[_Access, Label]] = {}
+        for unit, unit_label in units:
+            for write in writes:
+                found = _write_overlap(self.graph, write, unit)
+                if found is False:
+                    continue
+                label: Label = "definite" if found and unit_label == "definite" else "possible"
+                previous = chosen.get(write.run.run_id)
+                best = stronger(previous[1] if previous else None, label) or label
+                chosen[write.run.run_id] = (write, best)
+                if found:
+                    break  # it rewrote this part: earlier writes are not what is there now
+        steps = [self.step(write, label, level) for write, label in chosen.values()]
+        steps.sort(key=lambda step: (step.run.ended_at or "", step.run.run_id), reverse=True)
+        return tuple(steps)
+
+    def step(self, write: _Access, label: Label, level: int) -> ProvenanceStep:
+        run = write.run
+        where = self.graph.dataset(write.dataset_id)
+        if run.run_id in self.expanded:
+            return ProvenanceStep(run, label, where, write.rendered, (), repeated=True)
+        self.expanded.add(run.run_id)
+        deeper = self.limit is None or level < self.limit
+        inputs = []
+        for read in self.graph.inputs(run):
+            covered = self.graph.read_units(read)
+            writers = (
+                self.writers(read.dataset_id, covered, run.started_at, level + 1) if deeper else ()
+            )
+            inputs.append(
+                ProvenanceInput(
+                    self.graph.dataset(read.dataset_id),
+                    read.rendered,
+                    self.graph.partition_set(read.dataset_id, dict(covered)),
+                    writers,
+                )
+            )
+        return ProvenanceStep(
+            run, label, where, write.rendered, tuple(inputs), truncated=not deeper
+        )
+
+
+def _write_overlap(graph: _Graph, write: _Access, unit: Unit) -> bool | None:
+    if unit is None and write.condition is not None:
+        return False if _lists_no_partition(write.condition) else None
+    return graph.overlap(write, unit)
+
+
+def history(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    namespace: str | None = None,
+) -> HistoryReport:
+    """The runs that read or wrote a dataset (or may have touched ``partition`` of it), in
+    the order they started, each with its condition and how sure the overlap is."""
+    values = _partition(partition)
+    store, close = _open(db)
+    try:
+        graph = _Graph(store)
+        dataset_id = graph.resolve(dataset, namespace)
+        units = _region(graph, dataset_id, values)
+        target = graph.partition_set(dataset_id, dict.fromkeys(units, "definite"))
+        entries = []
+        for direction, verb in (("input", "read"), ("output", "write")):
+            for access in graph.accesses(dataset_id, direction):
+                label: Label | None = "definite"
+                if values is not None:
+                    label, _ = _read_label(graph, access, ((u, "definite") for u in units))
+                if label is not None:
+                    entries.append(HistoryEntry(access.run, verb, access.rendered, label))  # type: ignore[arg-type]
+    finally:
+        if close:
+            store.close()
+    entries.sort(key=lambda e: (e.run.started_at, e.run.run_id, e.direction))
+    return HistoryReport(target, tuple(entries))
+
+
+def dataset_partitions(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    namespace: str | None = None,
+) -> PartitionsReport:
+    """Each known partition of a dataset: its last writer (the latest completed run whose
+    write may cover it) and how many runs read it (definitely or possibly) since then."""
+    store, close = _open(db)
+    try:
+        graph = _Graph(store)
+        dataset_id = graph.resolve(dataset, namespace)
+        writes = sorted(
+            (
+                write
+                for write in graph.accesses(dataset_id, "output")
+                if write.run.status == "COMPLETE" and write.run.ended_at is not None
+            ),
+            key=lambda write: (write.run.ended_at or "", write.run.run_id),
+            reverse=True,
+        )
+        states = []
+        for unit, identifier in graph.known(dataset_id).items():
+            writer = next((w for w in writes if graph.overlap(w, unit) is not False), None)
+            label: Label | None = None
+            if writer is not None:
+                label = "definite" if graph.overlap(writer, unit) else "possible"
+            after = writer.run.ended_at if writer is not None else None
+            readers = {
+                read.run.run_id
+                for read in graph.readers_after(dataset_id, after, False)
+                if graph.overlap(read, unit) is not False
+            }
+            states.append(
+                PartitionState(
+                    PartitionRef(unit, identifier),
+                    None if writer is None else writer.run,
+                    label,
+                    len(readers),
+                )
+            )
+    finally:
+        if close:
+            store.close()
+    return PartitionsReport(graph.dataset(dataset_id), tuple(states))

@@ -1,0 +1,225 @@
+"""The lineage database: one SQLite file, made and recognised by ``ol-subset lineage``.
+
+The file says it is ours with ``PRAGMA application_id`` (:data:`APPLICATION_ID`) and which
+layout it has with ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`). Any other file (another
+application's SQLite database, a file that is not SQLite at all, a layout newer than this
+version reads) is refused with :class:`LineageDatabaseError` before anything is written to it.
+
+Tables:
+
+- ``runs``: one row per run id, merged over its events (status, start and end times);
+- ``events``: the digest of every event stored, so that reading it again changes nothing;
+- ``datasets``: (namespace, name);
+- ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
+  condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
+- ``access_conditions``: those distinct conditions, one row each;
+- ``partitions``: the partitions of each dataset that some read or write listed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from types import TracebackType
+
+APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
+"""The ``PRAGMA application_id`` of a lineage database."""
+SCHEMA_VERSION = 1
+"""The ``PRAGMA user_version`` of the layout this version writes and reads."""
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+_SCHEMA = """
+CREATE TABLE runs (
+    run_id          TEXT PRIMARY KEY,
+    job_namespace   TEXT NOT NULL,
+    job_name        TEXT NOT NULL,
+    -- the terminal state (COMPLETE, FAIL, ABORT) if any, else the latest (START, RUNNING, OTHER)
+    status          TEXT NOT NULL,
+    -- the START event's time, else the earliest event's
+    started_at      TEXT NOT NULL,
+    -- the terminal event's time; NULL while no terminal event is known
+    ended_at        TEXT,
+    -- what status and the times are merged from, whatever order the events come in
+    start_event_at  TEXT,
+    first_event_at  TEXT NOT NULL,
+    latest_state    TEXT NOT NULL,
+    latest_state_at TEXT NOT NULL,
+    terminal_state  TEXT
+);
+CREATE INDEX runs_by_start ON runs (started_at);
+CREATE INDEX runs_by_end ON runs (ended_at);
+CREATE INDEX runs_by_job ON runs (job_namespace, job_name);
+
+CREATE TABLE events (
+    digest      TEXT PRIMARY KEY,  -- SHA-256 of the event's canonical JSON
+    run_id      TEXT NOT NULL REFERENCES runs (run_id),
+    event_type  TEXT NOT NULL,
+    event_time  TEXT NOT NULL,
+    source      TEXT NOT NULL      -- file:line where it was first read
+);
+CREATE INDEX events_by_run ON events (run_id);
+
+CREATE TABLE datasets (
+    dataset_id  INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    UNIQUE (namespace, name)
+);
+CREATE INDEX datasets_by_name ON datasets (name);
+
+CREATE TABLE accesses (
+    access_id   INTEGER PRIMARY KEY,
+    run_id      TEXT NOT NULL REFERENCES runs (run_id),
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    direction   TEXT NOT NULL CHECK (direction IN ('input', 'output')),
+    condition   TEXT,  -- canonical JSON; NULL: the whole dataset
+    UNIQUE (run_id, dataset_id, direction)
+);
+CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction);
+
+CREATE TABLE access_conditions (
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    condition   TEXT NOT NULL,
+    PRIMARY KEY (access_id, condition)
+) WITHOUT ROWID;
+
+CREATE TABLE partitions (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    dimensions  TEXT NOT NULL,  -- canonical JSON object: column -> value (null: the null partition)
+    identifier  TEXT,
+    PRIMARY KEY (dataset_id, dimensions)
+) WITHOUT ROWID;
+"""
+
+
+class LineageDatabaseError(Exception):
+    """A lineage database that cannot be used: missing, not ours, or of a newer layout.
+
+    >>> str(LineageDatabaseError("x.db: not a SQLite database"))
+    'x.db: not a SQLite database'
+    """
+
+
+class LineageStore:
+    """An open lineage database; use :meth:`open`, and close it (or use ``with``).
+
+    >>> import tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
+    ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
+    1
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self.connection = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, create: bool = False) -> LineageStore:
+        """Open the database at ``path``; with ``create``, make it when the file is missing or
+        empty. Raises :class:`LineageDatabaseError` for a file that is not a lineage database."""
+        where = os.fspath(path)
+        file = Path(where)
+        if file.is_dir():
+            raise LineageDatabaseError(
+                f"{where}: is a folder; --db takes the lineage database file (lineage.db)"
+            )
+        exists = file.is_file() and file.stat().st_size > 0
+        if not exists and not create:
+            raise LineageDatabaseError(
+                f"{where}: no lineage database there; make one with "
+                f"'ol-subset lineage ingest EVENTS... --db {where}'"
+            )
+        if exists:
+            _check_header(file, where)
+        try:
+            connection = sqlite3.connect(where, isolation_level=None)
+        except sqlite3.Error as error:
+            raise LineageDatabaseError(f"{where}: cannot open: {error}") from None
+        try:
+            _prepare(connection, where, create=create)
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            raise LineageDatabaseError(
+                f"{where}: not a usable SQLite database ({error}); --db must name a lineage "
+                "database made by 'ol-subset lineage ingest', or a new file"
+            ) from None
+        except BaseException:
+            connection.close()
+            raise
+        return cls(connection, where)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> LineageStore:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _check_header(file: Path, where: str) -> None:
+    try:
+        with file.open("rb") as stream:
+            header = stream.read(len(_SQLITE_HEADER))
+    except OSError as error:
+        raise LineageDatabaseError(f"{where}: cannot read: {error.strerror or error}") from None
+    if header != _SQLITE_HEADER:
+        raise LineageDatabaseError(
+            f"{where}: not a SQLite database (it does not start with the SQLite header); --db "
+            "must name a lineage database made by 'ol-subset lineage ingest', or a new file"
+        )
+
+
+def _prepare(connection: sqlite3.Connection, where: str, *, create: bool) -> None:
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    tables = [
+        row[0]
+        for row in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        )
+    ]
+    if application_id != APPLICATION_ID:
+        if application_id == 0 and not tables and create:
+            _create(connection)
+            return
+        owner = f"application_id {application_id:#x}" if application_id else "no application_id"
+        shown = ", ".join(tables[:8]) + (f" and {len(tables) - 8} more" if len(tables) > 8 else "")
+        raise LineageDatabaseError(
+            f"{where}: a SQLite database of another application ({owner}; tables: "
+            f"{shown or 'none'}), not a lineage database; give 'ol-subset lineage' a file of its "
+            "own with --db"
+        )
+    if version > SCHEMA_VERSION:
+        raise LineageDatabaseError(
+            f"{where}: a lineage database of layout version {version}, newer than this version "
+            f"of openlineage-subset reads ({SCHEMA_VERSION}); upgrade openlineage-subset, or "
+            "ingest the events into a new file"
+        )
+    if version < SCHEMA_VERSION:
+        raise LineageDatabaseError(
+            f"{where}: a lineage database of layout version {version}, which this version does "
+            "not read; ingest the events into a new file"
+        )
+    connection.execute("PRAGMA foreign_keys = ON")
+
+
+def _create(connection: sqlite3.Connection) -> None:
+    try:
+        connection.executescript(
+            f"BEGIN IMMEDIATE; {_SCHEMA}; PRAGMA application_id = {APPLICATION_ID}; "
+            f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+        )
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("PRAGMA foreign_keys = ON")

@@ -1,0 +1,146 @@
+"""The query answers as text a person reads: one fact per line, the most important first."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from openlineage_subset.lineage._model import (
+    HistoryReport,
+    ImpactReport,
+    PartitionRef,
+    PartitionSet,
+    PartitionsReport,
+    ProvenanceReport,
+    ProvenanceStep,
+    RunRef,
+)
+from openlineage_subset.lineage._time import shown_time
+
+_SHOWN_PARTITIONS = 12
+
+
+def _partitions(items: Iterable[PartitionRef]) -> str:
+    listed = [str(item) for item in items]
+    shown = ", ".join(listed[:_SHOWN_PARTITIONS])
+    if len(listed) > _SHOWN_PARTITIONS:
+        shown += f" and {len(listed) - _SHOWN_PARTITIONS} more"
+    return shown
+
+
+def _part(part: PartitionSet) -> str:
+    """A dataset and the part of it asked about, on one line."""
+    if part.whole is not None or not (part.definite or part.possible):
+        return f"{part.dataset} (whole dataset)"
+    return f"{part.dataset}, partition(s) {_partitions(part.definite + part.possible)}"
+
+
+def _run(run: RunRef) -> str:
+    ended = f" -> {shown_time(run.ended_at)}" if run.ended_at else " (not ended)"
+    return f"{run.job} run {run.run_id} {run.status}, {shown_time(run.started_at)}{ended}"
+
+
+def _plan(part: PartitionSet, indent: str) -> list[str]:
+    lines = [f"{indent}{part.dataset}"]
+    if part.whole is not None:
+        lines.append(f"{indent}  whole dataset ({part.whole})")
+    if part.definite:
+        lines.append(f"{indent}  definite: {_partitions(part.definite)}")
+    if part.possible:
+        lines.append(f"{indent}  possible: {_partitions(part.possible)}")
+    return lines
+
+
+def impact_text(report: ImpactReport) -> list[str]:
+    """The impact answer as lines of text."""
+    since = f", data present from {shown_time(report.since)}" if report.since else ""
+    depth = f", at most {report.depth} run hop(s)" if report.depth else ""
+    lines = [f"Impact of {_part(report.start)}{since}{depth}", ""]
+    if not report.runs:
+        lines.append("No run read the affected data after it was there: nothing to recompute.")
+        return lines
+    definite = sum(run.label == "definite" for run in report.runs)
+    stopped = sum(run.run.status != "COMPLETE" for run in report.runs)
+    lines.append(
+        f"{len(report.runs)} run(s) affected: {definite} definite, "
+        f"{len(report.runs) - definite} possible"
+        + (f"; {stopped} did not complete (their outputs go no further)" if stopped else "")
+    )
+    for item in report.runs:
+        read = "all of it" if item.partitions is None else _partitions(item.partitions)
+        via = "the starting region" if item.upstream_run_id is None else item.upstream_run_id
+        lines.append(f"  {item.label.upper():9} {_run(item.run)}")
+        lines.append(f"            read {item.dataset}: {read}")
+        lines.append(f"            where {item.condition or 'whole dataset'}")
+        lines.append(f"            hop {item.hops}, from {via}")
+    lines += ["", "Backfill plan: recompute"]
+    if not report.backfill:
+        lines.append("  nothing: no affected run completed a write")
+    for part in report.backfill:
+        lines += _plan(part, "  ")
+    return lines
+
+
+def provenance_text(report: ProvenanceReport) -> list[str]:
+    """The provenance answer as lines of text, a tree indented by level."""
+    lines = [f"Provenance of {_part(report.target)}", ""]
+    if not report.writers:
+        lines.append("No completed run wrote it: it came from outside the recorded lineage.")
+    for step in report.writers:
+        lines += _step(step, "")
+    return lines
+
+
+def _step(step: ProvenanceStep, indent: str) -> list[str]:
+    wrote = step.condition or "whole dataset"
+    lines = [f"{indent}{step.label.upper():9} {_run(step.run)}"]
+    lines.append(f"{indent}          wrote {step.dataset}: {wrote}")
+    if step.repeated:
+        lines.append(f"{indent}          (shown above)")
+        return lines
+    for read in step.inputs:
+        lines.append(f"{indent}          read {read.dataset}: {read.condition or 'whole dataset'}")
+        covered = read.partitions
+        if covered.definite:
+            lines.append(f"{indent}            covers {_partitions(covered.definite)}")
+        if covered.possible:
+            lines.append(f"{indent}            may cover {_partitions(covered.possible)}")
+        if step.truncated:
+            continue
+        if not read.writers:
+            lines.append(f"{indent}            no recorded writer before this run started")
+        for writer in read.writers:
+            lines += _step(writer, indent + "            ")
+    if step.truncated and step.inputs:
+        lines.append(f"{indent}          (depth limit: its inputs' writers are not followed)")
+    return lines
+
+
+def history_text(report: HistoryReport) -> list[str]:
+    """The history answer as lines of text, oldest first."""
+    lines = [f"History of {_part(report.target)}", ""]
+    if not report.entries:
+        lines.append("No recorded run read or wrote it.")
+    for entry in report.entries:
+        what = entry.condition or "whole dataset"
+        sure = "" if entry.label == "definite" else " (possibly)"
+        lines.append(f"  {entry.direction.upper():5} {_run(entry.run)}{sure}")
+        lines.append(f"        where {what}")
+    return lines
+
+
+def partitions_text(report: PartitionsReport) -> list[str]:
+    """The partitions answer as lines of text, one partition per line."""
+    lines = [f"Partitions of {report.dataset}", ""]
+    if not report.partitions:
+        lines.append("No partition known: no read or write listed one.")
+    for state in report.partitions:
+        if state.writer is None:
+            written = "no recorded writer"
+        else:
+            sure = "" if state.label == "definite" else " (possibly)"
+            written = (
+                f"last written by {state.writer.job} run {state.writer.run_id}{sure} "
+                f"at {shown_time(state.writer.ended_at)}"
+            )
+        lines.append(f"  {state.partition}: {written}; read by {state.reads_since} run(s) since")
+    return lines

@@ -1,0 +1,121 @@
+"""Hand-built OpenLineage RunEvents for the lineage tests, written as JSON Lines files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER
+
+CORE_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+BASE = dt.datetime(2024, 10, 15, 0, 0, tzinfo=dt.timezone.utc)
+LAKE = "/data/lake"
+
+Json = dict[str, Any]
+Access = tuple[str, Json | None]  # (dataset name under LAKE, condition or None: no facet)
+
+
+def at(minute: float) -> str:
+    """The time ``minute`` minutes after midnight 2024-10-15 UTC, as an event writes it."""
+    return (BASE + dt.timedelta(minutes=minute)).isoformat().replace("+00:00", "Z")
+
+
+def run_id(number: int) -> str:
+    return f"00000000-0000-4000-8000-{number:012d}"
+
+
+def parts(*dimensions: Mapping[str, str | None]) -> Json:
+    return {
+        "type": "partition",
+        "partitions": [
+            {
+                "dimensions": dict(item),
+                "identifier": "/".join(f"{k}={v}" for k, v in item.items()),
+            }
+            for item in dimensions
+        ],
+    }
+
+
+def compare(column: str, comparison: str, value: str) -> Json:
+    return {
+        "type": "compare",
+        "left": {"type": "field", "field": column},
+        "right": {"type": "literal", "value": value},
+        "comparison": comparison,
+    }
+
+
+def both(left: Json, operator: str, right: Json) -> Json:
+    return {"type": "binary", "left": left, "right": right, "operator": operator}
+
+
+def _dataset(name: str, condition: Json | None, role: str) -> Json:
+    dataset: Json = {"namespace": "file", "name": f"{LAKE}/{name}"}
+    if condition is not None:
+        key, url, place = (
+            ("inputCondition", INPUT_URL, "inputFacets")
+            if role == "input"
+            else ("outputCondition", OUTPUT_URL, "outputFacets")
+        )
+        dataset[place] = {"subset": {key: condition, "_producer": PRODUCER, "_schemaURL": url}}
+    return dataset
+
+
+def event(
+    number: int,
+    event_type: str,
+    minute: float,
+    *,
+    job: str = "job",
+    reads: Sequence[Access] = (),
+    writes: Sequence[Access] = (),
+) -> Json:
+    return {
+        "eventType": event_type,
+        "eventTime": at(minute),
+        "producer": PRODUCER,
+        "schemaURL": CORE_URL,
+        "run": {"runId": run_id(number)},
+        "job": {"namespace": "tests", "name": job},
+        "inputs": [_dataset(name, condition, "input") for name, condition in reads],
+        "outputs": [_dataset(name, condition, "output") for name, condition in writes],
+    }
+
+
+def run(
+    number: int,
+    start: float,
+    end: float,
+    *,
+    reads: Sequence[Access] = (),
+    writes: Sequence[Access] = (),
+    status: str = "COMPLETE",
+    job: str | None = None,
+) -> list[Json]:
+    """A run as this package emits it: START lists outputs without their facet, the end has it."""
+    name = job or f"job{number}"
+    return [
+        event(
+            number,
+            "START",
+            start,
+            job=name,
+            reads=reads,
+            writes=[(dataset, None) for dataset, _ in writes],
+        ),
+        event(number, status, end, job=name, reads=reads, writes=writes),
+    ]
+
+
+def write_events(path: Path, events: Iterable[Json]) -> Path:
+    path.write_text("".join(json.dumps(item) + "\n" for item in events), encoding="utf-8")
+    return path
+
+
+def day(value: str, country: str | None = None) -> Json:
+    dimensions = {"day": value} if country is None else {"day": value, "country": country}
+    return parts(dimensions)

@@ -1,0 +1,239 @@
+"""ingest(): validation with file:line, idempotence, merging a run's events, the database file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_subset.lineage import (
+    APPLICATION_ID,
+    LineageDatabaseError,
+    LineageStore,
+    history,
+    ingest,
+)
+from openlineage_subset.lineage import _ingest as ingest_module
+from tests.lineage.events import LAKE, at, compare, day, event, run, run_id, write_events
+
+
+def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with sqlite3.connect(db) as connection:
+        names = [
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
+        return {
+            name: sorted(connection.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+            for name in names
+        }
+
+
+def _run_row(db: Path, number: int) -> tuple[Any, ...]:
+    with sqlite3.connect(db) as connection:
+        row: tuple[Any, ...] = connection.execute(
+            "SELECT status, started_at, ended_at FROM runs WHERE run_id = ?", (run_id(number),)
+        ).fetchone()
+        return row
+
+
+def _condition(db: Path, number: int, name: str, direction: str) -> Any:
+    with sqlite3.connect(db) as connection:
+        text = connection.execute(
+            "SELECT a.condition FROM accesses a JOIN datasets d USING (dataset_id) "
+            "WHERE a.run_id = ? AND d.name = ? AND a.direction = ?",
+            (run_id(number), f"{LAKE}/{name}", direction),
+        ).fetchone()[0]
+    return None if text is None else json.loads(text)
+
+
+def test_counts_and_idempotent_reingest(tmp_path: Path) -> None:
+    source = write_events(
+        tmp_path / "events.jsonl",
+        [*run(1, 0, 1, writes=[("a", day("d1"))]), *run(2, 2, 3, reads=[("a", day("d1"))])],
+    )
+    db = tmp_path / "lineage.db"
+    first = ingest([source], db)
+    assert (first.stored, first.duplicates, first.invalid, first.runs) == (4, 0, 0, 2)
+    before = _tables(db)
+    again = ingest([source, tmp_path], db)  # the file twice: as itself and inside its folder
+    assert (again.stored, again.duplicates, again.runs) == (0, 8, 0)
+    assert _tables(db) == before
+
+
+def test_invalid_lines_are_reported_with_file_and_line(tmp_path: Path) -> None:
+    good = run(1, 0, 1)
+    no_run_id = event(2, "START", 0)
+    del no_run_id["run"]["runId"]
+    bad_time = event(3, "START", 0)
+    bad_time["eventTime"] = "15/10/2024"
+    lines = [
+        json.dumps(good[0]),
+        "{not json",
+        json.dumps(no_run_id),
+        "",
+        json.dumps(bad_time),
+        json.dumps([1, 2]),
+        json.dumps(good[1]),
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = ingest([path], tmp_path / "lineage.db")
+    assert (report.stored, report.invalid) == (2, 4)
+    assert [problem.where for problem in report.problems] == [
+        f"{path}:2",
+        f"{path}:3",
+        f"{path}:5",
+        f"{path}:6",
+    ]
+    assert "not valid JSON" in report.problems[0].message
+    assert "runId" in report.problems[1].message
+    assert "eventTime" in report.problems[2].message and "ISO-8601" in report.problems[2].message
+
+
+def test_an_event_failing_while_stored_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = ingest_module._Writer._access
+
+    def failing(self: Any, run: str, dataset: Any, facets_key: str, direction: str) -> None:
+        if dataset["name"].endswith("/boom"):
+            raise ValueError("cannot store this dataset")
+        original(self, run, dataset, facets_key, direction)
+
+    monkeypatch.setattr(ingest_module._Writer, "_access", failing)
+    source = write_events(
+        tmp_path / "events.jsonl",
+        [event(1, "START", 0, reads=[("a", None), ("boom", None)]), *run(2, 0, 1)],
+    )
+    db = tmp_path / "lineage.db"
+    report = ingest([source], db)
+    assert (report.stored, report.invalid) == (2, 1)
+    assert report.problems[0].where == f"{source}:1"
+    tables = _tables(db)
+    assert [row[0] for row in tables["runs"]] == [run_id(2)]
+    assert tables["accesses"] == [] and tables["datasets"] == []
+
+
+def test_start_without_the_output_facet_does_not_override_the_end(tmp_path: Path) -> None:
+    source = write_events(tmp_path / "e.jsonl", run(1, 0, 1, writes=[("a", day("d1"))]))
+    db = tmp_path / "lineage.db"
+    ingest([source], db)
+    assert _condition(db, 1, "a", "output") == day("d1")
+
+
+def test_distinct_conditions_of_a_run_are_ored_and_no_facet_is_whole(tmp_path: Path) -> None:
+    events = [
+        event(1, "START", 0, reads=[("a", day("d1")), ("b", None)]),
+        event(1, "RUNNING", 1, reads=[("a", day("d2")), ("b", None)]),
+        event(1, "COMPLETE", 2, reads=[("a", day("d1")), ("b", None)]),
+    ]
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "e.jsonl", events)], db)
+    merged = _condition(db, 1, "a", "input")
+    assert merged["type"] == "binary" and merged["operator"] == "OR"
+    assert sorted([merged["left"], merged["right"]], key=json.dumps) == sorted(
+        [day("d1"), day("d2")], key=json.dumps
+    )
+    assert _condition(db, 1, "b", "input") is None
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2], [2, 1, 0], [1, 2, 0]])
+def test_run_status_and_times_do_not_depend_on_event_order(
+    tmp_path: Path, order: list[int]
+) -> None:
+    events = [event(1, "START", 5), event(1, "RUNNING", 7), event(1, "FAIL", 9)]
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "e.jsonl", [events[i] for i in order])], db)
+    assert _run_row(db, 1) == (
+        "FAIL",
+        "2024-10-15T00:05:00.000000000Z",
+        "2024-10-15T00:09:00.000000000Z",
+    )
+
+
+def test_without_start_the_earliest_event_starts_the_run(tmp_path: Path) -> None:
+    db = tmp_path / "lineage.db"
+    events = [event(1, "RUNNING", 4), event(1, "RUNNING", 3), event(2, "START", 1)]
+    ingest([write_events(tmp_path / "e.jsonl", events)], db)
+    assert _run_row(db, 1) == ("RUNNING", "2024-10-15T00:03:00.000000000Z", None)
+    assert _run_row(db, 2) == ("START", "2024-10-15T00:01:00.000000000Z", None)
+
+
+def test_dataset_and_job_events_are_skipped(tmp_path: Path) -> None:
+    dataset_event = {
+        "eventTime": at(0),
+        "producer": "https://example.com",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {"namespace": "file", "name": "/x"},
+    }
+    job_event = {
+        "eventTime": at(0),
+        "producer": "https://example.com",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+        "job": {"namespace": "n", "name": "j"},
+    }
+    path = write_events(tmp_path / "e.jsonl", [dataset_event, job_event, *run(1, 0, 1)])
+    report = ingest([path], tmp_path / "lineage.db")
+    assert (report.stored, report.skipped, report.invalid) == (2, 2, 0)
+
+
+def test_folders_are_read_recursively_and_json_may_be_one_document(tmp_path: Path) -> None:
+    nested = tmp_path / "in" / "deeper"
+    nested.mkdir(parents=True)
+    events = run(1, 0, 1, writes=[("a", day("d1"))])
+    write_events(nested / "a.jsonl", events[:1])
+    (tmp_path / "in" / "b.json").write_text(json.dumps([events[1]], indent=2), encoding="utf-8")
+    (tmp_path / "in" / "notes.txt").write_text("not events", encoding="utf-8")
+    report = ingest([tmp_path / "in", tmp_path / "missing.jsonl"], tmp_path / "lineage.db")
+    assert (report.stored, report.unreadable) == (2, 1)
+    assert report.problems[0].message == "no such file or folder"
+
+
+def test_partitions_listed_by_reads_and_writes_are_known(tmp_path: Path) -> None:
+    condition = {"type": "binary", "operator": "AND", "left": day("d1", "PL"), "right": day("d2")}
+    events = [*run(1, 0, 1, reads=[("a", condition)], writes=[("b", compare("x", "EQUAL", "1"))])]
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "e.jsonl", events)], db)
+    rows = _tables(db)["partitions"]
+    assert [(json.loads(row[1]), row[2]) for row in rows] == [
+        ({"country": "PL", "day": "d1"}, "day=d1/country=PL"),
+        ({"day": "d2"}, "day=d2"),
+    ]
+
+
+def test_a_sqlite_file_of_another_application_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE customers (id INTEGER)")
+    with pytest.raises(LineageDatabaseError, match=r"another application.*customers"):
+        ingest([], other)
+    with sqlite3.connect(other) as connection:
+        assert connection.execute("PRAGMA application_id").fetchone()[0] == 0
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    text = tmp_path / "events.jsonl"
+    text.write_text('{"a": 1}\n', encoding="utf-8")
+    with pytest.raises(LineageDatabaseError, match="not a SQLite database"):
+        ingest([], text)
+    assert text.read_text(encoding="utf-8") == '{"a": 1}\n'
+
+
+def test_a_newer_layout_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "lineage.db"
+    LineageStore.open(db, create=True).close()
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        connection.execute("PRAGMA user_version = 99")
+    with pytest.raises(LineageDatabaseError, match="layout version 99, newer"):
+        LineageStore.open(db)
+
+
+def test_a_query_on_a_missing_database_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(LineageDatabaseError, match="ol-subset lineage ingest"):
+        history(tmp_path / "nothing.db", "a")
+    assert not (tmp_path / "nothing.db").exists()

@@ -104,9 +104,43 @@ def events(draw: st.DrawFn) -> dict[str, Any]:
         else:
             condition = None
         name = f"/lake/{'out' if output else 'in'}/dataset_{index:04}/" + "x" * rng.randrange(300)
-        sides[output].append(_dataset(name, condition, output))
+        dataset = _dataset(name, condition, output)
+        if index < 3 and rng.random() < 0.5:  # another producer's facets, some of them huge
+            dataset["facets"] = {
+                "schema": _schema_facet(rng.choice([3, 8_000])),
+                "documentation": {"_producer": PRODUCER, "_schemaURL": DOC_URL, "description": "d"},
+            }
+        sides[output].append(dataset)
     trace = "Traceback:\n" + "  frame ünïcode\n" * draw(st.sampled_from([0, 10, 40_000]))
-    return _event(event_type, sides[False], sides[True], trace if event_type == "FAIL" else None)
+    built = _event(event_type, sides[False], sides[True], trace if event_type == "FAIL" else None)
+    foreign = draw(st.sampled_from(["none", "sql", "many strings"]))
+    event(f"run facets: {foreign}")
+    if foreign != "none":
+        built["run"].setdefault("facets", {})["custom"] = _custom_facet(foreign)
+    return built
+
+
+DOC_URL = "https://openlineage.io/spec/facets/1-0-1/DocumentationDatasetFacet.json"
+
+
+def _schema_facet(fields: int) -> dict[str, Any]:
+    """A schema facet of ``fields`` fields (8,000 take about 400 kB)."""
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json",
+        "fields": [{"name": f"column_{n:05}", "type": "decimal(38,18)"} for n in range(fields)],
+    }
+
+
+def _custom_facet(kind: str) -> dict[str, Any]:
+    """A run facet of another producer: one 200 kB string, or 100 strings of 3,000 characters
+    (each too short to be cut)."""
+    facet: dict[str, Any] = {"_producer": PRODUCER, "_schemaURL": "https://example.com/Custom"}
+    if kind == "sql":
+        facet["query"] = "SELECT " + ", ".join(f"c{n}" for n in range(30_000))
+    else:
+        facet["parts"] = ["y" * 3_000] * 100
+    return facet
 
 
 def _identity(dataset: dict[str, Any]) -> tuple[str, str]:
@@ -119,8 +153,9 @@ def test_every_event_fits_and_nothing_is_lost_or_unsound(
     original: dict[str, Any], budget: int
 ) -> None:
     kept = copy.deepcopy(original)
-    reported: list[str] = []
-    parts = bound_event(original, budget, report=lambda name, _: reported.append(name))
+    reports: list[tuple[str, str]] = []
+    parts = bound_event(original, budget, report=lambda name, what: reports.append((name, what)))
+    reported = [name for name, what in reports if "subset facet left out" in what]
     assert original == kept, "the event given is not changed"
     event(f"{len(parts)} events")
     for part in parts:
@@ -142,6 +177,12 @@ def test_every_event_fits_and_nothing_is_lost_or_unsound(
         assert len(after) == sum(len(p[side]) for p in parts), "each dataset once"
         assert set(after) == set(before), "none lost, none invented"
         for identity, dataset in before.items():
+            for name, facet in (dataset.get("facets") or {}).items():
+                kept_facet = (after[identity].get("facets") or {}).get(name)
+                if kept_facet is None:  # left out whole, and said so
+                    assert any(n == identity[1] and repr(name) in w for n, w in reports)
+                else:
+                    assert kept_facet == facet, "a facet is kept whole or not at all"
             condition, bounded = _condition_of(dataset), _condition_of(after[identity])
             if condition is None:
                 assert bounded is None
@@ -219,3 +260,28 @@ def test_an_event_that_fits_is_returned_as_it_is() -> None:
 def test_a_budget_below_the_minimum_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 65536"):
         bound_event(_event("START", [], []), 1_000)
+
+
+def test_large_facets_of_other_producers_are_left_out_and_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    dataset = _dataset("/lake/a", dump(field("a") > 1), False)
+    dataset["facets"] = {"schema": _schema_facet(8_000)}
+    original = _event("COMPLETE", [dataset], [])
+    original["run"]["facets"] = {"custom": _custom_facet("many strings")}
+    reports: list[tuple[str, str]] = []
+    with caplog.at_level("WARNING", logger="openlineage_subset"):
+        (bounded,) = bound_event(original, MIN_EVENT_BYTES, report=lambda *r: reports.append(r))
+    assert json_size(bounded) <= MIN_EVENT_BYTES
+    assert "custom" not in (bounded["run"].get("facets") or {})
+    assert "'custom'" in caplog.text and "daily.load" in caplog.text
+    assert bounded["inputs"][0]["facets"] == {}
+    assert reports == [("/lake/a", reports[0][1])] and "'schema'" in reports[0][1]
+    assert _condition_of(bounded["inputs"][0]) == _condition_of(dataset), "the subset stays"
+
+
+def test_an_event_whose_required_fields_are_too_large_is_refused() -> None:
+    original = _event("START", [], [])
+    original["job"]["name"] = "j" * MIN_EVENT_BYTES
+    with pytest.raises(ValueError, match="cannot be made to fit"):
+        bound_event(original, MIN_EVENT_BYTES)

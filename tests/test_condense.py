@@ -210,3 +210,72 @@ def test_fair_shares(sizes: list[int], budget: int) -> None:
 @pytest.mark.parametrize("budget", [0, 10])
 def test_no_condition_is_everything(budget: int) -> None:
     assert condense(None, budget).condition is None
+
+
+@pytest.mark.parametrize("scheme", ["file", "hdfs"])
+def test_locations_without_an_authority_keep_a_directory(scheme: str) -> None:
+    files = [f"{scheme}:///tmp/a.parquet", f"{scheme}:///var/b.parquet"]
+    assert condense_locations(files, 50).condition is None
+    condition = condense_locations(files, 70).condition
+    assert condition is not None
+    assert condition["locations"] == [f"{scheme}:///tmp", f"{scheme}:///var"]
+    for path in files:
+        assert matches(condition, {}, path=path)
+
+
+# Times whose text order is not their time order: a fraction, an offset, ' ' against 'T'.
+TIMESTAMPS = [
+    "2024-01-01T10:00:00Z",
+    "2024-01-01T10:00:00.5Z",
+    "2024-01-01T10:00:01Z",
+    "2024-01-01T11:30:00+02:00",
+    "2024-01-01 09:15:00",
+    "2024-01-01T09:45:00Z",
+    "2024-01-02T00:00:00-05:00",
+]
+
+
+@given(
+    st.lists(st.sampled_from(TIMESTAMPS), min_size=1, unique=True),
+    st.sampled_from(["date", "text"]),
+    st.integers(100, 2_000),
+)
+def test_timestamps_are_only_listed_never_ranged(
+    picked: list[str], other: str, budget: int
+) -> None:
+    others = DAYS[:3] if other == "date" else COUNTRIES[:3]
+    rows = [{"ts": ts, "o": o} for ts in picked for o in others]
+    result = condense_partitions(rows, budget, max_listed=0)
+    if result.condition is None:
+        return
+    types = {"ts": "timestamp", "o": "date" if other == "date" else "string"}
+    for row in rows:
+        assert matches(result.condition, row, types), row
+    unpicked = [ts for ts in TIMESTAMPS if ts not in picked]
+    rendered = render(result.condition)
+    assert "ts >" not in rendered and "ts <" not in rendered, rendered
+    for ts in unpicked:  # a listed value never admits another instant
+        row = {"ts": ts, "o": others[0]}
+        if matches(result.condition, row, types):
+            assert "ts" not in rendered, rendered
+
+
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["day", "naïve", 'q"uote', "x\\y"]),
+            st.none() | st.text(max_size=6),
+            min_size=1,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_an_exact_list_that_fits_to_the_byte_is_kept(rows: list[dict[str, str | None]]) -> None:
+    listed = {"type": "partition", "partitions": [{"dimensions": row} for row in rows]}
+    size = json_size(listed)
+    result = condense_partitions(rows, size)
+    assert result.exact and result.condition is not None
+    assert result.size == json_size(result.condition) <= size
+    assert condense_partitions(rows, size - 1).condition != listed

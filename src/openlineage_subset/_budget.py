@@ -7,10 +7,14 @@
 1. an event that fits is returned as it is;
 2. strings of the run facets (an error's message and stack trace) that alone would break the
    budget are cut, with a marker saying how much was cut;
-3. datasets too many for one event are spread over several events of the same run: the first
+3. other facets too large for the budget are left out, largest first, and logged (run and job
+   facets, when the event without its datasets still takes more than half the budget) or
+   reported (a dataset's facets other than the subset facet, beyond half the budget): a facet
+   is kept whole or not at all, as a cut facet would no longer say what its schema says;
+4. datasets too many for one event are spread over several events of the same run: the first
    keeps the event's type, the others are ``RUNNING`` events (before a terminal event, after a
    ``START``), as OpenLineage consumers gather a run's datasets from all of its events;
-4. the subset conditions share the room left, fairly (a small one keeps its size, large ones get
+5. the subset conditions share the room left, fairly (a small one keeps its size, large ones get
    equal shares), and each is condensed soundly to its share
    (:func:`~openlineage_subset._condense.condense`); one that nothing sound fits loses its
    subset facet (the whole dataset), and ``report`` is told.
@@ -28,7 +32,7 @@ from openlineage_subset._condense import condense, fair_shares, json_size
 log = logging.getLogger("openlineage_subset")
 
 Report = Callable[[str, str], None]
-"""Told (dataset name, what happened) when a dataset loses its subset facet."""
+"""Told (dataset name, what happened) when a dataset loses its subset facet or another facet."""
 
 MIN_EVENT_BYTES = 65_536
 """The smallest budget: room for the longest path a file system allows, escaped, and facets."""
@@ -66,8 +70,15 @@ def bound_event(
         return [event]
     report = report or _log_report
     event = _cut_run_facets(event, max_bytes)
-    parts = _split(event, max_bytes)
-    return [_fit_conditions(part, max_bytes, report) for part in parts]
+    event = _drop_large_facets(event, max_bytes, report)
+    parts = [_fit_conditions(part, max_bytes, report) for part in _split(event, max_bytes)]
+    for part in parts:
+        if json_size(part) > max_bytes:  # only fields no facet holds (a name of megabytes)
+            raise ValueError(
+                f"the event cannot be made to fit in {max_bytes} bytes: what is left of it "
+                f"without facets takes {json_size(part)}"
+            )
+    return parts
 
 
 def _log_report(dataset: str, what: str) -> None:
@@ -101,7 +112,7 @@ def _without_conditions(event: dict[str, Any]) -> dict[str, Any]:
 def _cut_run_facets(event: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     """The event with its longest run-facet strings cut, if the event without its datasets
     would take more than half the budget: then down to a quarter, so datasets keep room."""
-    base = {k: v for k, v in event.items() if k not in ("inputs", "outputs")}
+    base = _base(event)
     if json_size(base) <= max_bytes // 2:
         return event
     target = json_size(base) - max_bytes // 4
@@ -124,6 +135,78 @@ def _cut_run_facets(event: dict[str, Any], max_bytes: int) -> dict[str, Any]:
         holder[key] = shorter
         target -= saved
     return event
+
+
+def _drop_large_facets(event: dict[str, Any], max_bytes: int, report: Report) -> dict[str, Any]:
+    """The event without the facets that leave too little room, largest first: run and job
+    facets while the event without datasets takes more than half the budget; a dataset's facets
+    (all but its subset facet) while the dataset takes more than half of what is left."""
+    event = dict(event)
+    holders = []
+    for key in ("run", "job"):
+        if isinstance(event.get(key), dict) and isinstance(event[key].get("facets"), dict):
+            event[key] = {**event[key], "facets": dict(event[key]["facets"])}
+            holders.append(event[key]["facets"])
+    while json_size(_base(event)) > max_bytes // 2:
+        found = [
+            (json_size(facet), key, facets) for facets in holders for key, facet in facets.items()
+        ]
+        if not found:
+            break
+        largest, key, facets = max(found, key=lambda item: item[0])
+        del facets[key]
+        log.warning(
+            "facet %r (%d bytes) left out of an event of job %r: the event would not fit in %d "
+            "bytes",
+            key,
+            largest,
+            (event.get("job") or {}).get("name"),
+            max_bytes,
+        )
+    room = (max_bytes - json_size(_base(event))) // 2
+    for section, io_key, _ in _SECTIONS:
+        if not isinstance(event.get(section), list):
+            continue
+        event[section] = [
+            _dataset_within(dataset, io_key, room, max_bytes, report)
+            if isinstance(dataset, dict) and json_size(dataset) > room
+            else dataset
+            for dataset in event[section]
+        ]
+    return event
+
+
+def _base(event: dict[str, Any]) -> dict[str, Any]:
+    """The event without its datasets."""
+    return {k: v for k, v in event.items() if k not in ("inputs", "outputs")}
+
+
+def _dataset_within(
+    dataset: dict[str, Any], io_key: str, room: int, max_bytes: int, report: Report
+) -> dict[str, Any]:
+    """The dataset keeping, smallest first, those of its facets (but the subset facet, which is
+    condensed later) that fit in ``room``; each one left out is reported."""
+    original = dataset
+    dataset = dict(dataset)
+    others = []
+    for key in ("facets", io_key):
+        if isinstance(dataset.get(key), dict):
+            dataset[key] = {n: f for n, f in dataset[key].items() if (key, n) == (io_key, "subset")}
+            others += [(json_size(f), key, n) for n, f in original[key].items()]
+    used = json_size(dataset)
+    for size, key, name in sorted(others):
+        if (key, name) == (io_key, "subset"):
+            continue
+        if used + size + len(name) + 6 <= room:
+            dataset[key][name] = original[key][name]
+            used += size + len(name) + 6
+        else:
+            report(
+                str(dataset.get("name")),
+                f"facet {name!r} ({size} bytes) left out: the event would not fit in "
+                f"{max_bytes} bytes",
+            )
+    return dataset
 
 
 def _strings(value: Any) -> Iterator[tuple[Any, Any, int]]:

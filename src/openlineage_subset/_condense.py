@@ -16,9 +16,12 @@ write by hand for the same selection is what comes out:
 only drawn over values whose text order is their typed order, so a consumer that compares them as
 the column's type and one that compares them as text select the same listed values: ISO dates
 (``YYYY-MM-DD``), unsigned integers *of one number of digits* (``hour >= 1 AND hour <= 9`` and
-``hour >= 10 AND hour <= 24`` for the hours 1 to 24), and text that does not look like a number.
-Dates and integers are dense: a range over consecutive values is exact (``2024-01-01`` to
-``2024-03-31`` holds nothing else). Other numbers (signed, decimal) are only ever listed.
+``hour >= 10 AND hour <= 24`` for the hours 1 to 24), and text that looks neither like a number
+nor like a time. Dates and integers are dense: a range over consecutive values is exact
+(``2024-01-01`` to ``2024-03-31`` holds nothing else). Other numbers (signed, decimal) and
+timestamps or times (``2024-01-01 10:00:00``, ``2024-01-01T10:00:00.5+02:00``, ``9:30``: their
+text order is not their time order once fractions, offsets or separators differ) are only ever
+listed.
 
 Among the conditions that fit, the one with the best estimated precision wins: the partitions
 selected over the value combinations the condition admits. A date or integer range counts every
@@ -34,6 +37,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from json.encoder import encode_basestring_ascii as _quoted
 from typing import Any
 
 Json = dict[str, Any]
@@ -41,6 +45,8 @@ Json = dict[str, Any]
 _DIGITS = re.compile(r"[0-9]+")
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _NUMBER_LIKE = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
+_TIME_LIKE = re.compile(r"\s*([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|[0-9]{1,2}:[0-9]{2})")
+"""A value a typed column may read as a date, timestamp or time (matched at the start)."""
 _ANY = None  # a column left unconstrained in a box
 _GROUP_LIMITS = (64, 16, 4, 1)
 _SPAN_LIMITS = (16, 4, 1)
@@ -75,8 +81,9 @@ class _Scale:
     """How the values of one column order: which ranges are sound, and how dense they are.
 
     ``kind`` is ``digits`` (unsigned integers), ``date`` (ISO dates), ``text``, or ``opaque``
-    (numbers that are neither: listed only). Every value asked about is one seen in the
-    column, so sort keys and ordinals are worked out once, up front.
+    (other numbers, timestamps and times, or a mix of dates and text: listed only). Every value
+    asked about is one seen in the column, so sort keys and ordinals are worked out once, up
+    front.
     """
 
     def __init__(self, values: Iterable[str | None]) -> None:
@@ -90,8 +97,8 @@ class _Scale:
             self._ordinals = {value: _dt.date.fromisoformat(value).toordinal() for value in seen}
             keys = self._ordinals
         else:
-            numeric = any(_NUMBER_LIKE.fullmatch(value) for value in seen)
-            self.kind = "opaque" if numeric else "text"
+            typed = any(_NUMBER_LIKE.fullmatch(v) or _TIME_LIKE.match(v) for v in seen)
+            self.kind = "opaque" if typed else "text"
             keys = {value: value for value in seen}
         self.key: Callable[[str], Any] = keys.__getitem__
         self.universe = tuple(sorted(seen, key=self.key))
@@ -363,14 +370,20 @@ def condense_partitions(
 
 
 def _listed(rows: list[dict[str, str | None]], max_bytes: int) -> Json | None:
-    """The exact partition list, when it fits; sized before it is built."""
-    estimate = 40
+    """The exact partition list, when it fits; sized exactly (as :func:`json_size` would) row by
+    row before it is built, so a long list stops costing once it is too long."""
+    size = _LIST_HEADER - 2
     for row in rows:
-        estimate += 20 + sum(len(key) + len(value or "null") + 8 for key, value in row.items())
-        if estimate > max_bytes:
+        size += 2 + _ROW_HEADER + sum(len(_quoted(key)) + 2 for key in row)
+        size += sum(4 if value is None else len(_quoted(value)) for value in row.values())
+        size += 2 * max(len(row) - 1, 0)
+        if size > max_bytes:
             return None
-    condition = {"type": "partition", "partitions": [{"dimensions": row} for row in rows]}
-    return condition if json_size(condition) <= max_bytes else None
+    return {"type": "partition", "partitions": [{"dimensions": row} for row in rows]}
+
+
+_LIST_HEADER = json_size({"type": "partition", "partitions": []})
+_ROW_HEADER = json_size({"dimensions": {}})
 
 
 def _candidates(
@@ -638,8 +651,13 @@ def condense_locations(
 
 
 def _shallowest(path: str) -> int:
-    """Segments a parent keeps at least: ``s3://bucket`` (three) or ``/top`` (two)."""
-    return 3 if "://" in path else 2
+    """Segments a parent keeps at least: ``s3://bucket`` (three), ``file:///top`` (four: no
+    authority, so the first directory) or ``/top`` (two). ``file://`` alone names no directory.
+    """
+    _, separator, rest = path.partition("://")
+    if not separator:
+        return 2
+    return 4 if rest.startswith("/") else 3
 
 
 def _location_json(paths: Sequence[str]) -> Json:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 from openlineage_subset._cli import main
 from tests.conftest import INPUT_URL, PRODUCER, ROOT
+from tests.strategies import CORE_URL
 
 VALID = {
     "subset": {
@@ -128,7 +130,13 @@ def test_strict_flag_and_json_output(capsys: pytest.CaptureFixture[str], tmp_pat
     assert result["valid"] is False and result["warnings"]
     assert result["issues"][0]["path"] == "$.subset._schemaURL"
     assert result["issues"][0]["rule"] == "strict"
-    assert report["summary"] == {"documents": 1, "valid": 0, "invalid": 1, "unusable": 0}
+    assert report["summary"] == {
+        "documents": 1,
+        "valid": 0,
+        "invalid": 1,
+        "withoutSubsetFacet": 0,
+        "unusable": 0,
+    }
 
 
 def test_usage_errors_do_not_trace(capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,3 +158,60 @@ def test_installed_entry_point_reads_stdin_and_the_examples() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 invalid" in done.stdout
+
+
+def test_documents_without_a_subset_facet_are_said_so_and_fail_only_when_required(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    event = {
+        "eventType": "START",
+        "eventTime": "2024-10-15T10:00:00Z",
+        "producer": PRODUCER,
+        "schemaURL": CORE_URL,
+        "run": {"runId": "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a11"},
+        "job": {"namespace": "spark", "name": "daily"},
+        "inputs": [{"namespace": "file", "name": "/lake/sales"}],
+    }
+    schema = {
+        "_producer": PRODUCER,
+        "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json",
+        "fields": [{"name": "a", "type": "int"}],
+    }
+    lines = [
+        json.dumps(event),
+        json.dumps(schema),
+        json.dumps({"schema": schema}),
+        json.dumps(VALID),
+    ]
+    path = _write(tmp_path, "mixed.jsonl", "\n".join(lines) + "\n")
+    status, out = _run(capsys, "--strict", path)
+    assert status == 0, out
+    assert f"{path}:1: valid, no subset facet: an OpenLineage event without subset" in out
+    assert f"{path}:2: not checked, no subset facet: another facet (https://openlineage" in out
+    assert f"{path}:3: not checked, no subset facet: a facet map of other facets ('schema')" in out
+    assert f"{path}:4: valid\n" in out
+    assert "4 document(s): 1 valid, 0 invalid, 3 without a subset facet" in out
+    status, out = _run(capsys, "--require-subset", "--format", "json", path)
+    assert status == 1
+    report = json.loads(out)
+    assert [r["valid"] for r in report["results"]] == [False, False, False, True]
+    assert report["results"][1]["issues"][0]["message"].startswith("no subset facet: another")
+    assert report["summary"]["invalid"] == 3 and report["summary"]["withoutSubsetFacet"] == 0
+    broken = dict(event, run={})  # an event without subset facets is still checked
+    status, out = _run(capsys, _write(tmp_path, "broken.json", json.dumps(broken)))
+    assert status == 1 and "runId" in out
+
+
+def test_version_is_the_installed_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"ol-subset {version('openlineage-subset')}\n"
+
+
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_help_states_the_defaults(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.count("(default:") >= (2 if command == "run" else 1), out

@@ -77,10 +77,21 @@ def test_valid_documents_of_every_kind() -> None:
     assert validate(_facet_map(COMPARE), strict=True) == []
     assert validate(_facet_map(COMPARE)["subset"], strict=True) == []
     job_event = {k: v for k, v in EVENT.items() if k not in ("run", "eventType")}
+    job_event["schemaURL"] = EVENT["schemaURL"].replace("RunEvent", "JobEvent")
     assert validate(job_event, strict=True) == []
-    dataset_event = {k: EVENT[k] for k in ("eventTime", "producer", "schemaURL")}
+    dataset_event = {k: EVENT[k] for k in ("eventTime", "producer")}
+    dataset_event["schemaURL"] = EVENT["schemaURL"].replace("RunEvent", "DatasetEvent")
     dataset_event["dataset"] = {"namespace": "file", "name": "/data"}
     assert validate(dataset_event, strict=True) == []
+
+
+def test_strict_mode_holds_an_event_to_the_definition_its_schema_url_names() -> None:
+    no_run = {k: v for k, v in EVENT.items() if k not in ("run", "eventType")}
+    assert no_run["schemaURL"].endswith("#/$defs/RunEvent")
+    assert validate(no_run) == [], "without strict, any event definition will do"
+    issues = validate(no_run, strict=True)
+    assert [(i.path, i.rule) for i in issues] == [("$", "strict")]
+    assert "'run'" in issues[0].message
 
 
 def test_official_examples_validate_and_strict_flags_their_schema_url() -> None:

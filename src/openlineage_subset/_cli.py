@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from openlineage_subset import __version__
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
 from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
 from openlineage_subset._replay import (
@@ -58,7 +59,7 @@ from openlineage_subset._replay import (
     REPLAY_HELP,
     replay_command,
 )
-from openlineage_subset._validate import validate
+from openlineage_subset._validate import document_kind, validate, without_subset_facet
 from openlineage_subset.lineage._commands import add_lineage_parser
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
@@ -82,6 +83,11 @@ class _Result:
     issues: list[ValidationIssue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    no_subset: str | None = None
+    """What the document is when it holds no subset facet (an event without one, another
+    facet); then it is neither valid nor invalid, unless subset facets are required."""
+    checked: bool = True
+    """False for another producer's facet, which this command does not check."""
     document: Any = field(default=None, repr=False)
 
     @property
@@ -97,8 +103,9 @@ class _Result:
             "file": self.source,
             "line": self.line,
             "index": self.index,
-            "valid": self.error is None and not self.issues,
+            "valid": self.error is None and not self.issues if self.checked else None,
             "error": self.error,
+            "noSubsetFacet": self.no_subset,
             "issues": [
                 {"path": issue.path, "message": issue.message, "rule": issue.rule}
                 for issue in self.issues
@@ -123,8 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ol-subset", description="OpenLineage subset dataset facets: validate, capture, demo."
+        prog="ol-subset",
+        description="OpenLineage subset dataset facets: validate, capture, demo, lineage.",
     )
+    parser.add_argument("--version", action="version", version=f"ol-subset {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = commands.add_parser(
         "validate",
@@ -143,7 +152,15 @@ def _parser() -> argparse.ArgumentParser:
         help="also enforce the rules the schema states only in prose (allowed values, "
         "_schemaURL, facet roles, formats)",
     )
-    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    check.add_argument(
+        "--require-subset",
+        action="store_true",
+        help="count a document without a subset facet (an event without one, another facet) as "
+        "invalid; by default it is reported as such and does not fail the check",
+    )
+    check.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
     check.set_defaults(handler=_validate_command)
     run = commands.add_parser(
         "run",
@@ -155,8 +172,19 @@ def _parser() -> argparse.ArgumentParser:
             "configured (openlineage.yml, OPENLINEAGE_URL, OPENLINEAGE__TRANSPORT__...)."
         ),
     )
-    run.add_argument("--output", metavar="FILE", help="JSON Lines file for the events")
-    run.add_argument("--namespace", metavar="NS", help="namespace of the jobs")
+    run.add_argument(
+        "--output",
+        metavar="FILE",
+        help="JSON Lines file for the events (default: $OL_SUBSET_OUTPUT, else "
+        "openlineage-events.jsonl in the current folder), used when openlineage-python has no "
+        "transport configured",
+    )
+    run.add_argument(
+        "--namespace",
+        metavar="NS",
+        help="namespace of the jobs (default: spark.openlineage.namespace, else "
+        "$OPENLINEAGE_NAMESPACE, else 'default')",
+    )
     run.add_argument("script", metavar="SCRIPT.py")
     run.add_argument("arguments", nargs=argparse.REMAINDER, metavar="ARGS")
     run.set_defaults(handler=_run_command)
@@ -168,7 +196,12 @@ def _parser() -> argparse.ArgumentParser:
             "with capture on, validate the events and print what each run read and wrote."
         ),
     )
-    demo.add_argument("--workdir", metavar="DIR", help="where the data and events go")
+    demo.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="where the data, the events and the lineage database go (default: a new "
+        "temporary folder, named in the first line of output)",
+    )
     demo.set_defaults(handler=_demo_command)
     replay = commands.add_parser("replay", help=REPLAY_HELP, description=REPLAY_DESCRIPTION)
     replay.add_argument("outbox", metavar="OUTBOX", help=ARGUMENT_HELP["outbox"])
@@ -242,7 +275,7 @@ def _validate_command(args: argparse.Namespace) -> int:
             for path in args.paths:
                 for result in _read(path):
                     if result.error is None:
-                        _check(result, args.strict)
+                        _check(result, args.strict, args.require_subset)
                     report.add(result)
             report.close()
             out.flush()
@@ -267,11 +300,17 @@ def _discard_standard_output() -> None:
     os.close(devnull)
 
 
-def _check(result: _Result, strict: bool) -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result.issues = validate(result.document, strict=strict)
-    result.warnings = [str(warning.message) for warning in caught]
+def _check(result: _Result, strict: bool, require_subset: bool) -> None:
+    result.no_subset = without_subset_facet(result.document)
+    result.checked = result.no_subset is None or document_kind(result.document) == "event"
+    if result.checked:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result.issues = validate(result.document, strict=strict)
+        result.warnings = [str(warning.message) for warning in caught]
+    if result.no_subset is not None and require_subset:
+        result.checked = True
+        result.issues.append(ValidationIssue("$", f"no subset facet: {result.no_subset}"))
     result.document = None  # a JSON Lines input holds one document at a time
 
 
@@ -557,8 +596,18 @@ class _Report(abc.ABC):
 
     def add(self, result: _Result) -> None:
         self.write(result, first=not self.counts)
-        kind = "unusable" if result.error is not None else "invalid" if result.issues else "valid"
-        self.counts[kind] += 1
+        if result.error is not None:
+            self.counts["unusable"] += 1
+        elif result.issues:
+            self.counts["invalid"] += 1
+        elif result.no_subset is not None:
+            self.counts["no subset"] += 1
+        else:
+            self.counts["valid"] += 1
+
+    @property
+    def documents(self) -> int:
+        return sum(self.counts[kind] for kind in ("valid", "invalid", "no subset"))
 
     @abc.abstractmethod
     def write(self, result: _Result, *, first: bool) -> None: ...
@@ -583,7 +632,10 @@ class _TextReport(_Report):
             return
         for warning in result.warnings:
             self._line(f"{where}: warning: {warning}")
-        if not result.issues:
+        if not result.issues and result.no_subset is not None:
+            checked = "valid, " if result.checked else "not checked, "
+            self._line(f"{where}: {checked}no subset facet: {result.no_subset}")
+        elif not result.issues:
             self._line(f"{where}: valid")
         for issue in result.issues:
             tag = " [strict]" if issue.rule == "strict" else ""
@@ -591,8 +643,10 @@ class _TextReport(_Report):
 
     def close(self) -> None:
         valid, invalid, unusable = (self.counts[k] for k in ("valid", "invalid", "unusable"))
+        without = self.counts["no subset"]
         self._line(
-            f"{valid + invalid} document(s): {valid} valid, {invalid} invalid"
+            f"{self.documents} document(s): {valid} valid, {invalid} invalid"
+            + (f", {without} without a subset facet" if without else "")
             + (f"; {unusable} input(s) unusable" if unusable else "")
         )
 
@@ -611,9 +665,10 @@ class _JsonReport(_Report):
     def close(self) -> None:
         valid, invalid, unusable = (self.counts[k] for k in ("valid", "invalid", "unusable"))
         summary = {
-            "documents": valid + invalid,
+            "documents": self.documents,
             "valid": valid,
             "invalid": invalid,
+            "withoutSubsetFacet": self.counts["no subset"],
             "unusable": unusable,
         }
         closing = "\n  ],\n" if self.counts else '{\n  "results": [],\n'

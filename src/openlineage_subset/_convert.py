@@ -31,7 +31,8 @@ from openlineage_subset._versions import (
 )
 
 SUBSET_FACET_KEY = "subset"
-_EVENT_DEFS = ("RunEvent", "DatasetEvent", "JobEvent")
+EVENT_DEFINITIONS = ("RunEvent", "DatasetEvent", "JobEvent")
+"""The core model's event definitions, in the order a valid event is matched to one."""
 
 Converter = Callable[[Any], Any]
 
@@ -106,7 +107,7 @@ def _parse_valid_event(obj: Mapping[str, Any]) -> Any:
         )
     if issues:
         raise SubsetDocumentError("invalid OpenLineage event", _to_issues(issues))
-    for name in _EVENT_DEFS:
+    for name in EVENT_DEFINITIONS:
         if not spec.validators.VALIDATORS[name](obj):
             return _object_converter(getattr(spec.models, name))(obj)
     raise AssertionError("a valid event matches one event definition")  # pragma: no cover

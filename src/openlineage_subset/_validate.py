@@ -18,7 +18,12 @@ from typing import Any, Literal
 
 from openlineage_subset_generated._support import Issue, describe
 
-from openlineage_subset._convert import SUBSET_FACET_KEY, Role, subset_facet_paths
+from openlineage_subset._convert import (
+    EVENT_DEFINITIONS,
+    SUBSET_FACET_KEY,
+    Role,
+    subset_facet_paths,
+)
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
 from openlineage_subset._nesting import check_nesting, stack_room
 from openlineage_subset._versions import (
@@ -50,6 +55,7 @@ _FACET_KEYS = frozenset({"inputCondition", "outputCondition"})
 _ROLE_DEFS: dict[Role, str] = {"input": INPUT_FACET_DEF, "output": OUTPUT_FACET_DEF}
 _ROLE_PLACES: dict[Role, str] = {"input": "inputFacets", "output": "outputFacets"}
 _ROLE_CONDITIONS: dict[Role, str] = {"input": "inputCondition", "output": "outputCondition"}
+_EVENT_DEF_URL = re.compile(r"/OpenLineage\.json#/\$defs/(?P<name>[A-Za-z]+)$")
 _FACET_DEF_URL = re.compile(
     r"^https://openlineage\.io/spec/facets/(?P<version>\d+-\d+-\d+)/"
     + re.escape(FACET_FILE)
@@ -115,6 +121,35 @@ def document_kind(document: Mapping[str, Any]) -> Literal["event", "facet map", 
     return None
 
 
+def without_subset_facet(document: object) -> str | None:
+    """What an OpenLineage document without any subset facet is (an event with none, another
+    facet, a facet map of other facets); None when it has one, or is no OpenLineage document.
+
+    >>> without_subset_facet({"eventTime": "2024-10-15T10:00:00Z", "inputs": []})
+    'an OpenLineage event without subset facets'
+    >>> without_subset_facet({"_producer": "p", "_schemaURL": "https://x/SchemaDatasetFacet.json"})
+    'another facet (https://x/SchemaDatasetFacet.json)'
+    """
+    if not isinstance(document, Mapping):
+        return None
+    kind = document_kind(document)
+    if kind == "event":
+        if next(subset_facet_paths(document), None) is None:
+            return "an OpenLineage event without subset facets"
+        return None
+    if kind is not None:
+        return None
+    if _is_facet(document):
+        return f"another facet ({document.get('_schemaURL', 'no _schemaURL')})"
+    if document and all(_is_facet(value) for value in document.values()):
+        return f"a facet map of other facets ({', '.join(map(repr, list(document)[:5]))})"
+    return None
+
+
+def _is_facet(value: object) -> bool:
+    return isinstance(value, Mapping) and ("_producer" in value or "_schemaURL" in value)
+
+
 def _not_a_document(document: Mapping[str, Any]) -> str:
     if "filter" in document:
         return (
@@ -143,13 +178,21 @@ class _Checker:
                 self._seen.add((issue.path, issue.message))
                 self.issues.append(issue)
 
-    def run(self, spec: SpecVersion, definition: str, value: Any, prefix: Path) -> None:
-        """Validate ``value`` against a definition, telling schema issues from strict ones."""
+    def run(
+        self,
+        spec: SpecVersion,
+        definition: str,
+        value: Any,
+        prefix: Path,
+        strict_definition: str | None = None,
+    ) -> None:
+        """Validate ``value`` against a definition (in strict mode, ``strict_definition`` when
+        given: a narrower one), telling schema issues from strict ones."""
         if not self.strict:
             self.add(prefix, spec.validators.VALIDATORS[definition](value), "schema")
             return
         # The strict schema only adds constraints: when it passes, so does the lenient one.
-        strict = spec.strict_validators.VALIDATORS[definition](value)
+        strict = spec.strict_validators.VALIDATORS[strict_definition or definition](value)
         if strict:
             lenient = spec.validators.VALIDATORS[definition](value)
             self.add(prefix, lenient, "schema")
@@ -160,7 +203,8 @@ class _Checker:
         spec = spec_for_event(event.get("schemaURL"))
         facets = list(subset_facet_paths(event))
         before = len(self.issues)
-        self.run(spec, str(spec.module.CORE_ROOT), event, ())
+        named = self._named_event(event.get("schemaURL"))
+        self.run(spec, str(spec.module.CORE_ROOT), event, (), strict_definition=named)
         # The subset schema includes the core facet rules; report them once, from the facet check.
         facet_paths = {json_path(path) for path, _, _ in facets}
         self.issues[before:] = [
@@ -172,6 +216,15 @@ class _Checker:
         ]
         for path, role, facet in facets:
             self.facet(facet, path, role)
+
+    @staticmethod
+    def _named_event(schema_url: object) -> str | None:
+        """The event definition an event's ``schemaURL`` names (``#/$defs/RunEvent``): strict
+        mode holds the event to it, so a RunEvent without ``run`` is not taken for a JobEvent."""
+        match = _EVENT_DEF_URL.search(schema_url) if isinstance(schema_url, str) else None
+        if match is not None and match.group("name") in EVENT_DEFINITIONS:
+            return match.group("name")
+        return None
 
     def facet_map(self, document: Mapping[str, Any]) -> None:
         facet = document[SUBSET_FACET_KEY]

@@ -209,6 +209,9 @@ def test_ol_subset_run_captures_an_unmodified_script(tmp_path: Path) -> None:
     assert "unmodified" in names and any(name.startswith("unmodified.write.") for name in names)
     read = [e for e in events if e["eventType"] == "COMPLETE" and e["inputs"]]
     assert render(read[0]["inputs"][0]["inputFacets"]["subset"]) == "PARTITION (part = 'b')"
+    actions = {e["run"]["runId"] for e in events if "parent" in e["run"].get("facets", {})}
+    summary = f"ol-subset run: {len(actions)} action(s) captured; {len(events)} event(s) sent to "
+    assert f"{summary}the JSON Lines file {events_file}\n" in done.stderr, done.stderr[-2000:]
 
 
 def test_ol_subset_run_refuses_a_missing_script(tmp_path: Path) -> None:

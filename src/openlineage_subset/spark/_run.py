@@ -67,7 +67,32 @@ def run_script(
         builder_class.getOrCreate = original
         for handle in handles.values():
             handle.close(error=failure)
+            print(f"ol-subset run: {summary(handle)}", file=sys.stderr)
     return status
+
+
+def summary(handle: CaptureHandle) -> str:
+    """One line on what a closed capture did, from its counts: the actions, where the events
+    went, what is left in the outbox or quarantine, the datasets degraded and the errors.
+
+    Example: ``2 action(s) captured; 6 event(s) sent to the JSON Lines file /x/events.jsonl``.
+    """
+    counts = handle.counts
+    emitter = handle.emitter
+    quarantined = sum(n for key, n in counts.items() if key.startswith("quarantined"))
+    parts = [
+        f"{counts['actions']} action(s) captured; {counts['emitted']} event(s) sent to "
+        f"{emitter.delivery.sink}"
+    ]
+    if counts["in outbox"]:
+        parts.append(f"{counts['in outbox']} left in the outbox {emitter.outbox_path}")
+    if quarantined:
+        parts.append(f"{quarantined} quarantined in {emitter.quarantine_path}")
+    if counts["datasets degraded"]:
+        parts.append(f"{counts['datasets degraded']} dataset(s) degraded (see the log)")
+    if counts["errors"]:
+        parts.append(f"{counts['errors']} capture error(s) (see the log)")
+    return "; ".join(parts)
 
 
 def _from_script(trace: TracebackType | None, script: str) -> TracebackType | None:

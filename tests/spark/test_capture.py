@@ -153,7 +153,8 @@ def test_invalid_events_are_quarantined(spark: SparkSession, tmp_path: Path) -> 
     handle.close()
     (record,) = [json.loads(line) for line in quarantine.read_text().splitlines()]
     assert record["reason"] == "invalid" and record["issues"]
-    assert all(event["eventType"] != "START" or "eventTime" in event for event in transport.events)
+    assert all(event["eventTime"] != "now" for event in transport.events), "not delivered"
+    assert [e["eventType"] for e in transport.events] == ["START", "COMPLETE"], "the app's run"
 
 
 def test_default_output_is_json_lines(spark: SparkSession, lake: Lake, tmp_path: Path) -> None:

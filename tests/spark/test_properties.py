@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -164,6 +164,14 @@ def test_every_returned_row_satisfies_the_emitted_condition(
     query = df.where(predicate)
     returned = [row["id"] for row in query.select("id").collect()]
     condition = _condition(query, str(lake.typed))
+    # How often a condition is there to check (hypothesis --hypothesis-show-statistics).
+    event(
+        "no condition"
+        if condition is None
+        else "not read"
+        if condition == "not read"
+        else "a condition"
+    )
     if condition in (None, "not read"):
         return
     for ident in returned:
@@ -179,6 +187,13 @@ def test_supported_predicates_are_translated_exactly(
     query = df.where(predicate)
     returned = {row["id"] for row in query.select("id").collect()}
     condition = _condition(query, str(lake.typed), SubsetConfig(combine_levels=True))
+    event(
+        "no condition"
+        if condition is None
+        else "not read"
+        if condition == "not read"
+        else "a condition"
+    )
     if condition == "not read":
         assert returned == set()
         return

@@ -156,3 +156,49 @@ def test_the_generated_lake_is_an_overwrite_of_the_whole_dataset(demo: DemoRun) 
 
 def test_the_demo_says_no_warning(demo: DemoRun) -> None:
     assert "not reported" not in demo.done.stderr and "degraded" not in demo.done.stderr
+
+
+IMPACT_HEADER = "Impact of lake/sales, partition(s) business_date=2024-10-15/country=DE"
+"""The demo's last answer: the impact of one partition the pipeline read."""
+
+
+def _impact_lines(demo: DemoRun) -> list[str]:
+    _, found, answer = demo.done.stdout.partition("\n" + IMPACT_HEADER + "\n")
+    assert found, demo.done.stdout
+    return [IMPACT_HEADER, *answer.splitlines()]
+
+
+def _job_lines(lines: list[str], label: str) -> list[str]:
+    return [line for line in lines if line.startswith(f"  {label}")]
+
+
+def test_the_demo_ends_with_the_impact_of_one_sales_partition(demo: DemoRun) -> None:
+    # The pipeline run reads 2024-10-15/DE (hop 1), so everything it wrote to lake/daily_sales
+    # is affected; the daily_totals run reads 2024-10-16 of daily_sales after that (hop 2) and
+    # overwrites one partition. The generator and the CREATE read nothing: not affected.
+    lines = _impact_lines(demo)
+    assert lines[0] == "Impact of lake/sales, partition(s) business_date=2024-10-15/country=DE"
+    assert "2 run(s) affected: 2 definite, 0 possible" in lines
+    pipeline_run, totals_run = _job_lines(lines, "DEFINITE")
+    assert "_lake_daily_sales run " in pipeline_run and " COMPLETE, " in pipeline_run
+    assert "_warehouse_daily_totals run " in totals_run and ".write." in totals_run
+    assert not _job_lines(lines, "POSSIBLE")
+    assert "            read lake/sales: business_date=2024-10-15/country=DE" in lines
+    daily = sorted(partition_dirs(demo.workdir / "lake" / "daily_sales"))
+    read_by_totals = [p for p in daily if dims(p)["business_date"] == "2024-10-16"]
+    assert read_by_totals and len(read_by_totals) < len(daily)
+    assert f"            read lake/daily_sales: {', '.join(read_by_totals)}" in lines
+    assert "            hop 1, from the starting region" in lines
+    pipeline_id = pipeline_run.split(" run ")[1].split()[0]
+    assert f"            hop 2, from {pipeline_id}" in lines
+    plan = lines[lines.index("Backfill plan: recompute") + 1 :]
+    assert plan[:4] == [
+        "  lake/daily_sales",
+        f"    definite: {', '.join(daily)}",
+        "  warehouse/daily_totals",
+        "    definite: business_date=2024-10-16",
+    ]
+    assert (demo.workdir / "lineage.db").is_file()
+    asked = "lake/sales --partition business_date=2024-10-15 --partition country=DE"
+    db = demo.workdir / "lineage.db"
+    assert lines[-1] == f"ask it yourself: ol-subset lineage impact {asked} --db {db}"

@@ -12,6 +12,7 @@ their partitions are known); a dataset no event gave a subset facet is accessed 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -20,9 +21,11 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from openlineage_subset._evaluate import _guessed_type
 from openlineage_subset._issues import SubsetDocumentError
 from openlineage_subset._validate import validate
 from openlineage_subset.lineage._store import LineageStore
@@ -364,6 +367,10 @@ class _Writer:
     def __init__(self, connection: sqlite3.Connection) -> None:
         self.db = connection
         self.pending = 0
+        self.dataset_ids: dict[tuple[str, str], int] = {}
+        self.catalog: set[tuple[Any, ...]] = set()
+        """Dataset ids, partition columns and kinds stored in this transaction or before;
+        cleared when an event is rolled back, since what it added is gone."""
         self.db.execute("BEGIN IMMEDIATE")
         self.open = True
 
@@ -375,6 +382,8 @@ class _Writer:
         except BaseException:
             self.db.execute("ROLLBACK TO event")
             self.db.execute("RELEASE event")
+            self.dataset_ids.clear()
+            self.catalog.clear()
             raise
         self.db.execute("RELEASE event")
         self.pending += 1
@@ -490,40 +499,97 @@ class _Writer:
             "SELECT access_id FROM accesses WHERE run_id = ? AND dataset_id = ? AND direction = ?",
             (run_id, dataset_id, direction),
         ).fetchone()[0]
+        text = canonical(condition)
         inserted = self.db.execute(
             "INSERT OR IGNORE INTO access_conditions (access_id, condition) VALUES (?, ?)",
-            (access_id, canonical(condition)),
+            (access_id, text),
         ).rowcount
-        if inserted:
-            texts = [
-                row[0]
-                for row in self.db.execute(
-                    "SELECT condition FROM access_conditions WHERE access_id = ? "
-                    "ORDER BY condition",
-                    (access_id,),
-                )
-            ]
-            merged = any_of_json([json.loads(text) for text in texts])
-            self.db.execute(
-                "UPDATE accesses SET condition = ? WHERE access_id = ?",
-                (canonical(merged), access_id),
+        if not inserted:
+            return  # a condition stored before: its partitions were recorded with it
+        texts = [
+            row[0]
+            for row in self.db.execute(
+                "SELECT condition FROM access_conditions WHERE access_id = ? ORDER BY condition",
+                (access_id,),
             )
+        ]
+        if texts == [text]:  # the first condition: no OR to make
+            merged_text, lists = text, _only_lists(condition)
+        else:
+            merged = any_of_json([json.loads(item) for item in texts])
+            merged_text, lists = canonical(merged), _only_lists(merged)
+        self.db.execute(
+            "UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?",
+            (merged_text, int(lists), access_id),
+        )
+        self._partitions(dataset_id, access_id, condition)
+
+    def _partitions(self, dataset_id: int, access_id: int, condition: Any) -> None:
+        """Record the partitions a new condition of an access lists, and their columns."""
+        rows = []
+        catalog = []
         for dimensions, identifier in listed_partitions(condition):
-            self.db.execute(
-                "INSERT INTO partitions (dataset_id, dimensions, identifier) VALUES (?, ?, ?) "
-                "ON CONFLICT (dataset_id, dimensions) DO UPDATE SET "
-                "identifier = coalesce(partitions.identifier, excluded.identifier)",
-                (dataset_id, canonical(dimensions), identifier),
-            )
+            rows.append((dataset_id, _canonical_dimensions(dimensions), identifier))
+            shape = tuple(sorted(dimensions))
+            if (dataset_id, shape) not in self.catalog:
+                self.catalog.add((dataset_id, shape))
+                catalog.append((dataset_id, canonical(list(shape))))
+            for column, value in dimensions.items():
+                kind = (dataset_id, column, "null" if value is None else _kind(value))
+                if kind not in self.catalog:
+                    self.catalog.add(kind)
+                    self.db.execute(
+                        "INSERT OR IGNORE INTO partition_kinds (dataset_id, column_name, kind) "
+                        "VALUES (?, ?, ?)",
+                        kind,
+                    )
+        self.db.executemany(
+            "INSERT INTO partitions (dataset_id, dimensions, identifier) VALUES (?, ?, ?) "
+            "ON CONFLICT (dataset_id, dimensions) DO UPDATE SET "
+            "identifier = coalesce(partitions.identifier, excluded.identifier)",
+            rows,
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO access_partitions (dataset_id, dimensions, access_id) "
+            "VALUES (?, ?, ?)",
+            [(dataset_id, dimensions, access_id) for _, dimensions, _ in rows],
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO partition_columns (dataset_id, columns) VALUES (?, ?)",
+            catalog,
+        )
 
     def _dataset_id(self, namespace: str, name: str) -> int:
-        self.db.execute(
-            "INSERT OR IGNORE INTO datasets (namespace, name) VALUES (?, ?)", (namespace, name)
-        )
-        found: int = self.db.execute(
-            "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?", (namespace, name)
-        ).fetchone()[0]
+        key = (namespace, name)
+        found = self.dataset_ids.get(key)
+        if found is None:
+            self.db.execute(
+                "INSERT OR IGNORE INTO datasets (namespace, name) VALUES (?, ?)", (namespace, name)
+            )
+            found = self.dataset_ids[key] = self.db.execute(
+                "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?", key
+            ).fetchone()[0]
         return found
+
+
+@functools.lru_cache(maxsize=65536)
+def _kind(value: str) -> str:
+    """How :func:`~openlineage_subset.partition_overlap` types a partition value."""
+    return _guessed_type(value)
+
+
+def _canonical_dimensions(dimensions: dict[str, str | None]) -> str:
+    """:func:`canonical` of a partition's dimensions (string or null values), without the
+    general encoder: a partition list of thousands of partitions is recorded partition by
+    partition."""
+    return (
+        "{"
+        + ",".join(
+            f"{_string(name)}:{'null' if value is None else _string(value)}"
+            for name, value in sorted(dimensions.items())
+        )
+        + "}"
+    )
 
 
 def _condition_of(facet: object) -> Mapping[str, Any] | None:
@@ -553,6 +619,35 @@ def any_of_json(conditions: list[Any]) -> Any:
         "left": any_of_json(conditions[:middle]),
         "right": any_of_json(conditions[middle:]),
     }
+
+
+def _only_lists(condition: Any) -> bool:
+    """Whether a condition is partition lists joined by OR, each partition's dimensions a
+    non-empty object of string or null values: all of which :func:`listed_partitions` lists.
+
+    >>> _only_lists({"type": "partition", "partitions": [{"dimensions": {"day": "1"}}]})
+    True
+    >>> _only_lists({"type": "binary", "operator": "AND", "left": {}, "right": {}})
+    False
+    """
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping):
+            return False
+        if node.get("type") == "binary" and node.get("operator") == "OR":
+            stack.extend((node.get("right"), node.get("left")))
+            continue
+        items = node.get("partitions")
+        if node.get("type") != "partition" or not isinstance(items, list):
+            return False
+        for item in items:
+            dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
+            if not isinstance(dimensions, Mapping) or not dimensions:
+                return False
+            if not all(value is None or isinstance(value, str) for value in dimensions.values()):
+                return False
+    return True
 
 
 def listed_partitions(condition: Any) -> Iterator[tuple[dict[str, str | None], str | None]]:

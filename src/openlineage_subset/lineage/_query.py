@@ -19,12 +19,15 @@ import collections
 import dataclasses
 import datetime as _dt
 import difflib
+import functools
 import json
+import operator
 import os
-from collections.abc import Iterable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset._evaluate import _guessed_type, partition_overlap
 from openlineage_subset._issues import SubsetDocumentError
 from openlineage_subset._render import render
 from openlineage_subset.lineage._model import (
@@ -48,9 +51,12 @@ from openlineage_subset.lineage._model import (
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import normal_time
 
+Values = tuple[str | None, ...]
+"""A partition's values, in the order of its sorted columns."""
 Unit = Dimensions | None
 """A part of a dataset a query tracks: one partition, or None for the whole dataset."""
 _NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN_CANDIDATES = 10
 
 
@@ -64,7 +70,12 @@ class _Access:
     dataset_id: int
     direction: str
     text: str | None  # the condition's canonical JSON; None: the whole dataset
-    condition: Any
+
+    @functools.cached_property
+    def condition(self) -> Any:
+        """The condition (JSON), read when first asked: most accesses a query loads are only
+        compared by time."""
+        return None if self.text is None else json.loads(self.text)
 
     @property
     def rendered(self) -> str | None:
@@ -90,7 +101,13 @@ class _Graph:
         self._accesses: dict[tuple[int, str], list[_Access]] = {}
         self._starts: dict[tuple[int, str], list[str]] = {}
         self._by_run: dict[tuple[str, str], list[_Access]] = {}
-        self._overlaps: dict[tuple[str, int, Unit], bool | None] = {}
+        self._overlaps: dict[tuple[int, int, Unit], bool | Exception | None] = {}
+        self._compiled: dict[str, _Node] = {}
+        self._serial = 0
+        self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
+        self._kinds: dict[int, dict[str, frozenset[str]]] = {}
+        self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
+        self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -144,12 +161,24 @@ class _Graph:
         found = self._known.get(dataset_id)
         if found is None:
             found = {}
-            for text, identifier in self.db.execute(
-                "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
-                "ORDER BY dimensions",
-                (dataset_id,),
-            ):
-                found[_key(json.loads(text))] = identifier
+            shapes = self.shapes(dataset_id)
+            (shape,) = shapes if len(shapes) == 1 else ((),)
+            if shape and all(_SIMPLE_NAME.fullmatch(column) for column in shape):
+                # One set of columns: SQLite takes the values out, faster than json.loads.
+                values = ", ".join(f"json_extract(dimensions, '$.{c}')" for c in shape)
+                for identifier, *row in self.db.execute(
+                    f"SELECT identifier, {values} FROM partitions WHERE dataset_id = ? "
+                    "ORDER BY dimensions",
+                    (dataset_id,),
+                ):
+                    found[tuple(zip(shape, row, strict=True))] = identifier
+            else:
+                for text, identifier in self.db.execute(
+                    "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
+                    "ORDER BY dimensions",
+                    (dataset_id,),
+                ):
+                    found[_key(json.loads(text))] = identifier
             self._known[dataset_id] = found
         return found
 
@@ -180,6 +209,25 @@ class _Graph:
         cut = bisect.bisect_left if inclusive else bisect.bisect_right
         return reads[cut(starts, after) :]
 
+    def readers_of(
+        self, dataset_id: int, units: Iterable[Unit], after: str | None, inclusive: bool
+    ) -> list[_Access]:
+        """:meth:`readers_after`, less the reads that only list partitions and list none of
+        ``units``: known partitions of a dataset with a :meth:`plain_shape`, which such a read
+        does not select. Found with the ``access_partitions`` index, in the same order."""
+        wanted = json.dumps([_canonical_unit(unit) for unit in units if unit is not None])
+        since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
+        rows = self.db.execute(
+            "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+            "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
+            f"WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
+            "AND (a.listed = 0 OR a.access_id IN (SELECT access_id FROM access_partitions "
+            "WHERE dataset_id = ? AND dimensions IN (SELECT value FROM json_each(?)))) "
+            "ORDER BY r.started_at, r.run_id",
+            (dataset_id, after, after, dataset_id, wanted),
+        )
+        return [self._access(row, dataset_id, "input") for row in rows]
+
     def outputs(self, run: RunRef) -> list[_Access]:
         return self._of_run(run, "output")
 
@@ -191,9 +239,7 @@ class _Graph:
         found = self._by_run.get(key)
         if found is None:
             found = [
-                _Access(
-                    run, dataset_id, direction, text, None if text is None else json.loads(text)
-                )
+                _Access(run, dataset_id, direction, text)
                 for dataset_id, text in self.db.execute(
                     "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
                     "direction = ? ORDER BY dataset_id",
@@ -205,14 +251,7 @@ class _Graph:
 
     @staticmethod
     def _access(row: tuple[Any, ...], dataset_id: int, direction: str) -> _Access:
-        text = row[6]
-        return _Access(
-            RunRef(*row[:6]),
-            dataset_id,
-            direction,
-            text,
-            None if text is None else json.loads(text),
-        )
+        return _Access(RunRef(*row[:6]), dataset_id, direction, row[6])
 
     def overlap(self, access: _Access, unit: Unit) -> bool | None:
         """May ``access`` select rows of ``unit``: yes, no, or unknown (None)."""
@@ -220,20 +259,177 @@ class _Graph:
             return True  # a whole-dataset access overlaps everything
         if unit is None:
             return not _lists_no_partition(access.condition)
-        key = (access.text, access.dataset_id, unit)
-        if key not in self._overlaps:
-            path = self.partition_path(access.dataset_id, unit)
+        tree = self.compiled(access)
+        try:
+            return self._evaluate(tree, access.dataset_id, unit)
+        except (ValueError, TypeError):
+            return None  # a condition this version cannot evaluate: it may select anything
+
+    def compiled(self, access: _Access) -> _Node:
+        """The access's condition as a tree :meth:`_evaluate` walks, made once per text."""
+        assert access.text is not None
+        found = self._compiled.get(access.text)
+        if found is None:
+            found = self._compiled[access.text] = self._compile(access.condition)
+        return found
+
+    def _compile(self, node: Any) -> _Node:
+        fields = _compared_fields(node)
+        if fields is not None:
+            self._serial += 1
+            return _Node("compared", node, serial=self._serial, fields=fields)
+        if (
+            isinstance(node, Mapping)
+            and node.get("type") == "binary"
+            and node.get("operator") in ("AND", "OR")
+        ):
+            left, right = self._compile(node.get("left")), self._compile(node.get("right"))
+            return _Node("both", node, node.get("operator") == "AND", (left, right))
+        self._serial += 1
+        listing = _Listing.of(node) if isinstance(node, Mapping) else None
+        if listing is not None and node.get("type") == "partition":
+            return _Node("listing", node, serial=self._serial, listing=listing)
+        return _Node("other", node, serial=self._serial)
+
+    def _evaluate(self, tree: _Node, dataset_id: int, unit: Dimensions) -> bool | None:
+        """Three-valued, as :func:`partition_overlap` decides it; raises as it raises."""
+        if tree.kind == "both":
+            left, right = (self._evaluate(part, dataset_id, unit) for part in tree.parts)
+            if tree.is_and:
+                return False if False in (left, right) else (True if left and right else None)
+            return True if True in (left, right) else (False if left is right is False else None)
+        if tree.kind == "listing":
+            assert tree.listing is not None
+            quick = tree.listing.overlap(unit)
+            if quick is not _UNDECIDED:
+                return quick  # type: ignore[return-value]
+        # Comparisons depend only on the columns they name: the partitions that agree on those
+        # share one answer (a range of days: every country's partition of a day).
+        seen = unit if tree.fields is None else tuple(p for p in unit if p[0] in tree.fields)
+        key = (tree.serial, dataset_id, seen)
+        found: bool | Exception | None = self._overlaps.get(key, _UNDECIDED)
+        if found is _UNDECIDED:
+            values = dict(unit)
+            if tree.kind == "compared":
+                found = _quick_overlap(tree.node, values)
+        if found is _UNDECIDED:
+            path = self.partition_path(dataset_id, unit) if tree.kind == "other" else None
             try:
-                found = partition_overlap(access.condition, dict(unit), path=path)
+                found = partition_overlap(tree.node, values, path=path)
+            except (ValueError, TypeError) as error:
+                found = error
+        self._overlaps[key] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def candidates(self, access: _Access) -> frozenset[Values] | None:
+        """When the access's condition narrows the known partitions it may select to some it
+        lists: the values of those (in the order of :meth:`plain_shape`'s columns; known or
+        not; a known partition not among them it does not select). None: any known partition
+        may be selected."""
+        assert access.text is not None
+        key = (access.text, access.dataset_id)
+        if key not in self._candidate_sets:
+            found = self._candidates(self.compiled(access), access.dataset_id)
+            self._candidate_sets[key] = None if found is None else frozenset(found)
+        return self._candidate_sets[key]
+
+    def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:
+        if tree.kind == "listing":
+            assert tree.listing is not None
+            shape = self.plain_shape(dataset_id)
+            return None if shape is None else tree.listing.values_in(shape)
+        if tree.kind != "both":
+            return None
+        left, right = (self._candidates(part, dataset_id) for part in tree.parts)
+        if not tree.is_and:
+            return None if left is None or right is None else left | right
+        # AND: outside one side's partitions that side is false, so AND is false, unless the
+        # other side cannot be evaluated (then partition_overlap raises: unknown).
+        for narrow, other in ((left, tree.parts[1]), (right, tree.parts[0])):
+            if narrow is not None and self._evaluable(other):
+                return narrow
+        return None
+
+    def plain_shape(self, dataset_id: int) -> tuple[str, ...] | None:
+        """The columns of every known partition of the dataset, when they all have the same
+        ones and each column's values compare as their text (all text, or all ISO dates; or
+        null): then a partition list selects exactly the known partitions it names. Every
+        partition any condition on the dataset lists is known, so this holds for those too."""
+        shapes = self.shapes(dataset_id)
+        if len(shapes) != 1:
+            return None
+        (shape,) = shapes
+        kinds = self.kinds(dataset_id)
+        if all(
+            kinds.get(column, _TEXT) <= _TEXT or kinds.get(column, _DATE) <= _DATE
+            for column in shape
+        ):
+            return shape
+        return None
+
+    def _evaluable(self, tree: _Node) -> bool:
+        """Whether evaluating the tree never raises, whatever the partition (a well-formed
+        condition of partition lists and comparisons)."""
+        if tree.kind == "both":
+            return all(self._evaluable(part) for part in tree.parts)
+        if tree.kind == "listing":
+            return True
+        if tree.kind == "compared":
+            try:
+                partition_overlap(tree.node, {})
             except (ValueError, TypeError):
-                found = None  # a condition this version cannot evaluate: it may select anything
-            self._overlaps[key] = found
-        return self._overlaps[key]
+                return False
+            return True
+        return False
+
+    def shapes(self, dataset_id: int) -> frozenset[tuple[str, ...]]:
+        """The sets of partition columns of the dataset's known partitions."""
+        found = self._shapes.get(dataset_id)
+        if found is None:
+            found = self._shapes[dataset_id] = frozenset(
+                tuple(json.loads(text))
+                for (text,) in self.db.execute(
+                    "SELECT columns FROM partition_columns WHERE dataset_id = ?", (dataset_id,)
+                )
+            )
+        return found
+
+    def kinds(self, dataset_id: int) -> dict[str, frozenset[str]]:
+        """How the values of each partition column of the dataset compare (see ingest)."""
+        found = self._kinds.get(dataset_id)
+        if found is None:
+            by_column: dict[str, set[str]] = {}
+            for column, kind in self.db.execute(
+                "SELECT column_name, kind FROM partition_kinds WHERE dataset_id = ?", (dataset_id,)
+            ):
+                by_column.setdefault(column, set()).add(kind)
+            found = self._kinds[dataset_id] = {k: frozenset(v) for k, v in by_column.items()}
+        return found
+
+    def identifier(self, dataset_id: int, unit: Unit) -> str | None:
+        """The directory of a known partition ("" when it has none), None when not known."""
+        if unit is None:
+            return None
+        known = self._known.get(dataset_id)
+        if known is not None:
+            if unit not in known:
+                return None
+            return known[unit] or ""
+        key = (dataset_id, unit)
+        if key not in self._identifiers:
+            row = self.db.execute(
+                "SELECT identifier FROM partitions WHERE dataset_id = ? AND dimensions = ?",
+                (dataset_id, _canonical_unit(unit)),
+            ).fetchone()
+            self._identifiers[key] = None if row is None else (row[0] or "")
+        return self._identifiers[key]
 
     def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
         dataset = self.dataset(dataset_id)
-        identifier = self.known(dataset_id).get(unit) or str(PartitionRef(unit))
+        identifier = self.identifier(dataset_id, unit) or str(PartitionRef(unit))
         if dataset.namespace == "file":
             return dataset.name.rstrip("/") + "/" + identifier
         if "://" in dataset.namespace:
@@ -242,6 +438,14 @@ class _Graph:
 
     def expand(self, dataset_id: int, dimensions: Mapping[str, str | None]) -> list[Unit]:
         """The known partitions inside the given one (itself, or finer ones), else itself."""
+        itself = _key(dimensions)
+        shape = tuple(name for name, _ in itself)
+        if _plain(dimensions.values()) and all(
+            not set(shape) < set(known) for known in self.shapes(dataset_id)
+        ):
+            # Values of text and dates are equal exactly when their text is (partition_overlap
+            # compares them typed), and no known partition is finer: it is itself.
+            return [itself]
         listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
         inside = []
         for known in self.known(dataset_id):
@@ -250,7 +454,7 @@ class _Graph:
                     inside.append(known)
             except (ValueError, TypeError):
                 continue
-        return list(inside) if inside else [_key(dimensions)]
+        return list(inside) if inside else [itself]
 
     def whole_units(self, dataset_id: int) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""
@@ -269,10 +473,8 @@ class _Graph:
                     units[unit] = label
             return list(units.items())
         covered: list[tuple[Unit, Label]] = []
-        for unit in self.known(access.dataset_id):
-            found = self.overlap(access, unit)
-            if found is not False:
-                covered.append((unit, label if found else "possible"))
+        for unit, found in self._selected(access):
+            covered.append((unit, label if found else "possible"))
         # A condition that selects no known partition wrote somewhere nobody listed.
         return covered or [(None, "possible")]
 
@@ -280,21 +482,45 @@ class _Graph:
         """The parts of its dataset a read may cover, each labelled."""
         if access.condition is None:
             return [(unit, "definite") for unit in self.whole_units(access.dataset_id)]
-        covered: list[tuple[Unit, Label]] = []
-        for unit in self.known(access.dataset_id):
-            found = self.overlap(access, unit)
-            if found is not False:
-                covered.append((unit, "definite" if found else "possible"))
-        if not covered and not self.known(access.dataset_id):
+        covered: list[tuple[Unit, Label]] = [
+            (unit, "definite" if found else "possible") for unit, found in self._selected(access)
+        ]
+        if not covered and not self.shapes(access.dataset_id):
             covered.append((None, "possible"))
         return covered
 
-    def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
-        known = self.known(dataset_id)
+    def _selected(self, access: _Access) -> Iterator[tuple[Dimensions, bool | None]]:
+        """The known partitions the access's condition may select, each with its overlap:
+        True (yes) or None (unknown)."""
+        tree = self.compiled(access)
+        # Comparisons decide alike for partitions that agree on the columns they name.
+        fields = tree.fields if tree.kind == "compared" else None
+        answers: dict[Dimensions, bool | None] = {}
+        for unit in self._may_select(access):
+            if fields is None:
+                found = self.overlap(access, unit)
+            else:
+                seen = tuple(pair for pair in unit if pair[0] in fields)
+                if seen not in answers:
+                    answers[seen] = self.overlap(access, unit)
+                found = answers[seen]
+            if found is not False:
+                yield unit, found
 
+    def _may_select(self, access: _Access) -> list[Dimensions]:
+        """The known partitions to evaluate the access's condition on: those it lists when it
+        narrows to them, else all, in the order of :meth:`known`."""
+        found = self.candidates(access)
+        shape = self.plain_shape(access.dataset_id)
+        if found is None or shape is None:
+            return list(self.known(access.dataset_id))
+        units = (tuple(zip(shape, values, strict=True)) for values in found)
+        return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
+
+    def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
         def refs(label: Label) -> tuple[PartitionRef, ...]:
             return tuple(
-                PartitionRef(unit, known.get(unit))
+                PartitionRef(unit, self.identifier(dataset_id, unit) or None)
                 for unit in sorted(u for u, found in units.items() if u is not None)
                 if units[unit] == label
             )
@@ -302,6 +528,194 @@ class _Graph:
         return PartitionSet(
             self.dataset(dataset_id), units.get(None), refs("definite"), refs("possible")
         )
+
+
+_UNDECIDED: Any = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Node:
+    """A condition prepared for :meth:`_Graph._evaluate`: ``both`` (AND, OR of two parts),
+    ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
+    they name), or ``other`` (evaluated as is, with the partition's path)."""
+
+    kind: str
+    node: Any
+    is_and: bool = False
+    parts: tuple[_Node, ...] = ()
+    serial: int = 0
+    fields: frozenset[str] | None = None
+    listing: _Listing | None = None
+
+
+def _plain(values: Iterable[str | None]) -> bool:
+    """Whether partition values compare typed exactly when their text is equal: nulls, text,
+    and ISO dates (a text partition value is never read as a number or a date)."""
+    return all(
+        value is None or (isinstance(value, str) and _kind(value) in _PLAIN) for value in values
+    )
+
+
+_PLAIN = ("string", "date")
+_TEXT = frozenset({"string", "null"})
+_DATE = frozenset({"date", "null"})
+
+
+@functools.lru_cache(maxsize=65536)
+def _kind(value: str) -> str:
+    """How :func:`partition_overlap` types a partition value: bigint, decimal, date or string."""
+    return _guessed_type(value)
+
+
+def _canonical_unit(unit: Dimensions) -> str:
+    """The ``partitions.dimensions`` text of a unit: canonical JSON, keys sorted."""
+    return json.dumps(dict(unit), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Listing:
+    """Partition lists, as sets of listed values, one set per set of columns.
+
+    Decides overlap with a partition by lookup where the text of the values decides it as
+    :func:`partition_overlap` does: a listed partition whose values all equal the partition's
+    (as text) overlaps it; none does when every listed partition's columns are the
+    partition's, and for each such column the partition's value is text (compared as text) or
+    an ISO date and every value listed for that column an ISO date (or null) too.
+    """
+
+    shapes: tuple[tuple[tuple[str, ...], frozenset[tuple[str | None, ...]]], ...]
+
+    @classmethod
+    def of(cls, condition: Any) -> _Listing | None:
+        listed = _only_partitions(condition)
+        if listed is None:
+            return None
+        shapes: dict[tuple[str, ...], set[tuple[str | None, ...]]] = {}
+        sorted_keys: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for dimensions in listed:
+            keys = tuple(dimensions)
+            shape = sorted_keys.get(keys)
+            if shape is None:
+                shape = sorted_keys[keys] = tuple(sorted(keys))
+            values = tuple(dimensions[column] for column in shape)
+            if not all(value is None or isinstance(value, str) for value in values):
+                return None
+            shapes.setdefault(shape, set()).add(values)
+        return cls(tuple((shape, frozenset(values)) for shape, values in shapes.items()))
+
+    @functools.cached_property
+    def dates(self) -> frozenset[str]:
+        """Columns whose listed values are all ISO dates (or null)."""
+        found: set[str] = set()
+        other: set[str] = set()
+        for shape, listed in self.shapes:
+            for values in listed:
+                for column, value in zip(shape, values, strict=True):
+                    if value is not None and _kind(value) != "date":
+                        other.add(column)
+                    else:
+                        found.add(column)
+        return frozenset(found - other)
+
+    def overlap(self, unit: Dimensions) -> object:
+        """True, False, or ``_UNDECIDED`` when only :func:`partition_overlap` can tell."""
+        values = dict(unit)
+        for shape, listed in self.shapes:
+            if not all(column in values for column in shape):
+                return _UNDECIDED  # a finer partitioning than the partition's: unknown
+            if tuple(values[column] for column in shape) in listed:
+                return True
+        for shape, _ in self.shapes:
+            for column in shape:
+                value = values[column]
+                if value is None:
+                    return _UNDECIDED
+                kind = _kind(value)
+                if kind == "string" or (kind == "date" and column in self.dates):
+                    continue
+                return _UNDECIDED
+        return False
+
+    def values_in(self, shape: tuple[str, ...]) -> frozenset[tuple[str | None, ...]] | None:
+        """The listed partitions' values when they all have these columns, else None."""
+        if len(self.shapes) == 1 and self.shapes[0][0] == shape:
+            return self.shapes[0][1]
+        if not self.shapes:
+            return frozenset()
+        return None
+
+
+_ORDERS: dict[str, Callable[[str, str], bool]] = {
+    "EQUAL": operator.eq,
+    "GREATER_THAN": operator.gt,
+    "GREATER_EQUAL_THAN": operator.ge,
+    "LESS_THAN": operator.lt,
+    "LESS_EQUAL_THAN": operator.le,
+}
+
+
+def _quick_overlap(node: Any, values: Mapping[str, str | None]) -> Any:
+    """:func:`partition_overlap` of comparisons of columns with ISO-date literals (a range of
+    days), for partitions whose values of those columns are ISO dates: such dates compare as
+    their text. ``_UNDECIDED`` for any other condition or value, which it leaves to
+    :func:`partition_overlap`."""
+    kind = node.get("type") if isinstance(node, Mapping) else None
+    if kind == "binary":
+        assert isinstance(node, Mapping)
+        operator_name = node.get("operator")
+        if operator_name not in ("AND", "OR"):
+            return _UNDECIDED
+        left = _quick_overlap(node.get("left"), values)
+        right = _quick_overlap(node.get("right"), values)
+        if _UNDECIDED in (left, right):
+            return _UNDECIDED
+        if operator_name == "AND":
+            return False if False in (left, right) else (True if left and right else None)
+        return True if True in (left, right) else (False if left is right is False else None)
+    if kind != "compare":
+        return _UNDECIDED
+    assert isinstance(node, Mapping)
+    compare = _ORDERS.get(node.get("comparison"))  # type: ignore[arg-type]
+    field, literal = node.get("left"), node.get("right")
+    if (
+        compare is None
+        or not isinstance(field, Mapping)
+        or not isinstance(literal, Mapping)
+        or field.get("type") != "field"
+        or literal.get("type") != "literal"
+    ):
+        return _UNDECIDED
+    name, text = field.get("field"), literal.get("value")
+    if not isinstance(name, str) or not name or "." in name or not isinstance(text, str):
+        return _UNDECIDED
+    if name not in values:
+        return None  # a column other than the partition's: unknown
+    value = values[name]
+    if value is None or _kind(value) != "date" or _kind(text) != "date":
+        return _UNDECIDED
+    return compare(value, text)
+
+
+def _compared_fields(condition: Any) -> frozenset[str] | None:
+    """The fields named by a condition made of comparisons (AND, OR) only, else None."""
+    names: set[str] = set()
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping):
+            return None
+        kind = node.get("type")
+        if kind == "binary":
+            stack.extend((node.get("left"), node.get("right")))
+        elif kind == "compare":
+            for side in (node.get("left"), node.get("right")):
+                if isinstance(side, Mapping) and side.get("type") == "field":
+                    if not isinstance(side.get("field"), str):
+                        return None
+                    names.add(side["field"])
+        else:
+            return None
+    return frozenset(names)
 
 
 def _key(dimensions: Mapping[str, Any]) -> Dimensions:
@@ -458,8 +872,19 @@ def _affected(
         reached = queue.popleft()
         if limit is not None and reached.hops > limit:
             continue
-        for read in graph.readers_after(reached.dataset_id, reached.after, reached.inclusive):
-            label, matched = _read_label(graph, read, reached.units)
+        known: dict[Unit, Values] = {
+            unit: tuple(value for _, value in unit)
+            for unit, _ in reached.units
+            if unit is not None and graph.identifier(reached.dataset_id, unit) is not None
+        }
+        if graph.plain_shape(reached.dataset_id) is None:
+            known = {}
+        if known and len(known) == len(reached.units):
+            reads = graph.readers_of(reached.dataset_id, known, reached.after, reached.inclusive)
+        else:
+            reads = graph.readers_after(reached.dataset_id, reached.after, reached.inclusive)
+        for read in reads:
+            label, matched = _read_label(graph, read, reached.units, known)
             if label is None:
                 continue
             previous = found.get(read.run.run_id)
@@ -502,12 +927,33 @@ def _affected(
 
 
 def _read_label(
-    graph: _Graph, read: _Access, units: Iterable[tuple[Unit, Label]]
+    graph: _Graph,
+    read: _Access,
+    units: Iterable[tuple[Unit, Label]],
+    known: Mapping[Unit, Values] | None = None,
 ) -> tuple[Label | None, list[Unit]]:
+    """How sure it is that ``read`` overlaps the units, and which it may overlap. ``known``:
+    the values of those of the units that are known partitions of the read's dataset, when it
+    has a :meth:`~_Graph.plain_shape`."""
+    known = known or {}
     label: Label | None = None
     matched = []
+    listed = None if read.text is None else graph.candidates(read)
+    tree = None if read.text is None else graph.compiled(read)
+    # Comparisons decide alike for the partitions that agree on the columns they name: one
+    # evaluation per distinct value of those (a day), not per partition (a day's countries).
+    fields = tree.fields if tree is not None and tree.kind == "compared" else None
+    answers: dict[Dimensions, bool | None] = {}
     for unit, unit_label in units:
-        found = graph.overlap(read, unit)
+        if listed is not None and unit in known and known[unit] not in listed:
+            continue  # a known partition the read's partition lists leave out
+        if fields is not None and unit is not None:
+            seen = tuple(pair for pair in unit if pair[0] in fields)
+            if seen not in answers:
+                answers[seen] = graph.overlap(read, unit)
+            found = answers[seen]
+        else:
+            found = graph.overlap(read, unit)
         if found is False:
             continue
         matched.append(unit)
@@ -516,9 +962,8 @@ def _read_label(
 
 
 def _refs(graph: _Graph, dataset_id: int, units: Iterable[Unit]) -> Iterator[PartitionRef]:
-    known = graph.known(dataset_id)
     for unit in sorted(u for u in units if u is not None):
-        yield PartitionRef(unit, known.get(unit))
+        yield PartitionRef(unit, graph.identifier(dataset_id, unit) or None)
 
 
 def provenance(
@@ -664,6 +1109,7 @@ def dataset_partitions(
     try:
         graph = _Graph(store)
         dataset_id = graph.resolve(dataset, namespace)
+        found = graph.dataset(dataset_id)
         writes = sorted(
             (
                 write
@@ -696,4 +1142,4 @@ def dataset_partitions(
     finally:
         if close:
             store.close()
-    return PartitionsReport(graph.dataset(dataset_id), tuple(states))
+    return PartitionsReport(found, tuple(states))

@@ -13,7 +13,12 @@ Tables:
 - ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
   condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
 - ``access_conditions``: those distinct conditions, one row each;
-- ``partitions``: the partitions of each dataset that some read or write listed.
+- ``access_partitions``: the partitions each access's conditions list, to find the reads of a
+  partition without reading every condition;
+- ``partitions``: the partitions of each dataset that some read or write listed;
+- ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
+  and how their values compare (text, date, number, null), so that a query knows without reading
+  every partition whether some are finer than others, or compare otherwise than as text.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from types import TracebackType
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The ``PRAGMA user_version`` of the layout this version writes and reads."""
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -74,6 +79,9 @@ CREATE TABLE accesses (
     dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
     direction   TEXT NOT NULL CHECK (direction IN ('input', 'output')),
     condition   TEXT,  -- canonical JSON; NULL: the whole dataset
+    -- 1 when the condition only lists partitions (partition lists joined by OR), each listed
+    -- in access_partitions: then it selects no partition it does not list
+    listed      INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );
 CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction);
@@ -84,11 +92,32 @@ CREATE TABLE access_conditions (
     PRIMARY KEY (access_id, condition)
 ) WITHOUT ROWID;
 
+CREATE TABLE access_partitions (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    dimensions  TEXT NOT NULL,  -- as in partitions
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    PRIMARY KEY (dataset_id, dimensions, access_id)
+) WITHOUT ROWID;
+
 CREATE TABLE partitions (
     dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
     dimensions  TEXT NOT NULL,  -- canonical JSON object: column -> value (null: the null partition)
     identifier  TEXT,
     PRIMARY KEY (dataset_id, dimensions)
+) WITHOUT ROWID;
+
+CREATE TABLE partition_columns (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    columns     TEXT NOT NULL,  -- canonical JSON array of a partition's column names, sorted
+    PRIMARY KEY (dataset_id, columns)
+) WITHOUT ROWID;
+
+CREATE TABLE partition_kinds (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    column_name TEXT NOT NULL,
+    -- how partition_overlap() types the column's values: string, date, bigint, decimal; null
+    kind        TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, column_name, kind)
 ) WITHOUT ROWID;
 """
 
@@ -108,7 +137,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    1
+    2
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:

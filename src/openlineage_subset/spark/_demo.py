@@ -6,7 +6,8 @@ table, and the captured events (``events.jsonl``, ``quarantine.jsonl``). The pip
 two days of two countries (partition pruning) and the active EU stores (a row filter), writes
 a daily aggregate with dynamic partition overwrite, then overwrites one static partition of a
 catalog table it creates if missing. The events are read back, validated strictly, and
-summarised per run.
+summarised per run; then they are ingested into a lineage database (``lineage.db``) and the demo
+asks which runs one partition of ``lake/sales`` affected.
 
 Example::
 
@@ -19,6 +20,8 @@ Example::
       in   lake/stores.csv   region = 'EU' AND active = 'true'
       out  lake/daily_sales  PARTITION (business_date = '2024-10-15', country = 'DE')
       ...
+    Impact of lake/sales, partition(s) business_date=2024-10-15/country=DE
+    ...
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from openlineage_subset import render, validate
 from openlineage_subset._delivery import JsonLinesTransport
+from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
+from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable
 
 if TYPE_CHECKING:  # the spark extra is imported where used: this module imports without it
@@ -70,6 +75,8 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 else Spark announces at start-up the level it would use in a shell."""
 _SHOWN_PARTITIONS = 4
 """A condition listing more partitions than this shows the first few and a count."""
+IMPACT_PARTITION = {"business_date": "2024-10-15", "country": "DE"}
+"""The partition of ``lake/sales`` whose impact the demo shows: one the pipeline reads."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,10 @@ class DemoPaths:
     @property
     def quarantine(self) -> Path:
         return self.root / "quarantine.jsonl"
+
+    @property
+    def lineage(self) -> Path:
+        return self.root / "lineage.db"
 
     @property
     def log_config(self) -> Path:
@@ -153,6 +164,7 @@ def _prepare(workdir: str | None) -> DemoPaths:
     paths = DemoPaths(root)
     paths.events.unlink(missing_ok=True)
     paths.quarantine.unlink(missing_ok=True)
+    paths.lineage.unlink(missing_ok=True)
     paths.log_config.write_text(_LOG_CONFIG, encoding="utf-8")
     return paths
 
@@ -329,6 +341,28 @@ def _summarize(paths: DemoPaths, problems: list[str]) -> int:
         return 1
     print(f"{len(events)} events written to {paths.events}, all valid (strict)")
     print(f"check them yourself: ol-subset validate --strict {paths.events}")
+    return _show_impact(paths)
+
+
+def _show_impact(paths: DemoPaths) -> int:
+    """Ingest the events into ``lineage.db`` and print the impact of one ``lake/sales``
+    partition; 0 when answered. Datasets are named relative to the work directory, as above."""
+    print()
+    try:
+        report = ingest([paths.events], paths.lineage)
+        if report.invalid or report.unreadable:
+            print(f"ol-subset demo: lineage ingest: {report.problems[0]}", file=sys.stderr)
+            return 1
+        answer = impact(paths.lineage, "lake/sales", partition=IMPACT_PARTITION)
+    except LineageDatabaseError as error:
+        print(f"ol-subset demo: lineage: {error}", file=sys.stderr)
+        return 1
+    inside = f"file:{paths.root}/"
+    for line in impact_text(answer):
+        print(line.replace(inside, ""))
+    print()
+    asked = " ".join(f"--partition {column}={value}" for column, value in IMPACT_PARTITION.items())
+    print(f"ask it yourself: ol-subset lineage impact lake/sales {asked} --db {paths.lineage}")
     return 0
 
 

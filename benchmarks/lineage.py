@@ -1,0 +1,323 @@
+"""Partition lineage at the size of three years of a daily pipeline: ingest, impact, provenance.
+
+Writes the synthetic history of a 5-stage daily pipeline over ``--days`` business dates (default
+1,095: three years from 2022-01-01) and ``--countries`` countries (default 30) as JSON Lines,
+in this package's shape (START lists the outputs without their subset facet, COMPLETE or FAIL
+has it). Each business date is processed the next morning, one stage after the other:
+
+1. ``ingest``: reads ``landing/events`` (a location condition: that day's folder) and writes
+   ``raw/events``, partitioned by (business_date, country): the day's partitions, one per
+   country;
+2. ``clean``: reads that day's ``raw/events`` partitions (a partition list), writes
+   ``clean/events``, the same partitions;
+3. ``aggregate``: reads that day's ``clean/events`` partitions, writes ``agg/daily``; one date in
+   30 it reads ``clean/events`` with a filter on a non-partition column as well
+   (``... AND amount > 0``), which the queries can only call *possible*;
+4. ``rolling``: reads a trailing 7-day window of ``agg/daily`` (``business_date BETWEEN d - 6
+   AND d``, a range like "the last 24 hourly partitions"), writes ``features/rolling7``;
+5. ``report``: reads that day's ``features/rolling7`` partitions, writes ``reports/daily``; one
+   date in 45 it reads ``business_date = d AND score > 0.9`` instead (a non-partition filter).
+
+About one run in 200 fails (FAIL event, outputs without facet) and is run again. The default
+size is 5,475 successful runs (about 5,500 with the failed ones, 11,000 events) writing 164,250
+partitions.
+
+Then it prints, from one run: the events and the file's size; the ingest rate (events stored per
+second, into a new database) and the peak memory of an ingest in a child process, of this file
+and of a file of its first tenth (streamed: the peak does not grow with the file); the median
+time of ``impact`` from one ``raw/events`` partition (the middle date, first country) through
+all 5 stages, and of ``provenance`` of one ``reports/daily`` partition; then the naive way to
+answer the same impact: re-reading the events file into a new temporary database and asking
+there (what a tool without a stored index does every time), and the ratio of the two.
+
+Targets: ingest at least 10,000 events/s; impact at most 100 ms; the naive re-read at least
+100x slower than impact; peak memory bounded (about the same for the whole file and a tenth).
+
+    python benchmarks/lineage.py [--days 1095] [--countries 30] [--rounds 5] [--seed 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import random
+import statistics
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from openlineage_subset.lineage import impact, ingest, provenance
+
+PRODUCER = "https://github.com/openlineage-subset/openlineage-subset/tree/0.1.0/benchmarks"
+CORE_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+FACETS_URL = "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/"
+NAMESPACE = "s3://lake"
+FIRST_DAY = dt.date(2022, 1, 1)
+CODES = [a + b for a in string.ascii_uppercase for b in string.ascii_uppercase]
+FAILURE_RATE = 0.005
+STAGE_MINUTES = 20
+"""Stage k of a date starts 20 k minutes after 01:00 the next day; a run takes 5 minutes, a
+failed attempt 2, and its retry starts 6 minutes into the slot."""
+MB = 1024 * 1024
+
+Json = dict[str, Any]
+T = TypeVar("T")
+
+
+def _time(moment: dt.datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _partitions(day: str, countries: Sequence[str]) -> Json:
+    return {
+        "type": "partition",
+        "partitions": [
+            {
+                "dimensions": {"business_date": day, "country": country},
+                "identifier": f"business_date={day}/country={country}",
+            }
+            for country in countries
+        ],
+    }
+
+
+def _compare(column: str, comparison: str, value: str) -> Json:
+    return {
+        "type": "compare",
+        "left": {"type": "field", "field": column},
+        "right": {"type": "literal", "value": value},
+        "comparison": comparison,
+    }
+
+
+def _and(left: Json, right: Json) -> Json:
+    return {"type": "binary", "operator": "AND", "left": left, "right": right}
+
+
+def _dataset(name: str, condition: Json | None, role: str) -> Json:
+    dataset: Json = {"namespace": NAMESPACE, "name": name}
+    if condition is not None:
+        place, key, kind = (
+            ("inputFacets", "inputCondition", "InputSubsetInputDatasetFacet")
+            if role == "input"
+            else ("outputFacets", "outputCondition", "OutputSubsetOutputDatasetFacet")
+        )
+        facet = {"_producer": PRODUCER, "_schemaURL": FACETS_URL + kind, key: condition}
+        dataset[place] = {"subset": facet}
+    return dataset
+
+
+def _event(
+    kind: str,
+    moment: dt.datetime,
+    run_id: str,
+    job: str,
+    *,
+    reads: list[tuple[str, Json]],
+    writes: list[tuple[str, Json | None]],
+) -> Json:
+    return {
+        "eventType": kind,
+        "eventTime": _time(moment),
+        "producer": PRODUCER,
+        "schemaURL": CORE_URL,
+        "run": {"runId": run_id},
+        "job": {"namespace": "pipeline", "name": job},
+        "inputs": [_dataset(name, condition, "input") for name, condition in reads],
+        "outputs": [_dataset(name, condition, "output") for name, condition in writes],
+    }
+
+
+def _stage(index: int, day: dt.date, countries: Sequence[str]) -> tuple[str, list[Any], list[Any]]:
+    """Stage ``index`` (1 to 5) of business date ``day``: job name, reads, writes."""
+    text = day.isoformat()
+    todays = _partitions(text, countries)
+    if index == 1:
+        folder = f"s3://landing/events/{day:%Y/%m/%d}"
+        location = {"type": "location", "locations": [folder]}
+        return "ingest", [("landing/events", location)], [("raw/events", todays)]
+    if index == 2:
+        return "clean", [("raw/events", todays)], [("clean/events", todays)]
+    if index == 3:
+        day_number = (day - FIRST_DAY).days
+        read = (
+            _and(todays, _compare("amount", "GREATER_THAN", "0"))
+            if day_number % 30 == 29
+            else todays
+        )
+        return "aggregate", [("clean/events", read)], [("agg/daily", todays)]
+    if index == 4:
+        first = (day - dt.timedelta(days=6)).isoformat()
+        window = _and(
+            _compare("business_date", "GREATER_EQUAL_THAN", first),
+            _compare("business_date", "LESS_EQUAL_THAN", text),
+        )
+        return "rolling", [("agg/daily", window)], [("features/rolling7", todays)]
+    day_number = (day - FIRST_DAY).days
+    read = (
+        _and(_compare("business_date", "EQUAL", text), _compare("score", "GREATER_THAN", "0.9"))
+        if day_number % 45 == 44
+        else todays
+    )
+    return "report", [("features/rolling7", read)], [("reports/daily", todays)]
+
+
+def history(days: int, countries: int, seed: int) -> Iterator[Json]:
+    """The pipeline's events, in time order."""
+    chooser = random.Random(seed)
+    names = CODES[:countries]
+    serial = 0
+    for number in range(days):
+        day = FIRST_DAY + dt.timedelta(days=number)
+        morning = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(1, 0))
+        for index in range(1, 6):
+            job, reads, writes = _stage(index, day, names)
+            slot = morning + dt.timedelta(minutes=STAGE_MINUTES * (index - 1))
+            unannounced = [(name, None) for name, _ in writes]
+            if chooser.random() < FAILURE_RATE:
+                serial += 1
+                failed = f"00000000-0000-4000-8000-{serial:012d}"
+                for kind, minutes in (("START", 0), ("FAIL", 2)):
+                    moment = slot + dt.timedelta(minutes=minutes)
+                    yield _event(kind, moment, failed, job, reads=reads, writes=unannounced)
+                slot += dt.timedelta(minutes=6)
+            serial += 1
+            run_id = f"00000000-0000-4000-8000-{serial:012d}"
+            yield _event("START", slot, run_id, job, reads=reads, writes=unannounced)
+            end = slot + dt.timedelta(minutes=5)
+            yield _event("COMPLETE", end, run_id, job, reads=reads, writes=writes)
+
+
+def write_history(path: Path, events: Iterator[Json]) -> tuple[int, int]:
+    """Write the events as JSON Lines; (events, partitions written by completed runs)."""
+    count = written = 0
+    with path.open("w", encoding="utf-8") as out:
+        for event in events:
+            out.write(json.dumps(event, separators=(",", ":")) + "\n")
+            count += 1
+            if event["eventType"] == "COMPLETE":
+                for dataset in event["outputs"]:
+                    written += len(
+                        dataset["outputFacets"]["subset"]["outputCondition"]["partitions"]
+                    )
+    return count, written
+
+
+def timed(function: Callable[[], T], rounds: int) -> tuple[T, float]:
+    """The last answer and the median seconds of ``rounds`` calls."""
+    times = []
+    answer: T | None = None
+    for _ in range(rounds):
+        start = time.perf_counter()
+        answer = function()
+        times.append(time.perf_counter() - start)
+    assert answer is not None
+    return answer, statistics.median(times)
+
+
+def child_peak(events: Path, db: Path) -> float:
+    """Peak resident memory (MB) of a child process ingesting ``events`` into ``db``."""
+    code = (
+        "import sys; from openlineage_subset.lineage import ingest; "
+        "ingest([sys.argv[1]], sys.argv[2])"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code, str(events), str(db)])
+    _, status, usage = os.wait4(child.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the child's ingest failed"
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KB on Linux
+    return usage.ru_maxrss * scale / MB
+
+
+def start_day(days: int) -> int:
+    """The business date (its number) whose ``raw/events`` partition the impact starts from:
+    near the middle, one whose aggregate reads with a filter on ``amount`` and whose report
+    with one on ``score`` (number 89 modulo 90), so that the answer has possible runs."""
+    middle = days // 2
+    return 89 + 90 * ((middle - 89) // 90) if middle >= 89 else middle
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=1095, help="business dates (default 1095)")
+    parser.add_argument("--countries", type=int, default=30, help="countries (default 30)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds of each query")
+    parser.add_argument("--seed", type=int, default=10, help="seed of the failed runs")
+    args = parser.parse_args()
+    assert args.days >= 7 and 1 <= args.countries <= len(CODES)
+    first = FIRST_DAY + dt.timedelta(days=start_day(args.days))
+    start = {"business_date": first.isoformat(), "country": CODES[0]}
+    last = FIRST_DAY + dt.timedelta(days=args.days - 1)
+    target = {"business_date": last.isoformat(), "country": CODES[0]}
+    with tempfile.TemporaryDirectory() as folder:
+        events_file = Path(folder, "events.jsonl")
+        events, written = write_history(events_file, history(args.days, args.countries, args.seed))
+        size = events_file.stat().st_size
+        tenth = Path(folder, "tenth.jsonl")
+        with events_file.open("rb") as source, tenth.open("wb") as out:
+            for number, line in enumerate(source):
+                if number >= events // 10:
+                    break
+                out.write(line)
+        db = Path(folder, "lineage.db")
+        began = time.perf_counter()
+        report = ingest([events_file], db)
+        ingest_seconds = time.perf_counter() - began
+        assert report.stored == events and report.invalid == 0, report.summary()
+        peak = child_peak(events_file, Path(folder, "peak.db"))
+        peak_tenth = child_peak(tenth, Path(folder, "peak_tenth.db"))
+        affected, impact_seconds = timed(
+            lambda: impact(db, "raw/events", partition=start), args.rounds
+        )
+        origin, provenance_seconds = timed(
+            lambda: provenance(db, "reports/daily", partition=target), args.rounds
+        )
+
+        def naive() -> Any:
+            with tempfile.TemporaryDirectory() as scratch:
+                fresh = Path(scratch, "lineage.db")
+                ingest([events_file], fresh)
+                return impact(fresh, "raw/events", partition=start)
+
+        again, naive_seconds = timed(naive, max(1, args.rounds // 2))
+    assert again.as_json() == affected.as_json(), "the naive answer differs"
+    runs = affected.runs
+    definite = sum(run.label == "definite" for run in runs)
+    stopped = sum(run.run.status != "COMPLETE" for run in runs)
+    backfill = sum(len(part.definite) + len(part.possible) for part in affected.backfill)
+    jobs = ", ".join(sorted({run.run.job_name for run in runs}))
+    rounds = f"median of {args.rounds}"
+    print(f"history: {args.days:,} dates x {args.countries} countries, 5 stages")
+    print(f"events:             {events:12,} ({report.runs:,} runs)")
+    print(f"partitions written: {written:12,} (by completed runs)")
+    print(f"file size:          {size / MB:12,.1f} MB")
+    print(f"ingest:             {events / ingest_seconds:12,.0f} events/s ({ingest_seconds:.2f} s)")
+    print(f"peak memory:        {peak:12,.0f} MB RSS of an ingest of the file in a child process")
+    print(f"                    {peak_tenth:12,.0f} MB RSS of one of its first tenth")
+    print(f"impact:             {impact_seconds * 1000:12,.1f} ms ({rounds})")
+    print(f"  of raw/events business_date={start['business_date']}/country={start['country']}")
+    print(
+        f"  {len(runs)} runs ({definite} definite, {len(runs) - definite} possible, "
+        f"{stopped} not completed) of {jobs}; {backfill} partitions to recompute"
+    )
+    print(f"provenance:         {provenance_seconds * 1000:12,.1f} ms ({rounds})")
+    print(f"  of reports/daily business_date={target['business_date']}/country={target['country']}")
+    print(f"  {_count_steps(origin.writers)} writer steps")
+    naive_rounds = max(1, args.rounds // 2)
+    print(f"naive impact:       {naive_seconds * 1000:12,.1f} ms (median of {naive_rounds})")
+    print("  re-reading the events file into a new temporary database, then asking there")
+    print(f"naive / impact:     {naive_seconds / impact_seconds:12,.0f}x")
+
+
+def _count_steps(steps: Sequence[Any]) -> int:
+    return sum(1 + sum(_count_steps(read.writers) for read in step.inputs) for step in steps)
+
+
+if __name__ == "__main__":
+    main()

@@ -28,6 +28,8 @@ It takes its input as hostile:
 with capture enabled; ``ol-subset demo`` runs the demo pipeline. Both need the ``spark`` extra
 and a Java runtime, and say so in one line when either is missing.
 
+``ol-subset show EVENTS...`` prints what each run read and wrote (see :mod:`._show`).
+
 ``ol-subset lineage ingest|impact|provenance|history|partitions`` builds and queries a partition
 lineage database (see :mod:`openlineage_subset.lineage` and docs/lineage.md).
 """
@@ -59,6 +61,7 @@ from openlineage_subset._replay import (
     REPLAY_HELP,
     replay_command,
 )
+from openlineage_subset._show import read_events, summary_lines
 from openlineage_subset._validate import document_kind, validate, without_subset_facet
 from openlineage_subset.lineage._commands import add_lineage_parser
 
@@ -203,6 +206,24 @@ def _parser() -> argparse.ArgumentParser:
         "temporary folder, named in the first line of output)",
     )
     demo.set_defaults(handler=_demo_command)
+    show = commands.add_parser(
+        "show",
+        help="print what each run of an events file read and wrote",
+        description=(
+            "Print, for each run of JSON Lines event files, what it read and wrote: one line a "
+            "dataset, with its subset condition, or '(whole dataset)' when it has none. A run's "
+            "events are merged (its state is the terminal one). Lines that are not RunEvents "
+            "are reported on standard error with file:line. Exit 0, 1 if a line was skipped, 2 "
+            "if a file cannot be read."
+        ),
+    )
+    show.add_argument("events", nargs="+", metavar="EVENTS")
+    show.add_argument(
+        "--relative-to",
+        metavar="DIR",
+        help="show file datasets inside DIR by their path relative to it (default: full names)",
+    )
+    show.set_defaults(handler=_show_command)
     replay = commands.add_parser("replay", help=REPLAY_HELP, description=REPLAY_DESCRIPTION)
     replay.add_argument("outbox", metavar="OUTBOX", help=ARGUMENT_HELP["outbox"])
     replay.add_argument("--output", metavar="FILE", help=ARGUMENT_HELP["output"])
@@ -247,6 +268,31 @@ def _run_command(args: argparse.Namespace) -> int:
     from openlineage_subset.spark._run import run_script  # noqa: PLC0415
 
     return run_script(args.script, args.arguments, output=args.output, namespace=args.namespace)
+
+
+def _show_command(args: argparse.Namespace) -> int:
+    events: list[dict[str, Any]] = []
+    status = EXIT_VALID
+    for path in args.events:
+        try:
+            for number, found in read_events(path):
+                if isinstance(found, str):
+                    print(f"{path}:{number}: skipped: {found}", file=sys.stderr)
+                    status = max(status, EXIT_INVALID)
+                else:
+                    events.append(found)
+        except OSError as error:
+            print(f"{path}: {_cannot_read(error)}", file=sys.stderr)
+            status = EXIT_UNUSABLE
+    root = Path(args.relative_to).absolute() if args.relative_to else None
+    try:
+        for line in summary_lines(events, root):
+            print(_printable(line))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_standard_output()
+        return EXIT_OUTPUT_CLOSED
+    return status
 
 
 def _replay_command(args: argparse.Namespace) -> int:

@@ -30,14 +30,15 @@ import json
 import shlex
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openlineage_subset import render, validate
+from openlineage_subset import validate
 from openlineage_subset._delivery import JsonLinesTransport
+from openlineage_subset._show import summary_lines
 from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
 from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable
@@ -73,8 +74,6 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 """Log4j settings for the demo's JVM: errors only. Spark's own loggers get a level of their own,
 else Spark announces at start-up the level it would use in a shell."""
-_SHOWN_PARTITIONS = 4
-"""A condition listing more partitions than this shows the first few and a count."""
 IMPACT_PARTITION = {"business_date": "2024-10-15", "country": "DE"}
 """The partition of ``lake/sales`` whose impact the demo shows: one the pipeline reads."""
 
@@ -325,11 +324,9 @@ def _summarize(paths: DemoPaths, problems: list[str]) -> int:
     """Validate the events read back and print each run; 0 when all is well."""
     events = _read_events(paths.events)
     invalid = sum(1 for event in events if validate(event, strict=True))
-    runs = _last_event_per_run(events)
     print()
-    for event in runs:
-        for line in _run_lines(event, runs, paths.root):
-            print(line)
+    for line in summary_lines(events, paths.root):
+        print(line)
     print()
     if invalid:
         problems = [*problems, f"{invalid} invalid (strict)"]
@@ -372,64 +369,6 @@ def _read_events(path: Path) -> list[dict[str, Any]]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
-
-
-def _last_event_per_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The latest event of each run (COMPLETE or FAIL over START), in order of first event."""
-    runs: dict[str, dict[str, Any]] = {}
-    for event in events:
-        runs[event["run"]["runId"]] = event
-    return list(runs.values())
-
-
-def _run_lines(event: dict[str, Any], runs: list[dict[str, Any]], root: Path) -> list[str]:
-    """``run <job>  <state>``, then one line per input and output with its condition."""
-    datasets = [("in", d, "inputFacets") for d in event["inputs"]]
-    datasets += [("out", d, "outputFacets") for d in event["outputs"]]
-    header = f"run {event['job']['name']}  {event['eventType']}"
-    if not datasets:
-        children = sum(1 for run in runs if _parent_run_id(run) == event["run"]["runId"])
-        return [f"{header}  (the application: parent of {children} runs)"]
-    lines = [header]
-    width = max(len(_label(dataset, root)) for _, dataset, _ in datasets)
-    for direction, dataset, facets in datasets:
-        head = f"  {direction:<4} {_label(dataset, root):<{width}}  "
-        first, *more = _condition_lines((dataset.get(facets) or {}).get("subset"))
-        lifecycle = (dataset.get("facets") or {}).get("lifecycleStateChange")
-        if lifecycle:  # CREATE, OVERWRITE, DROP...: what happened to the part shown
-            first = f"{lifecycle['lifecycleStateChange']} {first}"
-        lines.append(head + first)
-        lines.extend(f"{'OR':>{len(head) - 1}} {item}" for item in more)
-    return lines
-
-
-def _parent_run_id(event: Mapping[str, Any]) -> str | None:
-    """The run id in an event's parent run facet, if it has one."""
-    parent = event["run"].get("facets", {}).get("parent", {})
-    run_id: str | None = parent.get("run", {}).get("runId")
-    return run_id
-
-
-def _label(dataset: Mapping[str, Any], root: Path) -> str:
-    """A dataset's name, relative to the work directory when it lies inside it."""
-    name = str(dataset["name"])
-    if dataset["namespace"] == "file" and Path(name).is_relative_to(root):
-        return Path(name).relative_to(root).as_posix()
-    return f"{dataset['namespace']}:{name}"
-
-
-def _condition_lines(facet: Mapping[str, Any] | None) -> list[str]:
-    """The rendered condition, one partition a line; a long partition list is cut short."""
-    if facet is None:
-        return ["(whole dataset)"]
-    condition = facet.get("inputCondition") or facet.get("outputCondition") or {}
-    if condition.get("type") != "partition" or not condition.get("partitions"):
-        return [render(facet)]
-    items = [render({"type": "partition", "partitions": [p]}) for p in condition["partitions"]]
-    if len(items) > _SHOWN_PARTITIONS:
-        hidden = len(items) - _SHOWN_PARTITIONS + 1
-        items = [*items[: _SHOWN_PARTITIONS - 1], f"... {hidden} more ({len(items)} in all)"]
-    return items
 
 
 def _one_line(error: BaseException) -> str:

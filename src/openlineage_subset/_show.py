@@ -1,0 +1,156 @@
+"""``ol-subset show EVENTS...``: what each run read and wrote, one line a dataset.
+
+The events of a run are merged in the order they are read: its state is that of its terminal
+event (``COMPLETE``, ``FAIL``, ``ABORT``) if any, else of its latest; its datasets are the union
+of its events' inputs and outputs (a run's datasets may be spread over several events, as
+:func:`~openlineage_subset._budget.bound_event` spreads them), each with the latest subset facet
+an event gave it and the latest lifecycle change. Runs are listed in the order of their first
+event; a run with no dataset is shown as the parent of the runs that name it in their parent
+facet (a Spark application, an Airflow DAG run).
+
+For any OpenLineage producer's events, not only this package's: conditions are rendered with
+:func:`~openlineage_subset.render`; a partition list longer than a few is cut short with a count.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from openlineage_subset._render import render
+
+SHOWN_PARTITIONS = 4
+"""A condition listing more partitions than this shows the first few and a count."""
+_TERMINAL = ("COMPLETE", "FAIL", "ABORT")
+_SIDES = (("inputs", "inputFacets", "in"), ("outputs", "outputFacets", "out"))
+
+
+@dataclass
+class _Run:
+    """What the events of one run said, merged."""
+
+    job: str
+    state: str
+    terminal: bool
+    parent: str | None
+    datasets: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    """(direction, namespace, name) -> {"subset": facet or None, "lifecycle": change or None}"""
+
+
+def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None) -> list[str]:
+    """The summary of the runs of ``events``: ``run <job>  <state>``, then one line per
+    dataset with its condition; dataset names inside ``root`` are shown relative to it.
+
+    >>> start = {"eventType": "START", "run": {"runId": "r1"}, "job": {"name": "daily"},
+    ...          "inputs": [{"namespace": "file", "name": "/lake/sales"}], "outputs": []}
+    >>> facet = {"inputCondition": {"type": "location", "locations": ["/lake/sales/day=1"]}}
+    >>> complete = {**start, "eventType": "COMPLETE", "inputs": [
+    ...     {"namespace": "file", "name": "/lake/sales", "inputFacets": {"subset": facet}}]}
+    >>> print("\\n".join(summary_lines([start, complete], Path("/lake"))))
+    run daily  COMPLETE
+      in   sales  LOCATION IN ('/lake/sales/day=1')
+    """
+    runs = _merged(events)
+    lines = []
+    for run_id, run in runs.items():
+        lines.extend(_run_lines(run_id, run, runs, root))
+    return lines
+
+
+def read_events(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """(line number, event) of each non-blank line of a JSON Lines file; (line number, why)
+    for a line that is not a JSON object with a ``run.runId``. Read a line at a time."""
+    with open(path, "rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            if not raw.strip():
+                continue
+            try:
+                document = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as error:
+                yield number, f"not a JSON document ({error})"
+                continue
+            run = document.get("run") if isinstance(document, dict) else None
+            if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
+                yield number, "not a RunEvent (no run.runId)"
+                continue
+            yield number, document
+
+
+def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
+    runs: dict[str, _Run] = {}
+    for event in events:
+        run_id = str(event["run"]["runId"])
+        event_type = str(event.get("eventType") or "OTHER")
+        job = event.get("job") or {}
+        run = runs.get(run_id)
+        if run is None:
+            run = runs[run_id] = _Run(str(job.get("name")), event_type, False, None)
+        if not run.terminal or event_type in _TERMINAL:
+            run.state, run.terminal = event_type, event_type in _TERMINAL
+        run.parent = _parent_run_id(event) or run.parent
+        for side, facets_key, direction in _SIDES:
+            for dataset in event.get(side) or ():
+                if not isinstance(dataset, Mapping):
+                    continue
+                key = (direction, str(dataset.get("namespace")), str(dataset.get("name")))
+                seen = run.datasets.setdefault(key, {"subset": None, "lifecycle": None})
+                subset = (dataset.get(facets_key) or {}).get("subset")
+                lifecycle = (dataset.get("facets") or {}).get("lifecycleStateChange")
+                seen["subset"] = subset or seen["subset"]
+                seen["lifecycle"] = lifecycle or seen["lifecycle"]
+    return runs
+
+
+def _run_lines(run_id: str, run: _Run, runs: Mapping[str, _Run], root: Path | None) -> list[str]:
+    header = f"run {run.job}  {run.state}"
+    if not run.datasets:
+        children = sum(1 for other in runs.values() if other.parent == run_id)
+        if children:
+            return [f"{header}  (the application: parent of {children} runs)"]
+        return [f"{header}  (no datasets)"]
+    lines = [header]
+    labels = {key: _label(key[1], key[2], root) for key in run.datasets}
+    width = max(len(label) for label in labels.values())
+    for key, seen in run.datasets.items():
+        head = f"  {key[0]:<4} {labels[key]:<{width}}  "
+        first, *more = _condition_lines(seen["subset"])
+        lifecycle = seen["lifecycle"]
+        if isinstance(lifecycle, Mapping) and lifecycle.get("lifecycleStateChange"):
+            first = f"{lifecycle['lifecycleStateChange']} {first}"  # CREATE, OVERWRITE, ...
+        lines.append(head + first)
+        lines.extend(f"{'OR':>{len(head) - 1}} {item}" for item in more)
+    return lines
+
+
+def _parent_run_id(event: Mapping[str, Any]) -> str | None:
+    """The run id in an event's parent run facet, if it has one."""
+    parent = ((event.get("run") or {}).get("facets") or {}).get("parent") or {}
+    run_id = (parent.get("run") or {}).get("runId")
+    return run_id if isinstance(run_id, str) else None
+
+
+def _label(namespace: str, name: str, root: Path | None) -> str:
+    """A dataset's name, relative to ``root`` when it lies inside it."""
+    if root is not None and namespace == "file" and Path(name).is_relative_to(root):
+        return Path(name).relative_to(root).as_posix()
+    return f"{namespace}:{name}"
+
+
+def _condition_lines(facet: Any) -> list[str]:
+    """The rendered condition, one partition a line; a long partition list is cut short."""
+    if facet is None:
+        return ["(whole dataset)"]
+    try:
+        condition = facet.get("inputCondition") or facet.get("outputCondition") or {}
+        if condition.get("type") != "partition" or not condition.get("partitions"):
+            return [render(facet)]
+        items = [render({"type": "partition", "partitions": [p]}) for p in condition["partitions"]]
+    except (ValueError, TypeError, AttributeError) as error:  # another producer's bad facet
+        return [f"(a subset facet that cannot be read: {error})"]
+    if len(items) > SHOWN_PARTITIONS:
+        hidden = len(items) - SHOWN_PARTITIONS + 1
+        items = [*items[: SHOWN_PARTITIONS - 1], f"... {hidden} more ({len(items)} in all)"]
+    return items

@@ -1,0 +1,100 @@
+"""``ol-subset show``: each run's datasets and conditions, merged over the run's events."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from openlineage_subset._cli import main
+from openlineage_subset._show import SHOWN_PARTITIONS, summary_lines
+
+APP, ACTION, FAILED = "app-run", "action-run", "failed-run"
+
+
+def _event(
+    run: str, kind: str, *, job: str = "job", parent: str | None = None, **sides: list
+) -> dict:
+    facets = {"parent": {"run": {"runId": parent}, "job": {"name": "app"}}} if parent else {}
+    return {
+        "eventType": kind,
+        "run": {"runId": run, "facets": facets},
+        "job": {"namespace": "tests", "name": job},
+        "inputs": sides.get("inputs", []),
+        "outputs": sides.get("outputs", []),
+    }
+
+
+def _dataset(name: str, condition: dict | None = None, *, output: bool = False) -> dict:
+    dataset: dict = {"namespace": "file", "name": f"/lake/{name}"}
+    if condition is not None:
+        key = "outputCondition" if output else "inputCondition"
+        dataset["outputFacets" if output else "inputFacets"] = {"subset": {key: condition}}
+    return dataset
+
+
+def _days(*days: str) -> dict:
+    return {"type": "partition", "partitions": [{"dimensions": {"day": d}} for d in days]}
+
+
+def test_a_run_spread_over_several_events_is_shown_once_with_every_dataset() -> None:
+    events = [
+        _event(APP, "START", job="app"),
+        _event(ACTION, "START", parent=APP, inputs=[_dataset("a")], outputs=[_dataset("b")]),
+        # bound_event spreads datasets over RUNNING events: these belong to the same run
+        _event(ACTION, "RUNNING", parent=APP, inputs=[_dataset("c", _days("2024-10-15"))]),
+        _event(
+            ACTION,
+            "COMPLETE",
+            parent=APP,
+            inputs=[_dataset("a", _days("2024-10-14"))],
+            outputs=[_dataset("b", _days("2024-10-16"), output=True)],
+        ),
+        _event(FAILED, "START", job="broken", parent=APP, inputs=[_dataset("a")]),
+        _event(FAILED, "FAIL", job="broken", parent=APP),
+        _event(FAILED, "RUNNING", job="broken", parent=APP),  # late: the FAIL still counts
+        _event(APP, "COMPLETE", job="app"),
+    ]
+    assert summary_lines(events, Path("/lake")) == [
+        "run app  COMPLETE  (the application: parent of 2 runs)",
+        "run job  COMPLETE",
+        "  in   a  PARTITION (day = '2024-10-14')",
+        "  out  b  PARTITION (day = '2024-10-16')",
+        "  in   c  PARTITION (day = '2024-10-15')",
+        "run broken  FAIL",
+        "  in   a  (whole dataset)",
+    ]
+
+
+def test_long_lists_are_cut_short_and_names_outside_the_root_are_full() -> None:
+    days = [f"2024-10-{d:02}" for d in range(1, 11)]
+    events = [_event(ACTION, "COMPLETE", inputs=[_dataset("a", _days(*days))])]
+    lines = summary_lines(events, Path("/elsewhere"))
+    assert lines[1] == "  in   file:/lake/a  PARTITION (day = '2024-10-01')"
+    assert len(lines) == 1 + SHOWN_PARTITIONS
+    assert lines[-1].endswith(f"OR ... {10 - SHOWN_PARTITIONS + 1} more (10 in all)")
+
+
+def test_the_command_skips_what_is_not_a_run_event_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad_facet = _dataset("x")
+    bad_facet["inputFacets"] = {"subset": {"inputCondition": 5}}  # another producer's mistake
+    lines = [
+        json.dumps(_event(ACTION, "COMPLETE", job="a\x1b[2Jb", inputs=[bad_facet])),
+        "{not json",
+        json.dumps({"eventType": "START"}),
+        "",
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    status = main(["show", str(path), "--relative-to", "/lake"])
+    captured = capsys.readouterr()
+    assert status == 1
+    assert captured.out.splitlines()[0] == "run a\\x1b[2Jb  COMPLETE", "escaped, never obeyed"
+    assert "(a subset facet that cannot be read:" in captured.out
+    assert f"{path}:2: skipped: not a JSON document" in captured.err
+    assert f"{path}:3: skipped: not a RunEvent (no run.runId)" in captured.err
+    assert main(["show", str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl: cannot read" in capsys.readouterr().err

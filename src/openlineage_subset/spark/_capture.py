@@ -49,8 +49,13 @@ from openlineage_subset.spark._jvm import (
     CatalogWatch,
     JvmCallback,
     change_facts,
-    java_class,
+    conf_with_prefix,
+    drain_listener_bus,
+    java_error_text,
     plan_facts,
+    register_listener,
+    session_key,
+    unregister_listener,
     v2_write_facts,
 )
 from openlineage_subset.spark._reads import input_datasets_from_scans
@@ -122,7 +127,7 @@ class CaptureHandle:
         if self.catalog_watch.watching or self._catalog_unwatchable:
             return
         try:
-            self.catalog_watch.watch(self.spark._jsparkSession)
+            self.catalog_watch.watch(self.spark)
         except Exception as error:
             self._catalog_unwatchable = True
             self.record_error("watching the catalog for dropped tables", error)
@@ -131,7 +136,7 @@ class CaptureHandle:
         """Wait until the actions run so far have their events delivered (or quarantined);
         False when ``timeout`` (default: the close budget) ran out first."""
         try:
-            self.spark._jsc.sc().listenerBus().waitUntilEmpty()
+            drain_listener_bus(self.spark)
         except Exception:  # Spark stopped: its listener bus was drained at stop
             log.debug("could not wait for Spark's listener bus", exc_info=True)
         return self.emitter.flush(timeout)
@@ -157,11 +162,11 @@ class CaptureHandle:
                 return True
             self._closing = True
         try:
-            self.spark._jsc.sc().listenerBus().waitUntilEmpty()
+            drain_listener_bus(self.spark)
         except Exception:  # Spark stopped (its bus was drained at stop), or a slow bus
             log.debug("could not wait for Spark's listener bus", exc_info=True)
         try:
-            self.spark._jsparkSession.listenerManager().unregister(self.java_listener)
+            unregister_listener(self.spark, self.java_listener)
         except Exception:  # Spark already stopped: nothing to unregister from
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
         # Only now: the actions that ran before close() have been delivered to the listener.
@@ -172,8 +177,8 @@ class CaptureHandle:
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
         _excepthook.forget(self)
         with _OPEN_LOCK:
-            if _OPEN.get(id(self.spark._jsparkSession)) is self:
-                del _OPEN[id(self.spark._jsparkSession)]
+            if _OPEN.get(session_key(self.spark)) is self:
+                del _OPEN[session_key(self.spark)]
         failure = error if error is not None else self.failure
         self._emit_application("COMPLETE" if failure is None else "FAIL", failure)
         return self.emitter.close(timeout)
@@ -398,14 +403,7 @@ def _describe(exception: Any) -> tuple[str, str | None]:
     :func:`~openlineage_subset.spark._events.error_facet`, which scrubs both (one pass over a
     stack trace that may be large).
     """
-    try:
-        message = str(exception.toString())
-        trace = str(
-            java_class("org.apache.commons.lang3.exception.ExceptionUtils").getStackTrace(exception)
-        )
-    except Exception:  # a Python exception, or the JVM gone: its text is enough
-        return str(exception), None
-    return message, trace
+    return java_error_text(exception)
 
 
 def enable(
@@ -455,7 +453,7 @@ def enable(
         handle.close()   # also runs at interpreter exit
     """
     with _OPEN_LOCK:
-        existing = _OPEN.get(id(spark._jsparkSession))
+        existing = _OPEN.get(session_key(spark))
     if existing is not None and not existing.closed:
         warnings.warn(
             f"capture is already enabled on this SparkSession (application run "
@@ -469,11 +467,7 @@ def enable(
         config = SubsetConfig(**subset_options)
     elif subset_options:
         config = replace(config, **subset_options)
-    # getAllWithPrefix strips the prefix; a few round trips, however large the conf.
-    openlineage_conf = {
-        CONF_PREFIX + str(entry._1()): str(entry._2())
-        for entry in spark.sparkContext._jsc.sc().conf().getAllWithPrefix(CONF_PREFIX)
-    }
+    openlineage_conf = conf_with_prefix(spark, CONF_PREFIX)
     settings = lineage_settings(
         spark.sparkContext.appName,
         openlineage_conf,
@@ -486,11 +480,6 @@ def enable(
     for message in settings.ignored:
         warnings.warn(message, LineageSettingsWarning, stacklevel=2)
     log.info("lineage settings: %s", settings.sources)
-    from pyspark import java_gateway  # noqa: PLC0415  (the spark extra)
-
-    # Typed loosely on purpose: pyspark types the function in some versions, not others.
-    start_callback_server: Any = java_gateway.ensure_callback_server_started
-    start_callback_server(spark.sparkContext._gateway)
     emitter = open_emitter(
         transport=transport,
         output=output,
@@ -504,13 +493,10 @@ def enable(
     )
     handle._emit_application("START")
     handle.listener = _Listener(handle)
-    manager = spark._jsparkSession.listenerManager()
-    manager.register(handle.listener)
-    registered = manager.listListeners()  # in registration order: ours is the last
-    handle.java_listener = registered[len(registered) - 1]
+    handle.java_listener = register_listener(spark, handle.listener)
     handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
     _excepthook.watch(handle)
     atexit.register(handle.close)
     with _OPEN_LOCK:
-        _OPEN[id(spark._jsparkSession)] = handle
+        _OPEN[session_key(spark)] = handle
     return handle

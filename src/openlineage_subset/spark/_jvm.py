@@ -790,6 +790,62 @@ def java_member(class_name: str, member: str) -> Any:
     return _CLASSES[key]
 
 
+# -- the session: its identity, listeners, configuration ---------------------------------------
+
+
+def session_key(spark: Any) -> int:
+    """What tells one SparkSession from another: its JVM session (PySpark may wrap one JVM
+    session in several Python objects)."""
+    return id(spark._jsparkSession)
+
+
+def drain_listener_bus(spark: Any) -> None:
+    """Wait until Spark's listener bus has delivered every event posted so far (our listener
+    has then seen every action that ran)."""
+    spark._jsc.sc().listenerBus().waitUntilEmpty()
+
+
+def register_listener(spark: Any, listener: Any) -> JavaObject:
+    """Register a Python ``QueryExecutionListener``; returns the JVM proxy py4j made for it,
+    which alone can unregister it (py4j makes a new proxy each time an object crosses)."""
+    from pyspark import java_gateway  # noqa: PLC0415  (pyspark is optional)
+
+    # Typed loosely on purpose: pyspark types the function in some versions, not others.
+    start_callback_server: Any = java_gateway.ensure_callback_server_started
+    start_callback_server(spark.sparkContext._gateway)
+    manager = spark._jsparkSession.listenerManager()
+    manager.register(listener)
+    registered = manager.listListeners()  # in registration order: ours is the last
+    return registered[len(registered) - 1]
+
+
+def unregister_listener(spark: Any, proxy: JavaObject) -> None:
+    """Unregister the listener whose JVM proxy ``register_listener`` returned."""
+    spark._jsparkSession.listenerManager().unregister(proxy)
+
+
+def conf_with_prefix(spark: Any, prefix: str) -> dict[str, str]:
+    """The Spark conf entries whose key starts with ``prefix`` (keys kept whole), in a few round
+    trips however large the conf."""
+    return {
+        prefix + str(entry._1()): str(entry._2())
+        for entry in spark.sparkContext._jsc.sc().conf().getAllWithPrefix(prefix)
+    }
+
+
+def java_error_text(exception: Any) -> tuple[str, str | None]:
+    """The message and stack trace of a JVM exception, as the JVM prints them; for a Python
+    exception (or with the JVM gone), its text and no trace."""
+    try:
+        message = str(exception.toString())
+        trace = str(
+            java_class("org.apache.commons.lang3.exception.ExceptionUtils").getStackTrace(exception)
+        )
+    except Exception:  # a Python exception, or the JVM gone: its text is enough
+        return str(exception), None
+    return message, trace
+
+
 def _format_name(file_format: JavaObject) -> str | None:
     try:
         return str(file_format.shortName())
@@ -884,12 +940,12 @@ class CatalogWatch(JvmCallback):
         self.since_ms: int | None = None
         """When watching started (epoch ms): statements that started before were not seen."""
 
-    def watch(self, jsession: JavaObject) -> bool:
+    def watch(self, spark: Any) -> bool:
         """Start watching the session's external catalog if it exists yet; whether watching."""
         if self.watching:
             return True
         if self._shared is None:
-            self._shared = jsession.sharedState()
+            self._shared = spark._jsparkSession.sharedState()
         shared = self._shared
         if not _external_catalog_exists(shared):
             return False

@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import Any
 
 from openlineage_subset.spark._capture import CaptureHandle, enable
+from openlineage_subset.spark._jvm import session_key
 
 EXIT_INTERRUPTED = 130
 """The shell's status for a program stopped by Ctrl-C (128 + SIGINT)."""
@@ -42,7 +43,7 @@ def run_script(
 
     def get_or_create(builder: Any) -> Any:
         session = original(builder)
-        key = id(session._jsparkSession)
+        key = session_key(session)
         if key not in handles:
             handles[key] = enable(session, output=output, namespace=namespace)
         return session

@@ -155,6 +155,12 @@ def _condition(df: DataFrame, root: str, config: SubsetConfig | None = None) -> 
     return None if facet is None else facet["inputCondition"]
 
 
+def _count(condition: Any) -> None:
+    """Say how often a condition is there to check (``--hypothesis-show-statistics``)."""
+    kind = "no condition" if condition is None else "not read" if condition == "not read" else ""
+    event(kind or "a condition")
+
+
 @SPARK_SETTINGS
 @given(predicate=_predicates(supported=False))
 def test_every_returned_row_satisfies_the_emitted_condition(
@@ -164,14 +170,7 @@ def test_every_returned_row_satisfies_the_emitted_condition(
     query = df.where(predicate)
     returned = [row["id"] for row in query.select("id").collect()]
     condition = _condition(query, str(lake.typed))
-    # How often a condition is there to check (hypothesis --hypothesis-show-statistics).
-    event(
-        "no condition"
-        if condition is None
-        else "not read"
-        if condition == "not read"
-        else "a condition"
-    )
+    _count(condition)
     if condition in (None, "not read"):
         return
     for ident in returned:
@@ -187,13 +186,7 @@ def test_supported_predicates_are_translated_exactly(
     query = df.where(predicate)
     returned = {row["id"] for row in query.select("id").collect()}
     condition = _condition(query, str(lake.typed), SubsetConfig(combine_levels=True))
-    event(
-        "no condition"
-        if condition is None
-        else "not read"
-        if condition == "not read"
-        else "a condition"
-    )
+    _count(condition)
     if condition == "not read":
         assert returned == set()
         return

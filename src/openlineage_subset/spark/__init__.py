@@ -17,10 +17,11 @@ from typing import Any
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
 from openlineage_subset.spark._jvm import query_execution_of, scan_facts
+from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._naming import TrimRules
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._settings import LineageSettingsWarning
-from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
+from openlineage_subset.spark._writes import output_datasets_from_writes
 
 
 def input_datasets(df_or_query_execution: Any, config: SubsetConfig | None = None) -> list[Any]:

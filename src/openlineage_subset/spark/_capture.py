@@ -58,13 +58,14 @@ from openlineage_subset.spark._jvm import (
     unregister_listener,
     v2_write_facts,
 )
+from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._settings import (
     CONF_PREFIX,
     LineageSettingsWarning,
     lineage_settings,
 )
-from openlineage_subset.spark._writes import output_datasets_from_writes, write_facts
+from openlineage_subset.spark._writes import output_datasets_from_writes
 
 log = logging.getLogger("openlineage_subset.spark")
 _OPEN: dict[int, CaptureHandle] = {}

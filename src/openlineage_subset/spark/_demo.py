@@ -31,7 +31,7 @@ import shlex
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +42,7 @@ from openlineage_subset._show import summary_lines
 from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
 from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable
+from openlineage_subset.spark._jvm import first_error_line, spark_errors
 
 if TYPE_CHECKING:  # the spark extra is imported where used: this module imports without it
     from pyspark.sql import DataFrame, SparkSession
@@ -140,18 +141,10 @@ def run_demo(workdir: str | None) -> int:
     print(f"ol-subset demo: working in {paths.root}")
     try:
         problems = _capture_pipeline(paths)
-    except _spark_errors() as error:
-        print(f"ol-subset demo: Spark failed: {_one_line(error)}", file=sys.stderr)
+    except spark_errors() as error:
+        print(f"ol-subset demo: Spark failed: {first_error_line(error)}", file=sys.stderr)
         return 1
     return _summarize(paths, problems)
-
-
-def _spark_errors() -> tuple[type[Exception], ...]:
-    """What a failing Spark raises: py4j's errors (the JVM's exceptions) and PySpark's own."""
-    from py4j.protocol import Py4JError  # noqa: PLC0415
-    from pyspark.errors import PySparkException  # noqa: PLC0415
-
-    return (Py4JError, PySparkException)
 
 
 def _prepare(workdir: str | None) -> DemoPaths:
@@ -369,14 +362,3 @@ def _read_events(path: Path) -> list[dict[str, Any]]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
-
-
-def _one_line(error: BaseException) -> str:
-    """The first line of what went wrong: the Java exception's own, for a py4j error."""
-    text = str(error)
-    java_exception = getattr(error, "java_exception", None)
-    if java_exception is not None:
-        with suppress(Exception):  # the JVM is gone: py4j's message is all there is
-            text = str(java_exception.toString())
-    lines = text.strip().splitlines()
-    return lines[0] if lines else type(error).__name__

@@ -53,6 +53,7 @@ def run_script(
     sys.argv = [script, *arguments]
     status = 0
     failure: BaseException | None = None
+    uncaught: BaseException | None = None
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exit_request:
@@ -60,8 +61,7 @@ def run_script(
         if status != 0:
             failure = exit_request.with_traceback(_from_script(exit_request.__traceback__, script))
     except BaseException as error:  # the script's own failure, KeyboardInterrupt included
-        failure = error.with_traceback(_from_script(error.__traceback__, script))
-        sys.excepthook(type(error), error, failure.__traceback__)
+        failure = uncaught = error.with_traceback(_from_script(error.__traceback__, script))
         status = EXIT_INTERRUPTED if isinstance(error, KeyboardInterrupt) else 1
     finally:
         sys.argv = saved_argv
@@ -69,6 +69,8 @@ def run_script(
         for handle in handles.values():
             handle.close(error=failure)
             print(f"ol-subset run: {summary(handle)}", file=sys.stderr)
+    if uncaught is not None:  # last, as Python prints it: a reader of the output's end finds it
+        sys.excepthook(type(uncaught), uncaught, uncaught.__traceback__)
     return status
 
 

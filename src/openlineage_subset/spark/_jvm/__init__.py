@@ -846,6 +846,27 @@ def java_error_text(exception: Any) -> tuple[str, str | None]:
     return message, trace
 
 
+def spark_errors() -> tuple[type[Exception], ...]:
+    """What a failing Spark raises: py4j's errors (the JVM's exceptions) and PySpark's own."""
+    from py4j.protocol import Py4JError  # noqa: PLC0415  (pyspark is optional)
+    from pyspark.errors import PySparkException  # noqa: PLC0415
+
+    return (Py4JError, PySparkException)
+
+
+def first_error_line(error: BaseException) -> str:
+    """The first line of what went wrong: the Java exception's own, for a py4j error."""
+    text = str(error)
+    java_exception = getattr(error, "java_exception", None)
+    if java_exception is not None:
+        try:
+            text = str(java_exception.toString())
+        except Exception:  # the JVM is gone: py4j's message is all there is
+            log.debug("cannot read the Java exception", exc_info=True)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def _format_name(file_format: JavaObject) -> str | None:
     try:
         return str(file_format.shortName())

@@ -127,7 +127,7 @@ def test_hive_partition_names() -> None:
         table_location=SALES,
         directories=None,
         partition_filters=(COUNTRY_PL,),
-        extra={"partition_names": ("country=PL",)},
+        partition_names=("country=PL",),
     )
     assert one(scan)[2] == "PARTITION (country = 'PL')"
 

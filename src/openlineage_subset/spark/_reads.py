@@ -245,8 +245,8 @@ def _model(condition: dict[str, Any] | None) -> Any:
 
 def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:
     """Partition paths (``k=v/k2=v2``) read below ``root``, or None if the read is not by them."""
-    if facts.extra.get("partition_names") is not None:
-        names = set(facts.extra["partition_names"])
+    if facts.partition_names is not None:
+        names = set(facts.partition_names)
     elif facts.directories is not None:
         names = set(_relative_directories(facts, root))
     else:

@@ -15,9 +15,8 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, ClassVar, cast
 
 from openlineage_subset.spark._degrade import warn_once
@@ -93,7 +92,8 @@ class ScanFacts:
     """The directories holding the files read after partition pruning; None when unknown."""
     total_partitions: int | None = None
     """Partitions of the whole relation, where known without extra listing."""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    partition_names: tuple[str, ...] | None = None
+    """A Hive table scan's selected partitions by name (``k=v/k2=v2``), when Spark says."""
 
 
 def query_execution_of(subject: Any) -> tuple[JavaObject, bool]:
@@ -462,12 +462,8 @@ class _Collector:
             partition_columns=strings_of(meta.partitionColumnNames()),
             filters=(*partition_filters, *above),
             partition_filters=tuple(partition_filters),
-            extra={"partition_names": _hive_partition_names(jscan)},
+            partition_names=_hive_partition_names(jscan),
         )
-
-
-def _same(value: JavaObject) -> JavaObject:
-    return value
 
 
 def _whole_scan(kind: str, jscan: JavaObject, error: Exception) -> ScanFacts | None:
@@ -538,7 +534,7 @@ def _filter_trees(jfilters: JavaObject) -> list[Node]:
     for position in range(jfilters.size()):
         jexpression = jfilters.apply(position)
         tree = decoded(jexpression)
-        _read_extras(tree, partial(_same, jexpression))
+        _read_extras(tree, jexpression)
         trees.append(tree)
     return trees
 
@@ -549,13 +545,13 @@ def _filters_above(ancestors: list[tuple[str, JavaObject]]) -> Iterator[Node]:
         if kind == "FilterExec":
             jcondition = jnode.condition()
             condition = decoded(jcondition)
-            _read_extras(condition, partial(_same, jcondition))
+            _read_extras(condition, jcondition)
             yield from _conjuncts(condition)
         elif kind not in _PASS_THROUGH:
             return
 
 
-def _read_extras(tree: Node, jexpression: Callable[[], JavaObject]) -> None:
+def _read_extras(tree: Node, jexpression: JavaObject) -> None:
     """Read what the JSON of an expression leaves out: ``InSet`` values, exact timestamps.
 
     Nodes are fetched by their pre-order number (``TreeNode.apply``); a node whose class is not
@@ -570,7 +566,7 @@ def _read_extras(tree: Node, jexpression: Callable[[], JavaObject]) -> None:
         )
         if not wanted:
             continue
-        jnode = jexpression().apply(node.index)
+        jnode = jexpression.apply(node.index)
         if str(jnode.getClass().getSimpleName()) != node.kind:
             continue
         if node.kind == "Literal":

@@ -17,6 +17,7 @@ from openlineage_subset.lineage._model import (
 from openlineage_subset.lineage._time import shown_time
 
 _SHOWN_PARTITIONS = 12
+_WIDTH = 100
 
 
 def _partitions(items: Iterable[PartitionRef]) -> str:
@@ -32,6 +33,39 @@ def _part(part: PartitionSet) -> str:
     if part.whole is not None or not (part.definite or part.possible):
         return f"{part.dataset} (whole dataset)"
     return f"{part.dataset}, partition(s) {_partitions(part.definite + part.possible)}"
+
+
+def _wrapped(text: str, indent: int) -> list[str]:
+    """``text`` over lines of at most ``_WIDTH`` characters where it has a top-level ``OR`` to
+    break at (outside parentheses and quotes), each further line starting with ``OR`` indented
+    by ``indent``: a long condition stays readable, a clause is never cut."""
+    if len(text) <= _WIDTH:
+        return [text]
+    lines = [""]
+    for number, clause in enumerate(_top_level_or(text)):
+        joined = clause if number == 0 else f"{lines[-1]} OR {clause}"
+        if number == 0 or len(joined) <= _WIDTH:
+            lines[-1] = joined
+        else:
+            lines.append(f"{' ' * (indent - 3)}OR {clause}")
+    return lines
+
+
+def _top_level_or(text: str) -> list[str]:
+    """``text`` split at each `` OR `` outside parentheses and single-quoted literals."""
+    parts, start, depth, quoted, index = [], 0, 0, False, 0
+    while index < len(text):
+        char = text[index]
+        if char == "'":
+            quoted = not quoted  # a doubled quote inside a literal toggles twice: no change
+        elif not quoted and char in "()":
+            depth += 1 if char == "(" else -1
+        elif not quoted and depth == 0 and text.startswith(" OR ", index):
+            parts.append(text[start:index])
+            start = index = index + 4
+            continue
+        index += 1
+    return [*parts, text[start:]]
 
 
 def _run(run: RunRef) -> str:
@@ -70,7 +104,7 @@ def impact_text(report: ImpactReport) -> list[str]:
         via = "the starting region" if item.upstream_run_id is None else item.upstream_run_id
         lines.append(f"  {item.label.upper():9} {_run(item.run)}")
         lines.append(f"            read {item.dataset}: {read}")
-        lines.append(f"            where {item.condition or 'whole dataset'}")
+        lines += _wrapped(f"            where {item.condition or 'whole dataset'}", 18)
         lines.append(f"            hop {item.hops}, from {via}")
     lines += ["", "Backfill plan: recompute"]
     if not report.backfill:

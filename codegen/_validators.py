@@ -212,7 +212,7 @@ class _Compiler:
         self, name: str, schema: Schema, pointer: str, definition: str | None = None
     ) -> None:
         self.code[name] = ""  # reserve the place: helpers follow the function that calls them
-        body = list(self._body(schema, pointer))
+        body = _without_empty_accumulator(list(self._body(schema, pointer)))
         lines = [f"def {name}(x: Any) -> list[Issue]:", *("    " + line for line in body)]
         if definition is not None:
             lines.insert(0, _DEFINITION_MARK + definition)
@@ -481,6 +481,18 @@ class _Compiler:
             f"    e.append((({key!r},), 'unknown {key} ' + repr(d) + "
             f"{_text(f', expected one of {known}')}))"
         )
+
+
+def _without_empty_accumulator(body: list[str]) -> list[str]:
+    """``body`` returning ``[]`` or its one call's issues directly when it collects nothing else."""
+    start = "e: list[Issue] = []"
+    if body[-2:] == [start, "return e"]:
+        return [*body[:-2], "return []"]
+    if len(body) >= 3 and body[-3] == start and body[-1] == "return e":
+        call = body[-2].removeprefix("e += ")
+        if call != body[-2] and re.fullmatch(r"_\w+\(x\)", call):
+            return [*body[:-3], f"return {call}"]
+    return body
 
 
 def _helper_name(pointer: str) -> str:

@@ -273,9 +273,7 @@ def _BaseFacet___schemaURL(x: Any) -> list[Issue]:
 def _RunFacet(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    return e
+    return _BaseFacet(x)
 
 
 def _JobFacet(x: Any) -> list[Issue]:
@@ -299,17 +297,13 @@ def _DatasetFacet(x: Any) -> list[Issue]:
 def _InputDatasetFacet(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    return e
+    return _BaseFacet(x)
 
 
 def _OutputDatasetFacet(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    return e
+    return _BaseFacet(x)
 
 
 def _Run(x: Any) -> list[Issue]:
@@ -337,9 +331,7 @@ def _Run__runId(x: Any) -> list[Issue]:
 def _Run__facets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Run__facets__anyOf0(x)
-    return e
+    return _Run__facets__anyOf0(x)
 
 
 def _Run__facets__anyOf0(x: Any) -> list[Issue]:
@@ -372,9 +364,7 @@ def _Job(x: Any) -> list[Issue]:
 def _Job__facets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Job__facets__anyOf0(x)
-    return e
+    return _Job__facets__anyOf0(x)
 
 
 def _Job__facets__anyOf0(x: Any) -> list[Issue]:
@@ -407,9 +397,7 @@ def _Dataset(x: Any) -> list[Issue]:
 def _Dataset__facets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Dataset__facets__anyOf0(x)
-    return e
+    return _Dataset__facets__anyOf0(x)
 
 
 def _Dataset__facets__anyOf0(x: Any) -> list[Issue]:
@@ -425,9 +413,7 @@ def _Dataset__facets__anyOf0(x: Any) -> list[Issue]:
 def _StaticDataset(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Dataset(x)
-    return e
+    return _Dataset(x)
 
 
 def _InputDataset(x: Any) -> list[Issue]:
@@ -451,9 +437,7 @@ def _InputDataset__allOf1(x: Any) -> list[Issue]:
 def _InputDataset__allOf1__inputFacets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _InputDataset__allOf1__inputFacets__anyOf0(x)
-    return e
+    return _InputDataset__allOf1__inputFacets__anyOf0(x)
 
 
 def _InputDataset__allOf1__inputFacets__anyOf0(x: Any) -> list[Issue]:
@@ -487,9 +471,7 @@ def _OutputDataset__allOf1(x: Any) -> list[Issue]:
 def _OutputDataset__allOf1__outputFacets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _OutputDataset__allOf1__outputFacets__anyOf0(x)
-    return e
+    return _OutputDataset__allOf1__outputFacets__anyOf0(x)
 
 
 def _OutputDataset__allOf1__outputFacets__anyOf0(x: Any) -> list[Issue]:

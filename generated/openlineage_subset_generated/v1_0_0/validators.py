@@ -356,9 +356,7 @@ def _BaseFacet(x: Any) -> list[Issue]:
 def _RunFacet(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    return e
+    return _BaseFacet(x)
 
 
 def _JobFacet(x: Any) -> list[Issue]:
@@ -400,17 +398,13 @@ def _DatasetFacet__allOf1(x: Any) -> list[Issue]:
 def _InputDatasetFacet(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    return e
+    return _BaseFacet(x)
 
 
 def _OutputDatasetFacet(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    return e
+    return _BaseFacet(x)
 
 
 def _Run(x: Any) -> list[Issue]:
@@ -429,9 +423,7 @@ def _Run(x: Any) -> list[Issue]:
 def _Run__facets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Run__facets__anyOf0(x)
-    return e
+    return _Run__facets__anyOf0(x)
 
 
 def _Run__facets__anyOf0(x: Any) -> list[Issue]:
@@ -464,9 +456,7 @@ def _Job(x: Any) -> list[Issue]:
 def _Job__facets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Job__facets__anyOf0(x)
-    return e
+    return _Job__facets__anyOf0(x)
 
 
 def _Job__facets__anyOf0(x: Any) -> list[Issue]:
@@ -499,9 +489,7 @@ def _Dataset(x: Any) -> list[Issue]:
 def _Dataset__facets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Dataset__facets__anyOf0(x)
-    return e
+    return _Dataset__facets__anyOf0(x)
 
 
 def _Dataset__facets__anyOf0(x: Any) -> list[Issue]:
@@ -517,9 +505,7 @@ def _Dataset__facets__anyOf0(x: Any) -> list[Issue]:
 def _StaticDataset(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Dataset(x)
-    return e
+    return _Dataset(x)
 
 
 def _InputDataset(x: Any) -> list[Issue]:
@@ -543,9 +529,7 @@ def _InputDataset__allOf1(x: Any) -> list[Issue]:
 def _InputDataset__allOf1__inputFacets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _InputDataset__allOf1__inputFacets__anyOf0(x)
-    return e
+    return _InputDataset__allOf1__inputFacets__anyOf0(x)
 
 
 def _InputDataset__allOf1__inputFacets__anyOf0(x: Any) -> list[Issue]:
@@ -579,9 +563,7 @@ def _OutputDataset__allOf1(x: Any) -> list[Issue]:
 def _OutputDataset__allOf1__outputFacets(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _OutputDataset__allOf1__outputFacets__anyOf0(x)
-    return e
+    return _OutputDataset__allOf1__outputFacets__anyOf0(x)
 
 
 def _OutputDataset__allOf1__outputFacets__anyOf0(x: Any) -> list[Issue]:
@@ -773,8 +755,7 @@ def _Partition(x: Any) -> list[Issue]:
 def _Partition__dimensions(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
         return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    return e
+    return []
 
 
 _BaseSubsetCondition_BRANCHES = {

@@ -18,21 +18,23 @@ from codegen._errors import CodegenError
 
 TEMPLATES = Path(__file__).with_name("templates")
 SUPPORT_MODULE = "openlineage_subset_generated._support"
-REQUIRED_GENERATOR = "0.89.0"
-"""The generator version the committed output was made with; output differs between versions."""
+REQUIRED_TOOLS = {"datamodel-code-generator": "0.89.0", "ruff": "0.17.6"}
+"""The tool versions the committed output was made with (the models' generator and the
+formatter of every generated module); output differs between versions."""
 
 
 def check_generator_version() -> None:
-    """Fail early, with the install command, when the pinned datamodel-code-generator is missing."""
-    try:
-        found = version("datamodel-code-generator")
-    except PackageNotFoundError:
-        found = None
-    if found != REQUIRED_GENERATOR:
-        raise CodegenError(
-            f"codegen needs datamodel-code-generator=={REQUIRED_GENERATOR} (found {found}); "
-            "install it with: pip install -e '.[codegen]'"
-        )
+    """Fail early, with the install command, when a pinned tool of the generator is missing."""
+    for tool, required in REQUIRED_TOOLS.items():
+        try:
+            found = version(tool)
+        except PackageNotFoundError:
+            found = None
+        if found != required:
+            raise CodegenError(
+                f"codegen needs {tool}=={required} (found {found}); "
+                "install it with: pip install -e '.[codegen]'"
+            )
 
 
 def generate_models(bundle: Bundle, header: str) -> str:

@@ -10,11 +10,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from openlineage_subset import spec, spec_versions
+
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_SPEC = Path(os.environ.get("OL_SUBSET_REFERENCE_SPEC", ROOT.parent / "shared" / "spec"))
-FACET_1_0_0 = "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"
-INPUT_URL = FACET_1_0_0 + "#/$defs/InputSubsetInputDatasetFacet"
-OUTPUT_URL = FACET_1_0_0 + "#/$defs/OutputSubsetOutputDatasetFacet"
+# Tests name no spec version: the URLs come from the newest generated one, so that a spec bump
+# (a new folder under schemas/ and `python -m codegen`) needs no test edit.
+FACET_URL = spec().facet_schema_url
+INPUT_URL = spec().facet_def_url("InputSubsetInputDatasetFacet")
+OUTPUT_URL = spec().facet_def_url("OutputSubsetOutputDatasetFacet")
+CORE_URL = spec().module.CORE_SCHEMA_URL + "#/$defs/RunEvent"
 PRODUCER = "https://github.com/openlineage-subset/openlineage-subset/tree/0.1.0/tests"
 
 settings.register_profile(
@@ -24,6 +29,12 @@ settings.register_profile(
     "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def unknown_version() -> str:
+    """A facet version newer than every generated one (``1-0-0`` -> ``1-1-0``)."""
+    major, minor, _ = spec_versions()[-1].split("-")
+    return f"{major}-{int(minor) + 1}-0"
 
 
 def load_json(path: Path) -> Any:

@@ -12,11 +12,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.conftest import INPUT_URL, OUTPUT_URL
+from tests.conftest import CORE_URL, INPUT_URL, OUTPUT_URL
 
 COMPARISONS = ["EQUAL", "GREATER_THAN", "GREATER_EQUAL_THAN", "LESS_THAN", "LESS_EQUAL_THAN"]
 OPERATORS = ["AND", "OR"]
-CORE_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 URIS = [
     "https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client",
     "https://example.com/producer?v=1#frag",
@@ -123,7 +122,7 @@ _FACET_KEYS = {"inputCondition", "outputCondition", "_producer", "_schemaURL"}
 
 
 def facets(*, strict: bool = True, role: str | None = None) -> st.SearchStrategy[dict[str, Json]]:
-    """Valid subset facets (input or output) with correct 1-0-0 ``_schemaURL``s."""
+    """Valid subset facets (input or output) with the newest version's ``_schemaURL``s."""
 
     def facet(key: str, url: str) -> Any:
         return _with_extras(

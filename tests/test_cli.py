@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from openlineage_subset import spec
 from openlineage_subset._cli import main
-from tests.conftest import INPUT_URL, PRODUCER, ROOT
+from tests.conftest import INPUT_URL, PRODUCER, ROOT, unknown_version
 from tests.strategies import CORE_URL
 
 VALID = {
@@ -119,7 +120,7 @@ def test_folders_are_searched(capsys: pytest.CaptureFixture[str], tmp_path: Path
 
 def test_strict_flag_and_json_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     document = json.loads(json.dumps(VALID))
-    document["subset"]["_schemaURL"] = INPUT_URL.replace("1-0-0", "1-1-0")
+    document["subset"]["_schemaURL"] = INPUT_URL.replace(spec().version, unknown_version())
     path = _write(tmp_path, "docs.json", json.dumps(document))
     status, out = _run(capsys, path)
     assert status == 0 and "warning: _schemaURL" in out

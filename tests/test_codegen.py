@@ -15,11 +15,14 @@ from typing import Any
 import pytest
 
 from codegen._errors import CodegenError
-from codegen._package import render_package
+from codegen._package import module_name, render_package
 from codegen._store import load_store
-from tests.conftest import ROOT
+from openlineage_subset import spec_versions
+from tests.conftest import ROOT, unknown_version
 
-FACET = Path("spec/facets/1-0-0/BaseSubsetDatasetFacet.json")
+NEWEST = spec_versions()[-1]
+BUMPED = unknown_version()
+FACET = Path(f"spec/facets/{NEWEST}/BaseSubsetDatasetFacet.json")
 
 
 def _codegen(*args: str) -> subprocess.CompletedProcess[str]:
@@ -56,15 +59,16 @@ def test_output_is_deterministic_and_has_no_timestamp() -> None:
 def test_check_names_stale_missing_and_extra_files(tmp_path: Path) -> None:
     output = tmp_path / "generated"
     shutil.copytree(ROOT / "generated", output, ignore=shutil.ignore_patterns("__pycache__"))
-    models = output / "openlineage_subset_generated" / "v1_0_0" / "models.py"
+    module = module_name(NEWEST)
+    models = output / "openlineage_subset_generated" / module / "models.py"
     models.write_text(models.read_text() + "\n# edited by hand\n")
-    (output / "openlineage_subset_generated" / "v1_0_0" / "validators.py").unlink()
+    (output / "openlineage_subset_generated" / module / "validators.py").unlink()
     (output / "openlineage_subset_generated" / "stray.py").write_text("")
     done = _codegen("--check", "--output", str(output))
     assert done.returncode == 1
     for name in (
-        "v1_0_0/models.py",
-        "v1_0_0/validators.py",
+        f"{module}/models.py",
+        f"{module}/validators.py",
         "openlineage_subset_generated/stray.py",
     ):
         assert name in done.stderr
@@ -126,9 +130,9 @@ def test_no_network_needed() -> None:
 
 
 def _bumped_schema() -> dict[str, Any]:
-    """Version 1-1-0: 1-0-0 plus a free-text ``description`` condition."""
+    """The version after the newest: the newest plus a free-text ``description`` condition."""
     schema = copy.deepcopy(json.loads((ROOT / "schemas" / FACET).read_text()))
-    schema["$id"] = schema["$id"].replace("1-0-0", "1-1-0")
+    schema["$id"] = schema["$id"].replace(NEWEST, BUMPED)
     schema["$defs"]["DescriptionSubsetCondition"] = {
         "type": "object",
         "properties": {"type": {"const": "description"}, "description": {"type": "string"}},
@@ -146,27 +150,27 @@ SPEC_BUMP_CHECKS = textwrap.dedent(
     import openlineage_subset as ols
     from openlineage_subset import dump, parse_facet, render, spec, spec_versions, validate
 
-    assert spec_versions() == ("1-0-0", "1-1-0"), spec_versions()
-    assert spec().version == "1-1-0"
+    assert spec_versions() == (*OLD_VERSIONS, NEWEST, BUMPED), spec_versions()
+    assert spec().version == BUMPED
     base = "https://openlineage.io/spec/facets/{}/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet"
     raw = {"inputCondition": {"type": "description", "description": "rows of EU stores"},
-           "_producer": "https://example.com/p", "_schemaURL": base.format("1-1-0")}
+           "_producer": "https://example.com/p", "_schemaURL": base.format(BUMPED)}
 
     facet = parse_facet(raw)
     assert type(facet.input_condition) is ols.DescriptionSubsetCondition
-    assert type(facet).__module__ == "openlineage_subset_generated.v1_1_0.models"
+    assert type(facet).__module__ == f"openlineage_subset_generated.{BUMPED_MODULE}.models"
     assert dump(facet) == raw
     assert validate({"subset": raw}, strict=True) == []
     assert render(facet) == 'description(description="rows of EU stores")'
 
-    old = dict(raw, _schemaURL=base.format("1-0-0"))
+    old = dict(raw, _schemaURL=base.format(NEWEST))
     issues = validate({"subset": old})
     assert issues and "unknown type 'description'" in issues[0].message, issues
     old_facet = parse_facet(dict(old, inputCondition={"type": "location", "locations": []}))
-    assert type(old_facet).__module__ == "openlineage_subset_generated.v1_0_0.models"
+    assert type(old_facet).__module__ == f"openlineage_subset_generated.{NEWEST_MODULE}.models"
 
     built = ols.input_facet(ols.field("a") == 1, producer="https://example.com/p")
-    assert built.schema_url == base.format("1-1-0")
+    assert built.schema_url == base.format(BUMPED)
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -179,19 +183,26 @@ SPEC_BUMP_CHECKS = textwrap.dedent(
 
 def test_spec_bump_is_a_folder_and_one_command(tmp_path: Path) -> None:
     schemas = _copy_schemas(tmp_path)
-    bumped = schemas / "spec" / "facets" / "1-1-0" / "BaseSubsetDatasetFacet.json"
+    bumped = schemas / "spec" / "facets" / BUMPED / "BaseSubsetDatasetFacet.json"
     bumped.parent.mkdir()
     bumped.write_text(json.dumps(_bumped_schema(), indent=2))
     output = tmp_path / "generated"
     done = _codegen("--schemas", str(schemas), "--output", str(output))
     assert done.returncode == 0, done.stderr
     package = output / "openlineage_subset_generated"
-    assert (package / "v1_1_0" / "models.py").is_file() and (
-        package / "v1_0_0" / "models.py"
-    ).is_file()
+    assert (package / module_name(BUMPED) / "models.py").is_file()
+    assert (package / module_name(NEWEST) / "models.py").is_file()
     environment = dict(os.environ, PYTHONPATH=str(output))
+    versions = {
+        "OLD_VERSIONS": spec_versions()[:-1],
+        "NEWEST": NEWEST,
+        "BUMPED": BUMPED,
+        "NEWEST_MODULE": module_name(NEWEST),
+        "BUMPED_MODULE": module_name(BUMPED),
+    }
+    checks = "".join(f"{name} = {value!r}\n" for name, value in versions.items())
     run = subprocess.run(
-        [sys.executable, "-c", SPEC_BUMP_CHECKS],
+        [sys.executable, "-c", checks + SPEC_BUMP_CHECKS],
         env=environment,
         capture_output=True,
         text=True,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import copy
 from typing import Any
 
 import jsonschema
@@ -9,8 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from codegen._bundle import build_bundle
 from codegen._errors import CodegenError
+from codegen._store import load_store
 from codegen._validators import compile_validators
+from openlineage_subset import spec
+from tests.conftest import ROOT
 from tests.strategies import json_values
 
 KEYWORD_SCHEMAS: dict[str, Any] = {
@@ -123,3 +129,50 @@ def test_discriminated_one_of_names_the_known_values() -> None:
 def test_unsupported_schemas_stop_generation(schema: Any, fragment: str) -> None:
     with pytest.raises(CodegenError, match=fragment):
         compile_validators({"Root": schema}, assert_formats=False, header="")
+
+
+def _definitions(source: str) -> dict[str, str]:
+    """Each top-level function and constant of a generated module, by name, as source text."""
+    tree = ast.parse(source)
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = ast.get_source_segment(source, node) or ""
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = ast.get_source_segment(source, node) or ""
+    return found
+
+
+def test_a_definition_change_changes_only_its_own_functions() -> None:
+    store = load_store(ROOT / "schemas")
+    version, facet = list(store.facet_versions().items())[-1]
+    defs = build_bundle(store, version, facet).defs
+    changed = copy.deepcopy(defs)
+    changed["Partition"]["properties"]["note"] = {"type": "string", "minLength": 1}
+    before = _definitions(compile_validators(defs, assert_formats=False, header=""))
+    after = _definitions(compile_validators(changed, assert_formats=False, header=""))
+    differing = {
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    }
+    assert differing == {"_Partition", "_Partition__note"}
+
+
+def test_strict_module_defines_only_what_its_rules_change() -> None:
+    strict = spec().strict_validators
+    lenient = spec().validators
+    own = {
+        name
+        for name, value in vars(strict).items()
+        if getattr(value, "__module__", "") == strict.__name__
+    }
+    shared = [
+        name
+        for name, function in strict.VALIDATORS.items()
+        if function.__module__ == lenient.__name__
+    ]
+    assert own and shared, "the strict module both imports lenient checks and adds its own"
+    for name in shared:
+        assert strict.VALIDATORS[name] is lenient.VALIDATORS[name]

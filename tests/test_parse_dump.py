@@ -18,7 +18,7 @@ from openlineage_subset import (
     spec,
     validate,
 )
-from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER
+from tests.conftest import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
 from tests.strategies import events, facets
 
 
@@ -197,7 +197,7 @@ def test_invalid_event_reports_paths_into_the_facet() -> None:
     event = {
         "eventTime": "2024-10-15T10:00:00Z",
         "producer": PRODUCER,
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "schemaURL": CORE_URL,
         "run": {"runId": "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a11"},
         "job": {"namespace": "demo", "name": "job"},
         "inputs": [

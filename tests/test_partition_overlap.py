@@ -18,6 +18,7 @@ from openlineage_subset import (
     partition_overlap,
     partitions,
 )
+from tests.conftest import INPUT_URL
 
 SCHEMA = {"day": "date", "hour": "int", "amount": "bigint"}
 DAYS = ["2024-10-14", "2024-10-15", "2024-10-16"]
@@ -98,8 +99,7 @@ def test_locations_need_the_partition_path() -> None:
 def test_a_facet_is_evaluated_by_its_condition() -> None:
     facet = {
         "_producer": "https://example.com/p",
-        "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"
-        "#/$defs/InputSubsetInputDatasetFacet",
+        "_schemaURL": INPUT_URL,
         "inputCondition": dump(field("day") == "2024-10-15"),
     }
     assert partition_overlap(facet, {"day": "2024-10-15"}) is True

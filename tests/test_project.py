@@ -8,6 +8,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from openlineage_subset import spec
 from tests.conftest import ROOT
 
 
@@ -36,13 +37,14 @@ def test_wheel_carries_package_generated_models_and_schemas(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     (wheel,) = tmp_path.glob("openlineage_subset-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
+    newest = spec().module
+    package = newest.__name__.replace(".", "/")
     for expected in (
         "openlineage_subset/__init__.py",
         "openlineage_subset/py.typed",
-        "openlineage_subset_generated/v1_0_0/models.py",
-        "openlineage_subset_generated/v1_0_0/validators.py",
-        "openlineage_subset_generated/schemas/spec/facets/1-0-0/BaseSubsetDatasetFacet.json",
-        "openlineage_subset_generated/schemas/spec/2-0-2/OpenLineage.json",
+        f"{package}/models.py",
+        f"{package}/validators.py",
+        *(f"openlineage_subset_generated/{source}" for source in newest.SCHEMA_FILES),
     ):
         assert expected in names, expected
     assert not any(name.startswith(("codegen/", "tests/")) for name in names)

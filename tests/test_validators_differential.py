@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from functools import cache
 from typing import Any
 
 import jsonschema
@@ -10,7 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openlineage_subset import reference_validator, schema_documents, schema_registry, spec
+from openlineage_subset import (
+    reference_validator,
+    schema_documents,
+    schema_registry,
+    spec,
+    spec_versions,
+)
 from tests.conftest import INPUT_URL, OUTPUT_URL
 from tests.strategies import (
     COMPARISONS,
@@ -27,51 +34,57 @@ EVENT_CASES = events(strict=False) | mutated(events(strict=False))
 STRICT_CASES = facet_maps(strict=False) | mutated(facet_maps(strict=True))
 
 
-def _generated_accepts(definition: str, document: Any, *, strict: bool = False) -> bool:
-    version = spec("1-0-0")
-    module = version.strict_validators if strict else version.validators
+# Every generated version, not only the newest: older versions stay importable and parse
+# documents that name them, so they must agree with jsonschema too.
+every_version = pytest.mark.parametrize("version", spec_versions())
+
+
+def _generated_accepts(
+    definition: str, document: Any, *, version: str, strict: bool = False
+) -> bool:
+    generated = spec(version)
+    module = generated.strict_validators if strict else generated.validators
     return not module.VALIDATORS[definition](document)
 
 
-@pytest.fixture(scope="module")
-def facet_oracle() -> jsonschema.Draft202012Validator:
-    return reference_validator(version="1-0-0")
+@cache
+def facet_oracle(version: str) -> jsonschema.Draft202012Validator:
+    return reference_validator(version=version)
 
 
-@pytest.fixture(scope="module")
-def event_oracle() -> jsonschema.Draft202012Validator:
-    return reference_validator("OpenLineage", version="1-0-0")
+@cache
+def event_oracle(version: str) -> jsonschema.Draft202012Validator:
+    return reference_validator("OpenLineage", version=version)
 
 
-@pytest.fixture(scope="module")
-def strict_oracle() -> jsonschema.Draft202012Validator:
+@cache
+def strict_oracle(version: str) -> jsonschema.Draft202012Validator:
     """jsonschema on the facet schema with the documented allowed values written as enums."""
-    schema = copy.deepcopy(
-        schema_documents()["https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"]
-    )
+    schema = copy.deepcopy(schema_documents()[spec(version).facet_schema_url])
     schema["$defs"]["CompareSubsetCondition"]["properties"]["comparison"]["enum"] = COMPARISONS
     schema["$defs"]["BinarySubsetCondition"]["properties"]["operator"]["enum"] = OPERATORS
     schema["$id"] = "https://example.com/strict/BaseSubsetDatasetFacet.json"
     return jsonschema.Draft202012Validator(schema, registry=schema_registry())
 
 
-@given(FACET_MAP_CASES)
-def test_facet_map_validity_matches_jsonschema(
-    facet_oracle: jsonschema.Draft202012Validator, document: Any
-) -> None:
-    assert _generated_accepts("SubsetFacetMap", document) == facet_oracle.is_valid(document)
+@every_version
+@given(document=FACET_MAP_CASES)
+def test_facet_map_validity_matches_jsonschema(version: str, document: Any) -> None:
+    expected = facet_oracle(version).is_valid(document)
+    assert _generated_accepts("SubsetFacetMap", document, version=version) == expected
 
 
-@given(EVENT_CASES)
-def test_event_validity_matches_jsonschema(
-    event_oracle: jsonschema.Draft202012Validator, document: Any
-) -> None:
-    assert _generated_accepts("OpenLineageEvent", document) == event_oracle.is_valid(document)
+@every_version
+@given(document=EVENT_CASES)
+def test_event_validity_matches_jsonschema(version: str, document: Any) -> None:
+    expected = event_oracle(version).is_valid(document)
+    assert _generated_accepts("OpenLineageEvent", document, version=version) == expected
 
 
-@given(STRICT_CASES)
+@every_version
+@given(document=STRICT_CASES)
 def test_strict_validity_matches_jsonschema_with_documented_enums(
-    strict_oracle: jsonschema.Draft202012Validator, document: Any
+    version: str, document: Any
 ) -> None:
     # The oracle does not check formats; compare only where the URIs are the known-good ones.
     facet = document.get("subset") if isinstance(document, dict) else None
@@ -80,18 +93,19 @@ def test_strict_validity_matches_jsonschema_with_documented_enums(
         or facet.get("_schemaURL", INPUT_URL) not in (INPUT_URL, OUTPUT_URL)
     ):
         return
-    expected = strict_oracle.is_valid(document)
-    assert _generated_accepts("SubsetFacetMap", document, strict=True) == expected
+    expected = strict_oracle(version).is_valid(document)
+    assert _generated_accepts("SubsetFacetMap", document, version=version, strict=True) == expected
 
 
-@given(facet_maps(strict=True))
-def test_every_generated_facet_map_is_valid(document: Any) -> None:
-    assert _generated_accepts("SubsetFacetMap", document)
-    assert _generated_accepts("SubsetFacetMap", document, strict=True)
+@every_version
+@given(document=facet_maps(strict=True))
+def test_every_generated_facet_map_is_valid(version: str, document: Any) -> None:
+    assert _generated_accepts("SubsetFacetMap", document, version=version)
+    assert _generated_accepts("SubsetFacetMap", document, version=version, strict=True)
 
 
 def _assert_paths_exist(document: Any, definition: str) -> None:
-    for path, message in spec("1-0-0").validators.VALIDATORS[definition](document):
+    for path, message in spec().validators.VALIDATORS[definition](document):
         node = document
         for part in path:
             assert isinstance(node, (dict, list)), (path, message)

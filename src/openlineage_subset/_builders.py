@@ -236,11 +236,13 @@ def partitions(items: Iterable[Mapping[str, object] | JsonObject]) -> Any:
 
 
 def input_facet(condition: SubsetCondition, *, producer: str, **additional_properties: Any) -> Any:
-    """The ``subset`` facet of an input dataset, with its ``_schemaURL`` set.
+    """The ``subset`` facet of an input dataset, with the newest version's ``_schemaURL`` set.
 
     >>> facet = input_facet(location(["s3://bucket/a"]), producer="https://example.com/job")
-    >>> facet.schema_url
-    'https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet'
+    >>> facet.schema_url  # doctest: +ELLIPSIS
+    'https://openlineage.io/spec/facets/.../BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet'
+    >>> facet.schema_url == spec().facet_def_url("InputSubsetInputDatasetFacet")
+    True
     """
     return _facet(condition, INPUT_FACET_DEF, "input_condition", producer, additional_properties)
 

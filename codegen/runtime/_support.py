@@ -1,4 +1,3 @@
-{{ header }}
 """Support code shared by every generated spec version: base classes and validator helpers."""
 
 from __future__ import annotations
@@ -8,6 +7,12 @@ import re
 import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar
+
+BINARY_CONDITION = "BinarySubsetCondition"
+"""The generated class ``a & b`` builds; the generator checks that every version defines it."""
+OPERATOR_PROPERTY = "operator"
+OPERATOR_ENUM = "Operator"
+"""The field of ``BINARY_CONDITION`` holding ``AND``/``OR``, and that field's generated enum."""
 
 Issue = tuple[tuple[str | int, ...], str]
 """A validation problem: the path (keys and indexes) below the value checked, and a message."""
@@ -24,13 +29,14 @@ class JsonObject:
     SCHEMA_URL: ClassVar[str] = ""
     """Absolute URL of the schema definition this class was generated from."""
     JSON_NAMES: ClassVar[dict[str, str]] = {}
-    """JSON property name of each attribute whose Python name differs (``producer`` -> ``_producer``)."""
+    """JSON property name of each attribute whose Python name differs (``producer`` ->
+    ``_producer``)."""
 
     additional_properties: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 class SubsetCondition(JsonObject):
-    """Base of the subset conditions: ``a & b`` and ``a | b`` build a ``{{ binary_condition }}``."""
+    """Base of the subset conditions: ``a & b`` and ``a | b`` build a ``BINARY_CONDITION``."""
 
     def __and__(self, other: SubsetCondition) -> SubsetCondition:
         return _combine(self, other, "AND")
@@ -58,8 +64,10 @@ def _combine(left: SubsetCondition, right: object, operator: str) -> SubsetCondi
             f"cannot combine conditions of two spec versions ({type(left).__module__} and "
             f"{type(right).__module__}); build both with the same version"
         )
-    result: SubsetCondition = module.{{ binary_condition }}(
-        left=left, right=right, {{ operator_property }}=module.{{ operator_enum }}(operator)
+    binary = getattr(module, BINARY_CONDITION)
+    operator_enum = getattr(module, OPERATOR_ENUM)
+    result: SubsetCondition = binary(
+        left=left, right=right, **{OPERATOR_PROPERTY: operator_enum(operator)}
     )
     return result
 
@@ -120,7 +128,9 @@ def json_equal(left: Any, right: Any) -> bool:
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):
         return left == right
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(
+            json_equal(a, b) for a, b in zip(left, right, strict=True)
+        )
     if isinstance(left, dict) and isinstance(right, dict):
         return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
     return type(left) is type(right) and bool(left == right)
@@ -130,7 +140,9 @@ _DATE_TIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$"
 )
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
+_URI = re.compile(
+    r"^[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$"
+)
 _DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 

@@ -71,6 +71,14 @@ class SpecVersion:
         """The ``_schemaURL`` of a facet definition of this version."""
         return f"{self.facet_schema_url}#/$defs/{name}"
 
+    def event_url(self, name: str = "RunEvent") -> str:
+        """The ``schemaURL`` of an event of the core version this version references.
+
+        >>> spec("1-0-0").event_url()
+        'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent'
+        """
+        return f"{self.module.CORE_SCHEMA_URL}#/$defs/{name}"
+
 
 def spec_versions() -> tuple[str, ...]:
     """Every spec version with generated models, oldest first.

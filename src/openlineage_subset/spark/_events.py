@@ -12,8 +12,8 @@ from typing import Any
 
 from openlineage_subset import __version__
 from openlineage_subset._secrets import scrub_text
+from openlineage_subset._versions import spec
 
-CORE_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 PARENT_SCHEMA = "https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json#/$defs/ParentRunFacet"
 ENGINE_SCHEMA = (
     "https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json"
@@ -182,7 +182,7 @@ def run_event(
         "eventType": event_type,
         "eventTime": event_time,
         "producer": producer,
-        "schemaURL": CORE_SCHEMA,
+        "schemaURL": spec().event_url(),
         "run": run,
         "job": {"namespace": job.namespace, "name": job.name},
         "inputs": list(inputs),

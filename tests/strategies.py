@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.conftest import CORE_URL, INPUT_URL, OUTPUT_URL
+from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL
 
 COMPARISONS = ["EQUAL", "GREATER_THAN", "GREATER_EQUAL_THAN", "LESS_THAN", "LESS_EQUAL_THAN"]
 OPERATORS = ["AND", "OR"]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from openlineage_subset import dump, field, matches, validate
 from openlineage_subset._budget import MIN_EVENT_BYTES, bound_event
 from openlineage_subset._condense import json_size
-from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER
+from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 from tests.strategies import CORE_URL
 
 RUN_ID = "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a11"

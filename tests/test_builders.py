@@ -23,7 +23,7 @@ from openlineage_subset import (
     partitions,
     validate,
 )
-from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER
+from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 
 
 def _compare(name: str, comparison: str, value: str) -> dict[str, Any]:

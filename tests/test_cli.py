@@ -12,7 +12,7 @@ import pytest
 
 from openlineage_subset import spec
 from openlineage_subset._cli import main
-from tests.conftest import INPUT_URL, PRODUCER, ROOT, unknown_version
+from tests.helpers import INPUT_URL, PRODUCER, ROOT, unknown_version
 from tests.strategies import CORE_URL
 
 VALID = {

@@ -18,7 +18,7 @@ from codegen._errors import CodegenError
 from codegen._package import module_name, render_package
 from codegen._store import load_store
 from openlineage_subset import spec_versions
-from tests.conftest import ROOT, unknown_version
+from tests.helpers import ROOT, unknown_version
 
 NEWEST = spec_versions()[-1]
 BUMPED = unknown_version()

@@ -16,7 +16,7 @@ from codegen._errors import CodegenError
 from codegen._store import load_store
 from codegen._validators import compile_validators
 from openlineage_subset import spec
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from tests.strategies import json_values
 
 KEYWORD_SCHEMAS: dict[str, Any] = {

@@ -21,7 +21,7 @@ from openlineage_subset._condense import (
     fair_shares,
     json_size,
 )
-from tests.conftest import PRODUCER
+from tests.helpers import PRODUCER
 
 TYPES = {"day": "date", "hour": "int", "country": "string"}
 TEXT = dict.fromkeys(TYPES, "string")

@@ -28,7 +28,7 @@ from openlineage_subset import (
     partitions,
 )
 from openlineage_subset._evaluate import matches
-from tests.conftest import PRODUCER, docs_examples
+from tests.helpers import PRODUCER, docs_examples
 
 COMPARISONS = ["EQUAL", "GREATER_THAN", "GREATER_EQUAL_THAN", "LESS_THAN", "LESS_EQUAL_THAN"]
 UTC = dt.timezone.utc

@@ -36,7 +36,7 @@ from openlineage_subset import (
     validate,
 )
 from openlineage_subset._cli import _documents, main
-from tests.conftest import INPUT_URL, PRODUCER, ROOT
+from tests.helpers import INPUT_URL, PRODUCER, ROOT
 
 COMMAND = [sys.executable, "-m", "openlineage_subset", "validate"]
 LIMIT = 512  # the documented nesting limit (README, "Validating")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.spark._java import JAVA_HINT, find_java
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 # Print each argument on a line, so a test sees exactly what the wrapper passed on.
 ECHO_JAVA = "#!/bin/sh\nfor argument do printf '%s\\n' \"$argument\"; done\n"

@@ -18,7 +18,7 @@ from openlineage_subset import (
     spec,
     validate,
 )
-from tests.conftest import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
+from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
 from tests.strategies import events, facets
 
 

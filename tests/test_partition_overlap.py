@@ -18,7 +18,7 @@ from openlineage_subset import (
     partition_overlap,
     partitions,
 )
-from tests.conftest import INPUT_URL
+from tests.helpers import INPUT_URL
 
 SCHEMA = {"day": "date", "hour": "int", "amount": "bigint"}
 DAYS = ["2024-10-14", "2024-10-15", "2024-10-16"]

@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 from openlineage_subset import spec
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def _readme_commands() -> list[str]:

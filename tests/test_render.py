@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from openlineage_subset import field, input_facet, location, parse_facet, partitions, render
-from tests.conftest import INPUT_URL, PRODUCER
+from tests.helpers import INPUT_URL, PRODUCER
 
 
 def test_issue_example() -> None:

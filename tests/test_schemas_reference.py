@@ -12,7 +12,7 @@ import referencing
 from hypothesis import given
 from referencing.jsonschema import DRAFT202012
 
-from tests.conftest import ROOT, docs_examples, load_json
+from tests.helpers import ROOT, docs_examples, load_json
 from tests.strategies import events, facet_maps, json_values, mutated
 
 FACET_ID = "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"

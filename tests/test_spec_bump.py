@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset import spec_versions
-from tests.conftest import ROOT, unknown_version
+from tests.helpers import ROOT, unknown_version
 
 SDK_TESTS = (
     "tests/test_parse_dump.py",

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from openlineage_subset import UnknownSpecVersionWarning, spec_versions, validate
-from tests.conftest import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER, ROOT, docs_examples
+from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER, ROOT, docs_examples
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 EVENT: dict[str, Any] = {

@@ -18,7 +18,7 @@ from openlineage_subset import (
     spec,
     spec_versions,
 )
-from tests.conftest import INPUT_URL, OUTPUT_URL
+from tests.helpers import INPUT_URL, OUTPUT_URL
 from tests.strategies import (
     COMPARISONS,
     OPERATORS,

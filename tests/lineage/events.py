@@ -8,9 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import INPUT_URL, OUTPUT_URL, PRODUCER
+from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
 
-CORE_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 BASE = dt.datetime(2024, 10, 15, 0, 0, tzinfo=dt.timezone.utc)
 LAKE = "/data/lake"
 

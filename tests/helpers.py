@@ -1,0 +1,39 @@
+"""What tests share: repository paths, the spec URLs of the newest version, example loaders.
+
+Tests name no spec version: the URLs come from the newest generated one, so that a spec bump (a
+new folder under schemas/ and ``python -m codegen``) needs no test edit. Fixtures and hypothesis
+profiles are in ``conftest.py``; helpers are imported from here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from openlineage_subset import spec, spec_versions
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE_SPEC = Path(os.environ.get("OL_SUBSET_REFERENCE_SPEC", ROOT.parent / "shared" / "spec"))
+FACET_URL = spec().facet_schema_url
+INPUT_URL = spec().facet_def_url("InputSubsetInputDatasetFacet")
+OUTPUT_URL = spec().facet_def_url("OutputSubsetOutputDatasetFacet")
+CORE_URL = spec().event_url()
+PRODUCER = "https://github.com/openlineage-subset/openlineage-subset/tree/0.1.0/tests"
+
+
+def unknown_version() -> str:
+    """A facet version newer than every generated one (``1-0-0`` -> ``1-1-0``)."""
+    major, minor, _ = spec_versions()[-1].split("-")
+    return f"{major}-{int(minor) + 1}-0"
+
+
+def load_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def docs_examples() -> dict[str, Any]:
+    """The four examples of the public facet documentation, transcribed in tests/data."""
+    folder = ROOT / "tests" / "data" / "docs_examples"
+    return {path.name: load_json(path) for path in sorted(folder.glob("*.json"))}

@@ -9,7 +9,7 @@ import pytest
 
 from openlineage_subset import dump, matches, render, validate
 from openlineage_subset.spark._changes import datasets_of_changes, partition_change_condition
-from openlineage_subset.spark._jvm import ChangeFacts, TableFacts
+from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 
 SALES = TableFacts("db.sales", "file:/warehouse/db.db/sales", ("day", "country"))
 
@@ -102,7 +102,8 @@ def test_a_guessed_location_is_said() -> None:
 
 def test_redacted_partition_columns_leave_no_values_in_outputs() -> None:
     from openlineage_subset.spark import SubsetConfig
-    from openlineage_subset.spark._writes import WriteFacts, output_datasets_from_writes
+    from openlineage_subset.spark._facts import WriteFacts
+    from openlineage_subset.spark._writes import output_datasets_from_writes
 
     config = SubsetConfig(redact_columns={"Country"})
     change = ChangeFacts(

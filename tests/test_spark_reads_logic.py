@@ -6,7 +6,7 @@ from typing import Any
 
 from openlineage_subset import dump, render
 from openlineage_subset.spark import SubsetConfig
-from openlineage_subset.spark._jvm import ScanFacts
+from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._trees import Node
 

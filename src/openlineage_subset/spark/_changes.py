@@ -1,6 +1,6 @@
 """The datasets a DDL or ``LOAD DATA`` statement changed, with what happened to them.
 
-Pure Python over :class:`~openlineage_subset.spark._jvm.ChangeFacts`. The changed table is the
+Pure Python over :class:`~openlineage_subset.spark._facts.ChangeFacts`. The changed table is the
 run's output, named by its location like every other dataset, with the standard
 ``lifecycleStateChange`` dataset facet (and ``previousIdentifier`` for a rename). A change
 scoped to partitions gets an output ``subset`` facet: the partitions themselves when each spec
@@ -35,7 +35,7 @@ from openlineage_subset._convert import dump
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._degrade import Report, warn_once
-from openlineage_subset.spark._jvm import ChangeFacts, TableFacts
+from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 from openlineage_subset.spark._naming import (
     NULL_PARTITION,
     clean_location,

@@ -1,6 +1,6 @@
 """Which part of which dataset a plan's scans read: the input datasets with their conditions.
 
-Pure Python over :class:`~openlineage_subset.spark._jvm.ScanFacts`. Each scan's paths are
+Pure Python over :class:`~openlineage_subset.spark._facts.ScanFacts`. Each scan's paths are
 mapped to dataset roots (a sub-path of a ``key=value`` or date-shaped layout is named after its
 root), each read gets the condition the hierarchy chooses, and reads of one dataset are merged
 into one condition that covers all of them (an OR), or none when one of them read it whole.
@@ -25,7 +25,7 @@ from openlineage_subset._secrets import scrub_text
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._degrade import Report, warn_once
-from openlineage_subset.spark._jvm import ScanFacts
+from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._naming import (
     clean_location,
     dataset_identity,

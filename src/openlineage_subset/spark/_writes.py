@@ -13,7 +13,8 @@ How written partitions are obtained, and what it costs:
 
 The listing costs one glob per partitioned write (its directories, not the files' contents),
 in one py4j round trip for the whole result. It, and everything else read from the JVM, is in
-``spark/_jvm/writes.py``; this module is pure Python over the :class:`WriteFacts` it returns.
+``spark/_jvm/writes.py``; this module is pure Python over the
+:class:`~openlineage_subset.spark._facts.WriteFacts` it returns.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset._builders import all_of, field, output_facet
 from openlineage_subset._versions import spec
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._facts import WriteFacts
 from openlineage_subset.spark._jvm import CLOCK_SLACK_MS
 from openlineage_subset.spark._naming import (
     clean_location,
@@ -42,28 +43,6 @@ from openlineage_subset.spark._translate import redact_condition
 log = logging.getLogger("openlineage_subset.spark")
 
 _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
-
-
-@dataclass(frozen=True)
-class WriteFacts:
-    """What one write command wrote, as plain data."""
-
-    command: str
-    root: str
-    """Where the dataset lives: the write's output path or the table's location (raw)."""
-    table: str | None
-    partition_columns: tuple[str, ...]
-    static_partitions: dict[str, str]
-    files: tuple[tuple[str, int], ...] | None
-    """(path, modification time in ms) of the data files under ``root`` after the write."""
-    num_files: int | None
-    num_parts: int | None
-    overwrite: bool = False
-    """The write replaced data (``mode("overwrite")``, ``INSERT OVERWRITE``)."""
-    dynamic_overwrite: bool = False
-    """An overwrite that replaced only the partitions it wrote (dynamic partition overwrite, and
-    every Hive table overwrite); otherwise an overwrite replaced all the partitions matching its
-    static partition values, written or not."""
 
 
 def output_datasets_from_writes(

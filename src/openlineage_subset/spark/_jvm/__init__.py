@@ -4,7 +4,7 @@ A plan is walked node by node (its class and children), filter expressions cross
 ``toJSON()`` string each, and the partitions a scan selected cross as one string (the
 file index's pruned ``PartitionPath`` list), whatever their number. The calls made per plan
 are bounded by its size, never by the number of partitions or files. The rest of the adapter
-is pure Python and works on the :class:`ScanFacts` this module returns.
+is pure Python and works on the facts (``spark/_facts.py``) this package returns.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
 from openlineage_subset.spark._degrade import warn_once
+from openlineage_subset.spark._facts import ChangeFacts, ScanFacts, TableFacts
 from openlineage_subset.spark._trees import Node, decode
 
 log = logging.getLogger("openlineage_subset.spark")
@@ -69,31 +70,6 @@ _URI_OR_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
 _HSET_SEPARATOR = "\u0000"
 
 JavaObject = Any
-
-
-@dataclass(frozen=True)
-class ScanFacts:
-    """What one scan of a plan read, as plain data."""
-
-    source: str
-    """The scan node: ``FileSourceScanExec``, ``BatchScanExec`` or ``HiveTableScanExec``."""
-    format: str | None
-    root_paths: tuple[str, ...]
-    """The paths Spark lists (globs already resolved to what matched)."""
-    given_path: str | None = None
-    """The path as the user wrote it (a glob stays a glob), when Spark keeps it."""
-    table: str | None = None
-    table_location: str | None = None
-    partition_columns: tuple[str, ...] = ()
-    filters: tuple[Node, ...] = ()
-    """Conjuncts every row the scan passes on satisfies: partition filters and the Filter above."""
-    partition_filters: tuple[Node, ...] = ()
-    directories: tuple[str, ...] | None = None
-    """The directories holding the files read after partition pruning; None when unknown."""
-    total_partitions: int | None = None
-    """Partitions of the whole relation, where known without extra listing."""
-    partition_names: tuple[str, ...] | None = None
-    """A Hive table scan's selected partitions by name (``k=v/k2=v2``), when Spark says."""
 
 
 def query_execution_of(subject: Any) -> tuple[JavaObject, bool]:
@@ -880,41 +856,6 @@ def _option(value: JavaObject) -> str | None:
 
 def _none_if_null(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-@dataclass(frozen=True)
-class TableFacts:
-    """A catalog table as the statements that change it need it: name, location, partitioning."""
-
-    identifier: str
-    """``database.table``, unquoted."""
-    location: str | None
-    partition_columns: tuple[str, ...] = ()
-    jdbc_url: str | None = None
-    """For a table of a JDBC catalog, which has no location: its database's URL."""
-
-
-@dataclass(frozen=True)
-class ChangeFacts:
-    """A statement that changed a dataset other than by writing a query's rows into it.
-
-    ``partition_specs`` scope the change to partitions (a spec may name only some partition
-    columns: ``TRUNCATE TABLE t PARTITION (day='x')`` empties every ``day=x/...``); None means
-    the whole dataset.
-    """
-
-    command: str
-    lifecycle: str | None
-    """The ``lifecycleStateChange`` value: CREATE, DROP, TRUNCATE, ALTER, RENAME, OVERWRITE."""
-    table: TableFacts
-    partition_specs: tuple[dict[str, str], ...] | None = None
-    previous: TableFacts | None = None
-    """The table before a RENAME."""
-    source: str | None = None
-    """What ``LOAD DATA`` read: its qualified path."""
-    location_guessed: bool = False
-    """The table's location was not known before it was dropped or renamed: the catalog's
-    default location stands for it."""
 
 
 class JvmCallback:

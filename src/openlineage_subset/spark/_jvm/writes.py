@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from openlineage_subset.spark._degrade import warn_once
+from openlineage_subset.spark._facts import WriteFacts
 from openlineage_subset.spark._jvm import (
     JavaObject,
     java_class,
@@ -21,7 +22,6 @@ from openlineage_subset.spark._jvm import (
     string_of,
     strings_of,
 )
-from openlineage_subset.spark._writes import WriteFacts
 
 log = logging.getLogger("openlineage_subset.spark")
 

@@ -1,0 +1,95 @@
+"""What the adapter reads from Spark, as plain, typed data: the one thing the py4j layer
+(``spark/_jvm``) hands to the pure Python rest of the adapter.
+
+:class:`ScanFacts` say what a scan read, :class:`WriteFacts` what a write command wrote,
+:class:`ChangeFacts` what a statement changed otherwise (CREATE, DROP, TRUNCATE, LOAD DATA, ...).
+Tests of the translation build these directly, with no JVM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from openlineage_subset.spark._trees import Node
+
+
+@dataclass(frozen=True)
+class ScanFacts:
+    """What one scan of a plan read, as plain data."""
+
+    source: str
+    """The scan node: ``FileSourceScanExec``, ``BatchScanExec`` or ``HiveTableScanExec``."""
+    format: str | None
+    root_paths: tuple[str, ...]
+    """The paths Spark lists (globs already resolved to what matched)."""
+    given_path: str | None = None
+    """The path as the user wrote it (a glob stays a glob), when Spark keeps it."""
+    table: str | None = None
+    table_location: str | None = None
+    partition_columns: tuple[str, ...] = ()
+    filters: tuple[Node, ...] = ()
+    """Conjuncts every row the scan passes on satisfies: partition filters and the Filter above."""
+    partition_filters: tuple[Node, ...] = ()
+    directories: tuple[str, ...] | None = None
+    """The directories holding the files read after partition pruning; None when unknown."""
+    total_partitions: int | None = None
+    """Partitions of the whole relation, where known without extra listing."""
+    partition_names: tuple[str, ...] | None = None
+    """A Hive table scan's selected partitions by name (``k=v/k2=v2``), when Spark says."""
+
+
+@dataclass(frozen=True)
+class WriteFacts:
+    """What one write command wrote, as plain data."""
+
+    command: str
+    root: str
+    """Where the dataset lives: the write's output path or the table's location (raw)."""
+    table: str | None
+    partition_columns: tuple[str, ...]
+    static_partitions: dict[str, str]
+    files: tuple[tuple[str, int], ...] | None
+    """(path, modification time in ms) of the data files under ``root`` after the write."""
+    num_files: int | None
+    num_parts: int | None
+    overwrite: bool = False
+    """The write replaced data (``mode("overwrite")``, ``INSERT OVERWRITE``)."""
+    dynamic_overwrite: bool = False
+    """An overwrite that replaced only the partitions it wrote (dynamic partition overwrite, and
+    every Hive table overwrite); otherwise an overwrite replaced all the partitions matching its
+    static partition values, written or not."""
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """A catalog table as the statements that change it need it: name, location, partitioning."""
+
+    identifier: str
+    """``database.table``, unquoted."""
+    location: str | None
+    partition_columns: tuple[str, ...] = ()
+    jdbc_url: str | None = None
+    """For a table of a JDBC catalog, which has no location: its database's URL."""
+
+
+@dataclass(frozen=True)
+class ChangeFacts:
+    """A statement that changed a dataset other than by writing a query's rows into it.
+
+    ``partition_specs`` scope the change to partitions (a spec may name only some partition
+    columns: ``TRUNCATE TABLE t PARTITION (day='x')`` empties every ``day=x/...``); None means
+    the whole dataset.
+    """
+
+    command: str
+    lifecycle: str | None
+    """The ``lifecycleStateChange`` value: CREATE, DROP, TRUNCATE, ALTER, RENAME, OVERWRITE."""
+    table: TableFacts
+    partition_specs: tuple[dict[str, str], ...] | None = None
+    previous: TableFacts | None = None
+    """The table before a RENAME."""
+    source: str | None = None
+    """What ``LOAD DATA`` read: its qualified path."""
+    location_guessed: bool = False
+    """The table's location was not known before it was dropped or renamed: the catalog's
+    default location stands for it."""

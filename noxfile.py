@@ -13,6 +13,8 @@
 - ``demo``: ``ol-subset demo`` and ``ol-subset run`` from a plain install with the spark extra.
 - ``bundled_java``: the demo on the ``[java]`` extra's Java alone (no JAVA_HOME, no ``java`` on
   PATH), with PySpark 3.5 and 4.x.
+- ``browser``: the lineage report's page in a real headless Chromium (Debian's ``chromium``;
+  skipped with the reason when it is missing, an error under CI's OL_SUBSET_REQUIRE_BROWSER=1).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ nox.options.sessions = [
     "conformance",
     "demo",
     "bundled_java",
+    "browser",
 ]
 nox.options.default_venv_backend = "venv"
 # A Python a session asks for and this machine lacks is an error in CI (.ci/run sets
@@ -44,6 +47,8 @@ ROOT = Path(__file__).parent
 REFERENCE_SPEC = Path(os.environ.get("OL_SUBSET_REFERENCE_SPEC", ROOT.parent / "shared" / "spec"))
 RUFF = "ruff==0.17.6"
 MYPY = ("mypy==2.4.1", "types-jsonschema")
+# Only the Python driver: it starts the system's Chromium (no browser download).
+PLAYWRIGHT = "playwright>=1.50,<2"
 
 
 PYSPARK = {"3.5": "pyspark>=3.5,<3.6", "4": "pyspark>=4,<5"}
@@ -56,7 +61,9 @@ OTHER_PYTHONS = ["3.10", "3.12", "3.13"]
 def tests(session: nox.Session) -> None:
     """Unit, property and CLI tests; pass pytest options after ``--``."""
     session.install(".[test,codegen]")
-    session.run("python", "-m", "pytest", "--ignore=tests/spark", *session.posargs)
+    session.run(
+        "python", "-m", "pytest", "--ignore=tests/spark", "--ignore=tests/browser", *session.posargs
+    )
 
 
 @nox.session(python=OTHER_PYTHONS)
@@ -170,3 +177,10 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
     session.run("python", "-c", "import shutil, sys; sys.exit(shutil.which('java'))", env=env)
     session.run("ol-subset", "demo", "--workdir", str(work / "demo"), env=env)
     session.run("ol-subset", "validate", "--strict", str(work / "demo" / "events.jsonl"))
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """The lineage report's HTML page in headless Chromium, driven by Playwright."""
+    session.install(".[test]", PLAYWRIGHT, "pillow")
+    session.run("python", "-m", "pytest", "tests/browser", *session.posargs)

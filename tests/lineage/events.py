@@ -118,3 +118,44 @@ def write_events(path: Path, events: Iterable[Json]) -> Path:
 def day(value: str, country: str | None = None) -> Json:
     dimensions = {"day": value} if country is None else {"day": value, "country": country}
     return parts(dimensions)
+
+
+HOSTILE_NAME = '<script>alert("x")</script>"><img src=x onerror=alert(1)>'
+"""A dataset name that is markup, for the report's escaping."""
+COUNTRIES = ("DE", "FR", "PL")
+
+
+def pipeline_history(days: int = 10, *, failed_day: int = 7) -> list[Json]:
+    """Four daily stages over ``days`` days: ``raw`` (day, country) is read by ``clean`` (one
+    day, a partition list), a ``rolling`` 3-day window of ``clean`` (a range; it fails on day
+    ``failed_day``), a ``report`` that filters on a non-partition column (possible) and writes
+    a dataset named :data:`HOSTILE_NAME` whole, and a ``compact`` job that reads and rewrites
+    the day's ``clean`` partition."""
+    events: list[Json] = []
+    dates = [f"2024-10-{number:02d}" for number in range(1, days + 1)]
+    minute = 0.0
+    number = 0
+
+    def add(**arguments: Any) -> None:
+        nonlocal minute, number
+        number += 1
+        events.extend(run(number, minute, minute + 1, **arguments))
+        minute += 2
+
+    for index, date in enumerate(dates):
+        each = parts(*({"day": date, "country": country} for country in COUNTRIES))
+        window = both(
+            compare("day", "GREATER_EQUAL_THAN", dates[max(index - 2, 0)]),
+            "AND",
+            compare("day", "LESS_EQUAL_THAN", date),
+        )
+        add(writes=[("raw", each)], job="load")
+        add(reads=[("raw", each)], writes=[("clean", day(date))], job="clean")
+        add(reads=[("clean", day(date))], writes=[("clean", day(date))], job="compact")
+        status = "FAIL" if index == failed_day else "COMPLETE"
+        add(
+            reads=[("clean", window)], writes=[("rolling", day(date))], job="rolling", status=status
+        )
+        scored = both(day(date), "AND", compare("score", "GREATER_THAN", "0.5"))
+        add(reads=[("rolling", scored)], writes=[(HOSTILE_NAME, None)], job="report")
+    return events

@@ -8,12 +8,14 @@ values (yes, no, unknown), and count unknown as *possibly* affected, never as un
 - :func:`impact`: the runs affected by a dataset or partition, and the partitions to recompute;
 - :func:`provenance`: the runs (and their inputs) a partition's data came from;
 - :func:`history`: the runs that read or wrote a dataset or partition, in time order;
-- :func:`dataset_partitions`: each known partition, its last writer and its readers since.
+- :func:`dataset_partitions`: each known partition, its last writer and its readers since;
+- :func:`report_html`: an impact or provenance answer as a page: run graph, partition grids.
 
 docs/lineage.md states the rules and the JSON output.
 """
 
 from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset.lineage._html import report_html
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
 from openlineage_subset.lineage._model import (
     AffectedRun,
@@ -73,4 +75,5 @@ __all__ = [
     "ingest",
     "partition_overlap",
     "provenance",
+    "report_html",
 ]

@@ -1,4 +1,4 @@
-"""``ol-subset lineage ingest|impact|provenance|history|partitions``: the command line.
+"""``ol-subset lineage ingest|impact|provenance|history|partitions|report``: the command line.
 
 Exit status: 0 done; 1 ``ingest`` stored what it could but some lines were invalid; 2 nothing
 answered (a database that is not a lineage database, an unknown or ambiguous dataset, a bad
@@ -13,7 +13,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from openlineage_subset.lineage._html import page
 from openlineage_subset.lineage._ingest import ingest
+from openlineage_subset.lineage._picture import report_picture
 from openlineage_subset.lineage._query import (
     LineageQueryError,
     dataset_partitions,
@@ -87,6 +89,37 @@ def add_lineage_parser(commands: Any) -> None:
             query.add_argument("--depth", metavar="N", type=int, help="at most N run hops")
         _common(query, dataset=True)
         query.set_defaults(handler=handler)
+    _add_report_parser(actions)
+
+
+def _add_report_parser(actions: Any) -> None:
+    report = actions.add_parser(
+        "report",
+        help="an HTML page: the run graph of an impact or provenance answer, partition grids",
+        description=(
+            "Write one self-contained HTML page (no network when viewed) with the run graph of "
+            "the impact answer (or, with --provenance, the provenance answer) of DATASET and a "
+            "grid of partitions per dataset in it: affected, possibly affected, written, read; "
+            "hover over a cell or a run for the runs and conditions behind it."
+        ),
+    )
+    report.add_argument("dataset", metavar="DATASET", help="as for impact and provenance")
+    report.add_argument(
+        "--html", metavar="FILE", required=True, help="the page to write (overwritten)"
+    )
+    report.add_argument(
+        "--provenance", action="store_true", help="draw the provenance answer, not the impact"
+    )
+    report.add_argument(
+        "--partition", action="append", metavar="COLUMN=VALUE", help="as for impact"
+    )
+    report.add_argument("--since", metavar="TIME", help="as for impact (not with --provenance)")
+    report.add_argument("--depth", metavar="N", type=int, help="at most N run hops")
+    report.add_argument(
+        "--db", metavar="PATH", default=DEFAULT_DB, help=f"lineage database (default {DEFAULT_DB})"
+    )
+    report.add_argument("--namespace", metavar="NS", help="the dataset's namespace")
+    report.set_defaults(handler=_report)
 
 
 def _common(parser: argparse.ArgumentParser, *, dataset: bool) -> None:
@@ -193,3 +226,30 @@ def _partitions(args: argparse.Namespace) -> int:
         lambda: dataset_partitions(args.db, args.dataset, namespace=args.namespace),
         partitions_text,
     )
+
+
+def _report(args: argparse.Namespace) -> int:
+    try:
+        picture = report_picture(
+            args.db,
+            args.dataset,
+            provenance=args.provenance,
+            partition=_partition_argument(args),
+            since=args.since,
+            depth=args.depth,
+            namespace=args.namespace,
+        )
+    except (LineageDatabaseError, LineageQueryError) as error:
+        return _fail(args, str(error))
+    try:
+        with open(args.html, "w", encoding="utf-8") as out:
+            out.write(page(picture, source=args.db))
+    except OSError as error:
+        return _fail(args, f"cannot write {args.html}: {error.strerror or error}")
+    cells = sum(len(grid.cells) for grid in picture.grids)
+    runs = sum(node.kind == "run" for node in picture.nodes)
+    print(
+        f"wrote {args.html}: {runs} run(s), {len(picture.grids)} dataset grid(s), "
+        f"{cells} partition cell(s)"
+    )
+    return EXIT_DONE

@@ -1,0 +1,451 @@
+"""What ``ol-subset lineage report`` draws: a run graph and partition grids, from an answer.
+
+A :class:`Picture` is plain data, built from an impact or provenance answer and the database it
+came from (the partitions each run of the answer read and wrote); :mod:`._html` turns it into a
+page. The graph is unrolled in layers from left to right, so a dataset appears once per hop that
+reaches it and a job that rewrites its own input draws no cycle. Each dataset of the answer gets
+a grid: one partition column down (the one with the most values), the others across, each cell
+coloured by the strongest thing the answer says of it, with the runs behind it as its notes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from openlineage_subset.lineage._model import (
+    AffectedRun,
+    DatasetRef,
+    Dimensions,
+    Label,
+    PartitionSet,
+    ProvenanceStep,
+    RunRef,
+)
+from openlineage_subset.lineage._query import (
+    LineageQueryError,
+    Unit,
+    _Graph,
+    _open,
+    _write_overlap,
+    impact,
+    provenance,
+)
+from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._text import _part
+from openlineage_subset.lineage._time import shown_time
+
+CellState = Literal["affected", "possible", "written", "read", "known"]
+"""Strongest first. ``possible``: possibly affected (impact), possibly read or written
+(provenance). ``known``: a known partition the answer says nothing of."""
+NodeState = Literal["start", "target", "dataset", "definite", "possible", "failed"]
+_RANK: dict[CellState, int] = {"known": 0, "read": 1, "written": 2, "possible": 3, "affected": 4}
+MAX_ROWS = 150
+"""Rows of a grid drawn at most: those with cells in the answer, and their neighbours, first."""
+MAX_COLUMNS = 120
+MAX_NODES = 400
+_NEIGHBOURS = 2
+"""Rows of context drawn above and below each row with a cell in the answer."""
+NULL_VALUE = "__HIVE_DEFAULT_PARTITION__"
+_SURELY: dict[Label, str] = {"definite": "definitely", "possible": "possibly"}
+
+
+@dataclasses.dataclass(frozen=True)
+class GridCell:
+    """A partition's colour and the facts behind it (one line each: which run, how sure)."""
+
+    state: CellState
+    notes: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """A dataset's partitions: ``down`` values as rows, ``across`` values as columns."""
+
+    dataset: DatasetRef
+    down: str | None
+    """The partition column of the rows; None for a dataset without partition columns."""
+    across: tuple[str, ...]
+    """The partition columns of the columns; a column's label joins their values by ``/``."""
+    rows: tuple[str, ...]
+    columns: tuple[str, ...]
+    cells: Mapping[tuple[str, str], GridCell]
+    """By (row, column); a pair missing here is not a known partition."""
+    whole: GridCell | None
+    """What the answer says of the dataset as a whole (a whole-dataset read or write)."""
+    row_gaps: tuple[int, ...]
+    """Rows left out (too many to draw) before each row, and after the last."""
+    hidden_columns: int
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphNode:
+    """A run or a dataset in one layer of the graph."""
+
+    key: str
+    kind: Literal["run", "dataset"]
+    layer: int
+    title: str
+    subtitle: str
+    state: NodeState
+    notes: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphEdge:
+    source: str
+    target: str
+    label: Label
+
+
+@dataclasses.dataclass(frozen=True)
+class Picture:
+    """Everything the page shows, in the order it shows it."""
+
+    query: Literal["impact", "provenance"]
+    title: str
+    summary: tuple[str, ...]
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    hidden_nodes: int
+    grids: tuple[Grid, ...]
+
+
+class _Builder:
+    """Collects nodes, edges and cell states while an answer is walked, on an open database."""
+
+    def __init__(self, graph: _Graph) -> None:
+        self.graph = graph
+        self.nodes: list[GraphNode] = []
+        self.edges: list[GraphEdge] = []
+        self.dataset_keys: dict[tuple[DatasetRef, int], str] = {}
+        self.cells: dict[DatasetRef, dict[Unit, tuple[CellState, list[str]]]] = {}
+
+    def dataset_node(self, dataset: DatasetRef, layer: int, state: NodeState = "dataset") -> str:
+        key = self.dataset_keys.get((dataset, layer))
+        if key is None:
+            key = self.dataset_keys[(dataset, layer)] = f"d{len(self.dataset_keys)}"
+            title = dataset.name.rstrip("/").rsplit("/", 1)[-1] or dataset.name
+            notes = (f"dataset {dataset}",)
+            self.nodes.append(GraphNode(key, "dataset", layer, title, dataset.name, state, notes))
+        return key
+
+    def run_node(self, run: RunRef, layer: int, label: Label, notes: Iterable[str]) -> str:
+        key = f"r{len(self.nodes)}"
+        ended = f", ended {shown_time(run.ended_at)}" if run.ended_at else ", not ended"
+        self.nodes.append(
+            GraphNode(
+                key,
+                "run",
+                layer,
+                run.job_name,
+                # UUIDv7 run ids begin with their time: their end tells runs apart.
+                f"\u2026{run.run_id[-8:]} {run.status}",
+                label if run.status == "COMPLETE" else "failed",
+                (
+                    f"{run.job} run {run.run_id}",
+                    f"{run.status}, started {shown_time(run.started_at)}{ended}",
+                    *notes,
+                ),
+            )
+        )
+        return key
+
+    def mark(self, dataset: DatasetRef, unit: Unit, state: CellState, note: str) -> None:
+        cells = self.cells.setdefault(dataset, {})
+        old, notes = cells.get(unit, ("known", []))
+        if note not in notes:
+            notes.append(note)
+        cells[unit] = (state if _RANK[state] > _RANK[old] else old, notes)
+
+    def mark_part(self, part: PartitionSet, definite: CellState, note: str) -> None:
+        """Every partition of ``part``: ``definite`` or, for its possible ones, possible."""
+        self.cells.setdefault(part.dataset, {})
+        if part.whole is not None:
+            state = definite if part.whole == "definite" else "possible"
+            self.mark(part.dataset, None, state, note)
+        for item in part.definite:
+            self.mark(part.dataset, item.dimensions, definite, note)
+        for item in part.possible:
+            self.mark(part.dataset, item.dimensions, "possible", f"{note} (possibly)")
+
+    def picture(
+        self, query: Literal["impact", "provenance"], title: str, summary: list[str]
+    ) -> Picture:
+        nodes = self.nodes
+        if query == "provenance":  # walked from the target back: flow goes left to right
+            last = max(node.layer for node in nodes)
+            nodes = [dataclasses.replace(node, layer=last - node.layer) for node in nodes]
+        shown = sorted(nodes, key=lambda node: node.layer)[:MAX_NODES]
+        kept = {node.key for node in shown}
+        edges = tuple(e for e in self.edges if e.source in kept and e.target in kept)
+        grids = tuple(
+            self.grid(dataset, cells)
+            for dataset, cells in sorted(
+                self.cells.items(), key=lambda item: (item[0].namespace, item[0].name)
+            )
+        )
+        return Picture(
+            query, title, tuple(summary), tuple(shown), edges, len(nodes) - len(shown), grids
+        )
+
+    def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
+        dataset_id = self.graph.resolve(dataset.name, dataset.namespace)
+        units: dict[Dimensions, GridCell] = {
+            unit: GridCell("known", ("known partition; this answer says nothing of it",))
+            for unit in self.graph.known(dataset_id)
+        }
+        for unit, (state, notes) in marked.items():
+            if unit is not None:
+                units[unit] = GridCell(state, tuple(notes))
+        whole = marked.get(None)
+        columns_of = sorted({name for unit in units for name, _ in unit})
+        if not columns_of:
+            whole_cell = GridCell(whole[0], tuple(whole[1])) if whole else None
+            return Grid(dataset, None, (), (), (), {}, whole_cell, (0,), 0)
+        distinct = {name: {dict(unit).get(name, "") for unit in units} for name in columns_of}
+        down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
+        across = tuple(name for name in columns_of if name != down)
+        cells: dict[tuple[str, str], GridCell] = {}
+        for unit, cell in units.items():
+            values = dict(unit)
+            row = _shown(values.get(down, ""))
+            column = "/".join(_shown(values.get(name, "")) for name in across)
+            cells[(row, column)] = cell
+        rows, row_gaps = _kept(sorted({r for r, _ in cells}, key=_natural), cells, 0, MAX_ROWS)
+        columns, column_gaps = _kept(
+            sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS
+        )
+        shown = set(rows), set(columns)
+        return Grid(
+            dataset,
+            down,
+            across,
+            tuple(rows),
+            tuple(columns),
+            {key: cell for key, cell in cells.items() if key[0] in shown[0] and key[1] in shown[1]},
+            GridCell(whole[0], tuple(whole[1])) if whole else None,
+            tuple(row_gaps),
+            sum(column_gaps),
+        )
+
+
+def _shown(value: str | None) -> str:
+    return NULL_VALUE if value is None else value
+
+
+def _natural(value: str) -> tuple[int, float, str]:
+    """Numbers in numeric order before other values in text order (dates sort as text)."""
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+def _kept(
+    values: list[str], cells: Mapping[tuple[str, str], GridCell], axis: int, most: int
+) -> tuple[list[str], list[int]]:
+    """At most ``most`` of ``values`` (rows or columns), in order: those with a cell the answer
+    marks and their neighbours (none marked: the first ones); and before each value kept, how
+    many were left out just before it (the last number: after the last one kept)."""
+    if len(values) <= most:
+        return values, [0] * (len(values) + 1)
+    marked = {key[axis] for key, cell in cells.items() if cell.state != "known"}
+    wanted = [number for number, value in enumerate(values) if value in marked]
+    near = [
+        around
+        for number in wanted
+        for around in range(number - _NEIGHBOURS, number + _NEIGHBOURS + 1)
+        if 0 <= around < len(values)
+    ]
+    order = wanted + near if wanted else list(range(len(values)))
+    chosen = sorted(list(dict.fromkeys(order))[:most])
+    gaps = [later - earlier - 1 for earlier, later in zip([-1, *chosen[:-1]], chosen, strict=True)]
+    return [values[number] for number in chosen], [*gaps, len(values) - 1 - chosen[-1]]
+
+
+def impact_picture(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    since: str | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> Picture:
+    """The impact answer (:func:`~openlineage_subset.lineage.impact`) as a picture.
+
+    The graph: the starting dataset, each affected run one layer further per hop, the datasets
+    each completed one wrote. The grids: the starting region and what affected runs wrote
+    (affected, or possibly affected), and the rest of what they read (read).
+    """
+    store, close = _open(db)
+    try:
+        report = impact(
+            store, dataset, partition=partition, since=since, depth=depth, namespace=namespace
+        )
+        build = _Builder(_Graph(store))
+        build.dataset_node(report.start.dataset, 0, "start")
+        build.mark_part(report.start, "affected", "the starting region")
+        for item in report.runs:
+            _impact_run(build, item)
+        definite = sum(run.label == "definite" for run in report.runs)
+        summary = [
+            f"{len(report.runs)} run(s) affected: {definite} definite, "
+            f"{len(report.runs) - definite} possible; failed runs are shown but write nothing",
+            "Recompute: "
+            + (
+                "; ".join(_counted(part) for part in report.backfill)
+                if report.backfill
+                else "nothing (no affected run completed a write)"
+            ),
+        ]
+        if report.since:
+            summary.insert(0, f"Affected data: what was there from {shown_time(report.since)} on")
+        return build.picture("impact", f"Impact of {_part(report.start)}", summary)
+    finally:
+        if close:
+            store.close()
+
+
+def _impact_run(build: _Builder, item: AffectedRun) -> None:
+    graph = build.graph
+    source = "the starting region" if item.upstream_run_id is None else item.upstream_run_id
+    notes = (
+        f"{item.label}: read {item.dataset} where {item.condition or 'whole dataset'}",
+        f"hop {item.hops}, from {source}",
+    )
+    key = build.run_node(item.run, 2 * item.hops - 1, item.label, notes)
+    build.edges.append(
+        GraphEdge(build.dataset_node(item.dataset, 2 * item.hops - 2), key, item.label)
+    )
+    read_note = f"read by {item.run.job} run {item.run.run_id}"
+    for read in graph.inputs(item.run):
+        for unit, _ in graph.read_units(read):
+            build.mark(graph.dataset(read.dataset_id), unit, "read", read_note)
+    affected_read = (None,) if item.partitions is None else [p.dimensions for p in item.partitions]
+    for unit in affected_read:
+        state: CellState = "affected" if item.label == "definite" else "possible"
+        build.mark(item.dataset, unit, state, f"{_SURELY[item.label]} affected, {read_note}")
+    if item.run.status != "COMPLETE" or item.run.ended_at is None:
+        return
+    write_note = f"written by {item.run.job} run {item.run.run_id}"
+    for write in graph.outputs(item.run):
+        where = graph.dataset(write.dataset_id)
+        build.edges.append(GraphEdge(key, build.dataset_node(where, 2 * item.hops), item.label))
+        for unit, label in graph.written(write, item.label):
+            state = "affected" if label == "definite" else "possible"
+            build.mark(where, unit, state, f"{_SURELY[label]} affected, {write_note}")
+
+
+def provenance_picture(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> Picture:
+    """The provenance answer (:func:`~openlineage_subset.lineage.provenance`) as a picture.
+
+    The graph: the inputs of the inputs on the left, the asked-about dataset on the right. The
+    grids: what each writer wrote of what was asked (written) and what it read (read), possibly
+    so where a condition depends on other columns than the partition columns.
+    """
+    store, close = _open(db)
+    try:
+        report = provenance(store, dataset, partition=partition, depth=depth, namespace=namespace)
+        build = _Builder(_Graph(store))
+        build.dataset_node(report.target.dataset, 0, "target")
+        build.mark_part(report.target, "known", "asked about")
+        _provenance_steps(build, report.writers, _units(report.target), 1)
+        summary = [
+            f"{_count_runs(report.writers)} run(s) behind it; the latest writers first",
+            "Unknown (possible) where a condition depends on other columns than partitions",
+        ]
+        return build.picture("provenance", f"Provenance of {_part(report.target)}", summary)
+    finally:
+        if close:
+            store.close()
+
+
+def _units(part: PartitionSet) -> list[Unit]:
+    units: list[Unit] = [item.dimensions for item in part.definite + part.possible]
+    return units if units or part.whole is None else [None]
+
+
+def _provenance_steps(
+    build: _Builder, steps: Iterable[ProvenanceStep], units: list[Unit], level: int
+) -> None:
+    graph = build.graph
+    for step in steps:
+        notes = [f"{step.label}: wrote {step.dataset} where {step.condition or 'whole dataset'}"]
+        notes += ["shown already: inputs not repeated"] if step.repeated else []
+        notes += ["depth limit: inputs not followed"] if step.truncated else []
+        key = build.run_node(step.run, 2 * level - 1, step.label, notes)
+        build.edges.append(
+            GraphEdge(key, build.dataset_node(step.dataset, 2 * level - 2), step.label)
+        )
+        write_note = f"written by {step.run.job} run {step.run.run_id}"
+        dataset_id = graph.resolve(step.dataset.name, step.dataset.namespace)
+        for write in graph.outputs(step.run):
+            if write.dataset_id != dataset_id:
+                continue
+            for unit in units:
+                found = _write_overlap(graph, write, unit)
+                if found is False:
+                    continue
+                # Deeper down, what a writer wrote is what a run behind the target read: the
+                # cell stays "read", the writer is in its notes.
+                state: CellState = "written" if level == 1 else "read"
+                if not found or step.label != "definite":
+                    state = "possible"
+                build.mark(step.dataset, unit, state, write_note)
+        read_note = f"read by {step.run.job} run {step.run.run_id}"
+        for item in step.inputs:
+            source = build.dataset_node(item.dataset, 2 * level)
+            build.edges.append(GraphEdge(source, key, step.label))
+            build.mark_part(item.partitions, "read", read_note)
+            _provenance_steps(build, item.writers, _units(item.partitions), level + 1)
+
+
+def _count_runs(steps: Iterable[ProvenanceStep]) -> int:
+    seen: set[str] = set()
+    todo = list(steps)
+    while todo:
+        step = todo.pop()
+        seen.add(step.run.run_id)
+        todo.extend(writer for item in step.inputs for writer in item.writers)
+    return len(seen)
+
+
+def _counted(part: PartitionSet) -> str:
+    if part.whole is not None:
+        return f"{part.dataset} (whole dataset, {part.whole})"
+    counted = [f"{len(part.definite)} definite"] if part.definite else []
+    counted += [f"{len(part.possible)} possible"] if part.possible else []
+    return f"{part.dataset}: {', '.join(counted)} partition(s)"
+
+
+def report_picture(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    provenance: bool = False,
+    partition: Mapping[str, str | None] | None = None,
+    since: str | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> Picture:
+    """:func:`impact_picture`, or with ``provenance`` :func:`provenance_picture`."""
+    if not provenance:
+        return impact_picture(
+            db, dataset, partition=partition, since=since, depth=depth, namespace=namespace
+        )
+    if since is not None:
+        raise LineageQueryError(
+            "since is for impact; provenance follows the latest writers back from now"
+        )
+    return provenance_picture(db, dataset, partition=partition, depth=depth, namespace=namespace)

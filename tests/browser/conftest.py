@@ -1,0 +1,55 @@
+"""A headless Chromium for the report tests, from Debian's ``chromium`` package.
+
+The page is opened from a file: Chromium never listens on a port and reaches no network (the
+flags turn off its own background connections). Playwright drives it through a pipe; the
+browser it starts is closed at the end of the session, also when a test fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+CHROMIUM_FLAGS = [
+    "--no-sandbox",  # CI runs as root, where Chromium's sandbox cannot start
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    given = os.environ.get("OL_SUBSET_CHROMIUM")
+    return given or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    playwright_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed: run `nox -s browser`"
+    )
+    executable = chromium_path()
+    if executable is None:
+        missing = (
+            "no Chromium: install Debian's package (apt-get install -y chromium) or set "
+            "OL_SUBSET_CHROMIUM to a Chromium binary"
+        )
+        if os.environ.get("OL_SUBSET_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{missing}; CI requires it (OL_SUBSET_REQUIRE_BROWSER=1)")
+        pytest.skip(missing)
+    # Playwright gives each launch a new empty profile of its own, removed at close.
+    with playwright_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()

@@ -1,0 +1,208 @@
+"""``ol-subset lineage report``: the picture agrees with the answer, and the page is inert.
+
+The colours are checked against the impact and provenance answers themselves (computed by the
+queries, not by the picture's own walk), and the page is parsed to show it holds no markup from
+the events and asks for nothing over the network. tests/browser loads it in Chromium.
+"""
+
+from __future__ import annotations
+
+import html.parser
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from openlineage_subset import __version__
+from openlineage_subset._cli import main
+from openlineage_subset.lineage import PartitionSet, impact, provenance, report_html
+from openlineage_subset.lineage._html import page
+from openlineage_subset.lineage._picture import (
+    MAX_ROWS,
+    Grid,
+    Picture,
+    impact_picture,
+    provenance_picture,
+)
+from tests.lineage.conftest import Build
+from tests.lineage.events import HOSTILE_NAME, LAKE, day, pipeline_history, run
+
+Cells = set[tuple[str, tuple[tuple[str, str], ...]]]
+
+
+def _cells(picture: Picture, state: str) -> Cells:
+    """(dataset name, partition) of every drawn cell in ``state``."""
+    found: Cells = set()
+    for grid in picture.grids:
+        for (row, column), cell in grid.cells.items():
+            if cell.state == state:
+                found.add((grid.dataset.name, _dimensions(grid, row, column)))
+    return found
+
+
+def _dimensions(grid: Grid, row: str, column: str) -> tuple[tuple[str, str], ...]:
+    assert grid.down is not None
+    values = dict(zip(grid.across, column.split("/") if column else (), strict=True))
+    return tuple(sorted({grid.down: row, **values}.items()))
+
+
+def str_values(dimensions: Iterable[tuple[str, str | None]]) -> list[tuple[str, str]]:
+    return sorted((name, str(value)) for name, value in dimensions)
+
+
+def _of(parts_: Iterable[PartitionSet], label: str) -> Cells:
+    return {
+        (part.dataset.name, tuple(str_values(item.dimensions)))
+        for part in parts_
+        for item in (part.definite if label == "definite" else part.possible)
+    }
+
+
+def test_impact_colours_are_the_answer(lineage_db: Build) -> None:
+    db = lineage_db(pipeline_history())
+    start = {"day": "2024-10-05", "country": "DE"}
+    answer = impact(db, "raw", partition=start)
+    picture = impact_picture(db, "raw", partition=start)
+
+    via = {
+        (item.dataset.name, tuple(sorted(str_values(part.dimensions))))
+        for item in answer.runs
+        if item.label == "definite"
+        for part in item.partitions or ()
+    }
+    affected = _of([answer.start, *answer.backfill], "definite") | via
+    assert _cells(picture, "affected") == affected
+    assert _cells(picture, "possible") == _of(answer.backfill, "possible") - affected
+    assert (f"{LAKE}/raw", (("country", "FR"), ("day", "2024-10-05"))) in _cells(picture, "read")
+    whole = {grid.dataset.name: grid.whole for grid in picture.grids if grid.whole}
+    assert whole[f"{LAKE}/{HOSTILE_NAME}"].state == "possible"  # written whole by a possible run
+
+    runs = [node for node in picture.nodes if node.kind == "run"]
+    assert len(runs) == len(answer.runs)
+    layers = {node.key: node.layer for node in picture.nodes}
+    assert all(layers[edge.target] == layers[edge.source] + 1 for edge in picture.edges), (
+        "compact reads and rewrites clean: the graph is unrolled, never a cycle"
+    )
+
+
+def test_a_failed_run_is_drawn_without_outputs(lineage_db: Build) -> None:
+    db = lineage_db(pipeline_history(failed_day=4))
+    picture = impact_picture(db, "raw", partition={"day": "2024-10-05", "country": "DE"})
+    failed = [node for node in picture.nodes if node.state == "failed"]
+    assert [node.title for node in failed] == ["rolling"]
+    assert not [edge for edge in picture.edges if edge.source == failed[0].key]
+    assert (f"{LAKE}/rolling", (("day", "2024-10-05"),)) not in _cells(picture, "affected")
+
+
+def test_provenance_colours_are_the_answer(lineage_db: Build) -> None:
+    db = lineage_db(pipeline_history())
+    answer = provenance(db, "rolling", partition={"day": "2024-10-05"})
+    picture = provenance_picture(db, "rolling", partition={"day": "2024-10-05"})
+
+    read: Cells = set()
+    todo = list(answer.writers)
+    while todo:
+        step = todo.pop()
+        for item in step.inputs:
+            read |= _of([item.partitions], "definite")
+            todo.extend(item.writers)
+    assert _cells(picture, "written") == _of([answer.target], "definite")
+    assert _cells(picture, "read") == read
+    assert {(f"{LAKE}/clean", (("day", f"2024-10-0{d}"),)) for d in (3, 4, 5)} <= read
+    layers = {node.key: node.layer for node in picture.nodes}
+    target = next(node for node in picture.nodes if node.state == "target")
+    assert layers[target.key] == max(layers.values()), "inputs on the left, the target right"
+
+
+def test_a_long_grid_draws_the_marked_rows_and_counts_the_rest(lineage_db: Build) -> None:
+    days = [f"2023-{month:02d}-{number:02d}" for month in range(1, 13) for number in range(1, 29)]
+    events = [
+        event
+        for number, date in enumerate(days)
+        for event in run(number + 1, number, number + 0.5, writes=[("daily", day(date))])
+    ]
+    events += run(999, 1000, 1001, reads=[("daily", day(days[200]))], writes=[("out", None)])
+    db = lineage_db(events)
+    (grid, *_) = impact_picture(db, "daily", partition={"day": days[200]}).grids
+    assert len(days) > MAX_ROWS
+
+    assert grid.rows == tuple(days[198:203]), "the affected day and its neighbours, no more"
+    assert grid.row_gaps == (198, 0, 0, 0, 0, len(days) - 203)
+    assert grid.cells[(days[200], "")].state == "affected"
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_the_page_is_inert_and_shows_hostile_names_as_text(lineage_db: Build) -> None:
+    db = lineage_db(pipeline_history())
+    picture = impact_picture(db, "raw", partition={"day": "2024-10-05", "country": "DE"})
+    parsed = _Tags()
+    parsed.feed(page(picture, source=db))
+
+    names = {tag for tag, _ in parsed.tags}
+    assert not names & {"script", "img", "iframe", "link", "object", "embed", "image"}
+    assert not [
+        (tag, key) for tag, attrs in parsed.tags for key in attrs if key.startswith("on")
+    ], "no event handler attributes"
+    references = {
+        value
+        for _, attrs in parsed.tags
+        for key, value in attrs.items()
+        if key in ("src", "href", "xlink:href", "marker-end", "action")
+    }
+    assert references <= {"url(#arrow)"}, "nothing to fetch"
+    policy = [attrs for tag, attrs in parsed.tags if attrs.get("http-equiv")]
+    assert policy and "default-src 'none'" in str(policy[0]["content"])
+    assert f"file:{LAKE}/{HOSTILE_NAME}" in "".join(parsed.text)
+
+
+def test_report_command(
+    lineage_db: Build, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = lineage_db(pipeline_history(days=4))
+    out = tmp_path / "impact.html"
+    args = ["lineage", "report", "raw", "--partition", "day=2024-10-02", "--db", db]
+    assert main([*args, "--html", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"wrote {out}: ") and out.read_text().startswith("<!DOCTYPE html>")
+
+    assert main([*args, "--provenance", "--html", str(out)]) == 0
+    assert "Provenance of" in out.read_text()
+
+    assert main(["lineage", "report", "nothing", "--db", db, "--html", str(out)]) == 2
+    assert "no dataset named 'nothing'" in capsys.readouterr().err
+    assert main([*args, "--provenance", "--since", "2024-10-01", "--html", str(out)]) == 2
+    assert "since is for impact" in capsys.readouterr().err
+    assert main([*args, "--html", str(tmp_path / "missing" / "x.html")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_report_html_from_python(lineage_db: Build) -> None:
+    db = lineage_db(pipeline_history(days=4))
+    shown = report_html(db, "rolling", provenance=True, partition={"day": "2024-10-03"})
+    assert shown.startswith("<!DOCTYPE html>")
+    assert "<h1>Provenance of file:/data/lake/rolling, partition(s) day=2024-10-03</h1>" in shown
+    assert f"ol-subset {__version__} lineage report from {db}" in shown
+
+
+def test_a_graph_too_large_is_cut_and_says_so(
+    lineage_db: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = lineage_db(pipeline_history())
+    whole = impact_picture(db, "raw")
+    monkeypatch.setattr("openlineage_subset.lineage._picture.MAX_NODES", 5)
+    cut = impact_picture(db, "raw")
+    assert len(cut.nodes) == 5 and cut.hidden_nodes == len(whole.nodes) - 5
+    assert {node.layer for node in cut.nodes} <= {0, 1}, "the first layers are kept"
+    assert f"{len(whole.nodes) - 5} more node(s) not drawn" in page(cut)

@@ -16,6 +16,12 @@ from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, write_eve
 AFFECTED = (215, 48, 31)  # #d7301f, the page's colour of an affected cell
 KNOWN = (238, 238, 238)  # #eeeeee
 START = {"day": "2024-10-05", "country": "DE"}
+PAGES = {
+    "impact": ["raw", *(f"--partition={k}={v}" for k, v in START.items())],
+    "provenance": [f"{LAKE}/{HOSTILE_NAME}", "--provenance"],
+    "overview": [],
+}
+"""The report's three pages, by the arguments that ask for them."""
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +30,10 @@ def report_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     events = write_events(folder / "events.jsonl", pipeline_history())
     db = str(folder / "lineage.db")
     assert ingest([events], db).invalid == 0
-    out = folder / "impact.html"
-    given = [f"--partition={k}={v}" for k, v in START.items()]
-    assert main(["lineage", "report", "raw", *given, "--db", db, "--html", str(out)]) == 0
-    return out, db
+    for name, query in PAGES.items():
+        out = str(folder / f"{name}.html")
+        assert main(["lineage", "report", *query, "--db", db, "--html", out]) == 0
+    return folder, db
 
 
 def _open(browser: Any, path: Path) -> tuple[Any, dict[str, list[str]]]:
@@ -41,10 +47,11 @@ def _open(browser: Any, path: Path) -> tuple[Any, dict[str, list[str]]]:
     return page, seen
 
 
+@pytest.mark.parametrize("name", list(PAGES))
 def test_the_page_loads_clean_and_fetches_nothing(
-    browser: Any, report_page: tuple[Path, str]
+    browser: Any, report_page: tuple[Path, str], name: str
 ) -> None:
-    path, _ = report_page
+    path = report_page[0] / f"{name}.html"
     page, seen = _open(browser, path)
     try:
         assert seen["console"] == [], "no console message at all: no error, no CSP report"
@@ -52,7 +59,8 @@ def test_the_page_loads_clean_and_fetches_nothing(
         assert seen["requests"] == [path.as_uri()], "the page alone, nothing else"
         assert page.locator("script, img, iframe").count() == 0
         assert f"file:{LAKE}/{HOSTILE_NAME}" in page.inner_text("body")
-        assert page.title().startswith(f"Impact of file:{LAKE}/raw, partition(s) ")
+        assert page.locator("table.grid").count() >= 3
+        assert page.locator("svg.run-graph g.node").first.is_visible()
     finally:
         page.close()
 
@@ -60,10 +68,11 @@ def test_the_page_loads_clean_and_fetches_nothing(
 def test_the_grid_shows_the_answer(
     browser: Any, report_page: tuple[Path, str], tmp_path: Path
 ) -> None:
-    path, db = report_page
+    path, db = report_page[0] / "impact.html", report_page[1]
     answer = impact(db, "raw", partition=START)
     page, _ = _open(browser, path)
     try:
+        assert page.title().startswith(f"Impact of file:{LAKE}/raw, partition(s) ")
         runs = page.locator("svg.run-graph g.node.run")
         assert runs.count() == len(answer.runs)
         assert runs.first.is_visible()

@@ -15,13 +15,20 @@ import pytest
 
 from openlineage_subset import __version__
 from openlineage_subset._cli import main
-from openlineage_subset.lineage import PartitionSet, impact, provenance, report_html
+from openlineage_subset.lineage import (
+    PartitionSet,
+    dataset_partitions,
+    impact,
+    provenance,
+    report_html,
+)
 from openlineage_subset.lineage._html import page
 from openlineage_subset.lineage._picture import (
     MAX_ROWS,
     Grid,
     Picture,
     impact_picture,
+    overview_picture,
     provenance_picture,
 )
 from tests.lineage.conftest import Build
@@ -206,3 +213,43 @@ def test_a_graph_too_large_is_cut_and_says_so(
     assert len(cut.nodes) == 5 and cut.hidden_nodes == len(whole.nodes) - 5
     assert {node.layer for node in cut.nodes} <= {0, 1}, "the first layers are kept"
     assert f"{len(whole.nodes) - 5} more node(s) not drawn" in page(cut)
+
+
+def test_the_overview_shows_jobs_and_each_partition_s_last_writer(lineage_db: Build) -> None:
+    db = lineage_db(pipeline_history(failed_day=9))
+    picture = overview_picture(db)
+
+    jobs = {node.title: node for node in picture.nodes if node.kind == "job"}
+    assert sorted(jobs) == ["clean", "compact", "load", "report", "rolling"]
+    assert jobs["load"].subtitle == "10 run(s), last COMPLETE"
+    assert jobs["rolling"].state == "failed", "its last run failed"
+    layers = {node.key: node.layer for node in picture.nodes}
+    backwards = [e for e in picture.edges if layers[e.target] <= layers[e.source]]
+    assert len(backwards) == 1, "only compact's rewrite of clean goes back"
+
+    grids = {grid.dataset.name: grid for grid in picture.grids}
+    assert set(grids) == {f"{LAKE}/{name}" for name in ("raw", "clean", "rolling", HOSTILE_NAME)}
+    for name in ("raw", "clean", "rolling"):
+        grid = grids[f"{LAKE}/{name}"]
+        for state in dataset_partitions(db, name).partitions:
+            dimensions = dict(state.partition.dimensions)
+            column = "/".join(str(dimensions[c]) for c in grid.across)
+            cell = grid.cells[(str(dimensions[str(grid.down)]), column)]
+            if state.writer is None:
+                assert cell.state == "known"
+            else:
+                assert cell.state == ("written" if state.label == "definite" else "possible")
+                assert state.writer.run_id in cell.notes[-1]
+    assert grids[f"{LAKE}/rolling"].cells[("2024-10-10", "")].state == "known", "its run failed"
+
+
+def test_the_overview_takes_no_query_options(
+    lineage_db: Build, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = lineage_db(pipeline_history(days=3))
+    out = tmp_path / "overview.html"
+    assert main(["lineage", "report", "--db", db, "--html", str(out)]) == 0
+    assert "<h2>Jobs</h2>" in out.read_text()
+    given = ["lineage", "report", "--db", db, "--html", str(out), "--partition", "day=x"]
+    assert main(given) == 2
+    assert "partition: name a dataset to ask about" in capsys.readouterr().err

@@ -100,10 +100,16 @@ def _add_report_parser(actions: Any) -> None:
             "Write one self-contained HTML page (no network when viewed) with the run graph of "
             "the impact answer (or, with --provenance, the provenance answer) of DATASET and a "
             "grid of partitions per dataset in it: affected, possibly affected, written, read; "
-            "hover over a cell or a run for the runs and conditions behind it."
+            "hover over a cell or a run for the runs and conditions behind it. Without DATASET: "
+            "every job and dataset, and each partition's last completed writer."
         ),
     )
-    report.add_argument("dataset", metavar="DATASET", help="as for impact and provenance")
+    report.add_argument(
+        "dataset",
+        metavar="DATASET",
+        nargs="?",
+        help="as for impact and provenance; none: an overview of every job and dataset",
+    )
     report.add_argument(
         "--html", metavar="FILE", required=True, help="the page to write (overwritten)"
     )

@@ -40,6 +40,11 @@ LEGEND: dict[str, dict[CellState, str]] = {
         "possible": "possibly written or read",
         "known": "known, not in this answer",
     },
+    "overview": {
+        "written": "last written by a completed run",
+        "possible": "possibly: its last write's condition depends on other columns",
+        "known": "no completed write known (read only, or failed writes)",
+    },
 }
 _STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1b1b; background: #fff; }
@@ -73,6 +78,7 @@ _NODE_COLOURS = {
     "start": ("#fde0dd", "#d7301f", ""),
     "target": ("#dbe7f5", "#4575b4", ""),
     "dataset": ("#f4f4f4", "#888888", ""),
+    "job": ("#eef3fa", "#4575b4", ""),
     "definite": ("#fde0dd", "#d7301f", ""),
     "possible": ("#fff1dc", "#e08a1e", "5 3"),
     "failed": ("#eeeeee", "#555555", "2 3"),
@@ -93,7 +99,7 @@ def _short(value: str) -> str:
 
 def report_html(
     db: str | os.PathLike[str] | LineageStore,
-    dataset: str,
+    dataset: str | None = None,
     *,
     provenance: bool = False,
     partition: Mapping[str, str | None] | None = None,
@@ -102,7 +108,8 @@ def report_html(
     namespace: str | None = None,
 ) -> str:
     """The impact (or ``provenance``) answer as one self-contained HTML page: the run graph and
-    a grid of partitions per dataset. Arguments as for :func:`~openlineage_subset.lineage.impact`.
+    a grid of partitions per dataset. Arguments as for :func:`~openlineage_subset.lineage.impact`;
+    without a dataset, an overview: jobs and datasets, each partition's last writer.
 
     Example::
 
@@ -136,7 +143,7 @@ def page(picture: Picture, *, source: str = "") -> str:
         "<body>",
         f"<h1>{_text(picture.title)}</h1>",
         *(f'<p class="summary">{_text(line)}</p>' for line in picture.summary),
-        "<h2>Runs</h2>",
+        "<h2>Jobs</h2>" if picture.query == "overview" else "<h2>Runs</h2>",
         _graph(picture),
         "<h2>Partitions</h2>",
         _legend(picture.query),
@@ -203,7 +210,7 @@ def _graph(picture: Picture) -> str:
 
 def _node(node: GraphNode, x: int, y: int) -> str:
     fill, stroke, dashes = _NODE_COLOURS[node.state]
-    radius = 14 if node.kind == "run" else 3
+    radius = 3 if node.kind == "dataset" else 14
     dash = f' stroke-dasharray="{dashes}"' if dashes else ""
     hover = "\n".join(node.notes)
     return (

@@ -40,7 +40,7 @@ from openlineage_subset.lineage._time import shown_time
 CellState = Literal["affected", "possible", "written", "read", "known"]
 """Strongest first. ``possible``: possibly affected (impact), possibly read or written
 (provenance). ``known``: a known partition the answer says nothing of."""
-NodeState = Literal["start", "target", "dataset", "definite", "possible", "failed"]
+NodeState = Literal["start", "target", "dataset", "job", "definite", "possible", "failed"]
 _RANK: dict[CellState, int] = {"known": 0, "read": 1, "written": 2, "possible": 3, "affected": 4}
 MAX_ROWS = 150
 """Rows of a grid drawn at most: those with cells in the answer, and their neighbours, first."""
@@ -85,7 +85,7 @@ class GraphNode:
     """A run or a dataset in one layer of the graph."""
 
     key: str
-    kind: Literal["run", "dataset"]
+    kind: Literal["run", "job", "dataset"]
     layer: int
     title: str
     subtitle: str
@@ -104,7 +104,7 @@ class GraphEdge:
 class Picture:
     """Everything the page shows, in the order it shows it."""
 
-    query: Literal["impact", "provenance"]
+    query: Literal["impact", "provenance", "overview"]
     title: str
     summary: tuple[str, ...]
     nodes: tuple[GraphNode, ...]
@@ -116,8 +116,15 @@ class Picture:
 class _Builder:
     """Collects nodes, edges and cell states while an answer is walked, on an open database."""
 
-    def __init__(self, graph: _Graph) -> None:
+    def __init__(self, graph: _Graph, *, overview: bool = False) -> None:
         self.graph = graph
+        self.overview = overview
+        """Every partition is marked: a long grid draws its last rows (the newest dates)."""
+        self.unmarked = (
+            "no completed run is known to have written it"
+            if overview
+            else "known partition; this answer says nothing of it"
+        )
         self.nodes: list[GraphNode] = []
         self.edges: list[GraphEdge] = []
         self.dataset_keys: dict[tuple[DatasetRef, int], str] = {}
@@ -153,6 +160,17 @@ class _Builder:
         )
         return key
 
+    def job_node(self, last: RunRef, runs: int, layer: int) -> str:
+        key = f"j{len(self.nodes)}"
+        notes = (
+            f"job {last.job}: {runs} run(s)",
+            f"last run {last.run_id} {last.status}, started {shown_time(last.started_at)}",
+        )
+        state: NodeState = "job" if last.status == "COMPLETE" else "failed"
+        subtitle = f"{runs} run(s), last {last.status}"
+        self.nodes.append(GraphNode(key, "job", layer, last.job_name, subtitle, state, notes))
+        return key
+
     def mark(self, dataset: DatasetRef, unit: Unit, state: CellState, note: str) -> None:
         cells = self.cells.setdefault(dataset, {})
         old, notes = cells.get(unit, ("known", []))
@@ -172,7 +190,7 @@ class _Builder:
             self.mark(part.dataset, item.dimensions, "possible", f"{note} (possibly)")
 
     def picture(
-        self, query: Literal["impact", "provenance"], title: str, summary: list[str]
+        self, query: Literal["impact", "provenance", "overview"], title: str, summary: list[str]
     ) -> Picture:
         nodes = self.nodes
         if query == "provenance":  # walked from the target back: flow goes left to right
@@ -194,8 +212,7 @@ class _Builder:
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
         dataset_id = self.graph.resolve(dataset.name, dataset.namespace)
         units: dict[Dimensions, GridCell] = {
-            unit: GridCell("known", ("known partition; this answer says nothing of it",))
-            for unit in self.graph.known(dataset_id)
+            unit: GridCell("known", (self.unmarked,)) for unit in self.graph.known(dataset_id)
         }
         for unit, (state, notes) in marked.items():
             if unit is not None:
@@ -214,7 +231,13 @@ class _Builder:
             row = _shown(values.get(down, ""))
             column = "/".join(_shown(values.get(name, "")) for name in across)
             cells[(row, column)] = cell
-        rows, row_gaps = _kept(sorted({r for r, _ in cells}, key=_natural), cells, 0, MAX_ROWS)
+        rows, row_gaps = _kept(
+            sorted({r for r, _ in cells}, key=_natural),
+            cells,
+            0,
+            MAX_ROWS,
+            latest=self.overview,
+        )
         columns, column_gaps = _kept(
             sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS
         )
@@ -245,13 +268,22 @@ def _natural(value: str) -> tuple[int, float, str]:
 
 
 def _kept(
-    values: list[str], cells: Mapping[tuple[str, str], GridCell], axis: int, most: int
+    values: list[str],
+    cells: Mapping[tuple[str, str], GridCell],
+    axis: int,
+    most: int,
+    *,
+    latest: bool = False,
 ) -> tuple[list[str], list[int]]:
     """At most ``most`` of ``values`` (rows or columns), in order: those with a cell the answer
-    marks and their neighbours (none marked: the first ones); and before each value kept, how
-    many were left out just before it (the last number: after the last one kept)."""
+    marks and their neighbours (none marked: the first ones; ``latest``: the last ones); and
+    before each value kept, how many were left out just before it (the last number: after the
+    last one kept)."""
     if len(values) <= most:
         return values, [0] * (len(values) + 1)
+    if latest:
+        cut = len(values) - most
+        return values[cut:], [cut] + [0] * most
     marked = {key[axis] for key, cell in cells.items() if cell.state != "known"}
     wanted = [number for number, value in enumerate(values) if value in marked]
     near = [
@@ -431,7 +463,7 @@ def _counted(part: PartitionSet) -> str:
 
 def report_picture(
     db: str | os.PathLike[str] | LineageStore,
-    dataset: str,
+    dataset: str | None = None,
     *,
     provenance: bool = False,
     partition: Mapping[str, str | None] | None = None,
@@ -439,7 +471,26 @@ def report_picture(
     depth: int | None = None,
     namespace: str | None = None,
 ) -> Picture:
-    """:func:`impact_picture`, or with ``provenance`` :func:`provenance_picture`."""
+    """:func:`impact_picture`, or with ``provenance`` :func:`provenance_picture`; without a
+    dataset, :func:`overview_picture`."""
+    if dataset is None:
+        given = [
+            name
+            for name, value in (
+                ("provenance", provenance),
+                ("partition", partition),
+                ("since", since),
+                ("depth", depth),
+                ("namespace", namespace),
+            )
+            if value
+        ]
+        if given:
+            raise LineageQueryError(
+                f"{', '.join(given)}: name a dataset to ask about; without one the report is "
+                "an overview of the whole database"
+            )
+        return overview_picture(db)
     if not provenance:
         return impact_picture(
             db, dataset, partition=partition, since=since, depth=depth, namespace=namespace
@@ -449,3 +500,112 @@ def report_picture(
             "since is for impact; provenance follows the latest writers back from now"
         )
     return provenance_picture(db, dataset, partition=partition, depth=depth, namespace=namespace)
+
+
+def overview_picture(db: str | os.PathLike[str] | LineageStore) -> Picture:
+    """Everything the database holds, by job: which jobs read and write which datasets (how
+    many runs, the last one's state), and per dataset its partitions coloured by their last
+    completed writer (the newest rows of a long grid)."""
+    store, close = _open(db)
+    try:
+        build = _Builder(_Graph(store), overview=True)
+        uses = store.connection.execute(
+            "SELECT r.job_namespace, r.job_name, a.dataset_id, a.direction, "
+            "count(DISTINCT r.run_id) FROM accesses a JOIN runs r USING (run_id) "
+            "GROUP BY r.job_namespace, r.job_name, a.dataset_id, a.direction"
+        ).fetchall()
+        last: dict[tuple[str, str], tuple[RunRef, int]] = {}
+        for row in store.connection.execute(
+            "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
+            "ORDER BY started_at, run_id"
+        ):
+            run = RunRef(*row)
+            seen = last.get((run.job_namespace, run.job_name))
+            last[(run.job_namespace, run.job_name)] = (run, 1 + (seen[1] if seen else 0))
+        jobs = {f"j:{ns}\0{job}": (ns, job) for ns, job, *_ in uses}
+        edges = [
+            (f"j:{ns}\0{job}", f"d:{dataset}")
+            if direction == "output"
+            else (f"d:{dataset}", f"j:{ns}\0{job}")
+            for ns, job, dataset, direction, _ in uses
+        ]
+        layers = _layers(edges)
+        keys: dict[str, str] = {}
+        for name, layer in sorted(layers.items(), key=lambda item: (item[1], item[0])):
+            if name.startswith("d:"):
+                dataset = build.graph.dataset(int(name[2:]))
+                keys[name] = build.dataset_node(dataset, layer)
+                _mark_last_writers(build, int(name[2:]))
+            else:
+                run, count = last[jobs[name]]
+                keys[name] = build.job_node(run, count, layer)
+        build.edges.extend(GraphEdge(keys[a], keys[b], "definite") for a, b in dict.fromkeys(edges))
+        summary = [
+            f"{len(last)} job(s), {sum(count for _, count in last.values())} run(s), "
+            f"{sum(name.startswith('d:') for name in layers)} dataset(s)",
+            "Give a dataset (and --partition) for what depends on it, or where it came from",
+        ]
+        return build.picture("overview", f"Lineage database {_source(db)}", summary)
+    finally:
+        if close:
+            store.close()
+
+
+def _source(db: str | os.PathLike[str] | LineageStore) -> str:
+    return db.path if isinstance(db, LineageStore) else os.fspath(db)
+
+
+def _layers(edges: list[tuple[str, str]]) -> dict[str, int]:
+    """A layer per node, so that edges go to later layers: the longest path from a node with
+    no inputs; a cycle (a job that rewrites its input) is broken at its lightest node."""
+    inputs: dict[str, set[str]] = {}
+    outputs: dict[str, set[str]] = {}
+    for source, target in edges:
+        inputs.setdefault(source, set())
+        outputs.setdefault(target, set())
+        if source != target:
+            inputs.setdefault(target, set()).add(source)
+            outputs.setdefault(source, set()).add(target)
+    waiting = {node: len(found) for node, found in inputs.items()}
+    layers: dict[str, int] = {}
+    while waiting:
+        ready = [node for node, count in waiting.items() if count == 0]
+        if not ready:  # a cycle: start it where the fewest inputs are still waiting
+            ready = [min(waiting, key=lambda node: (waiting[node], node))]
+        for node in sorted(ready):
+            del waiting[node]
+            done = [layers[source] + 1 for source in inputs[node] if source in layers]
+            layers[node] = max(done, default=0)
+            for target in outputs.get(node, ()):
+                if target in waiting:
+                    waiting[target] -= 1
+    return layers
+
+
+def _mark_last_writers(build: _Builder, dataset_id: int) -> None:
+    """Each known partition of the dataset (or the dataset as a whole): its latest completed
+    writer, as :func:`~openlineage_subset.lineage.dataset_partitions` finds it, walking the
+    writes from the latest and stopping once every partition has one."""
+    graph = build.graph
+    dataset = graph.dataset(dataset_id)
+    build.cells.setdefault(dataset, {})
+    pending: set[Unit] = set(graph.known(dataset_id)) or {None}
+    writes = sorted(
+        (
+            write
+            for write in graph.accesses(dataset_id, "output")
+            if write.run.status == "COMPLETE" and write.run.ended_at is not None
+        ),
+        key=lambda write: (write.run.ended_at or "", write.run.run_id),
+        reverse=True,
+    )
+    for write in writes:
+        if not pending:
+            break
+        note = f"last written by {write.run.job} run {write.run.run_id}, ended "
+        note += shown_time(write.run.ended_at or "")
+        for unit, label in graph.written(write, "definite"):
+            for found in list(pending) if unit is None else [unit] if unit in pending else []:
+                state: CellState = "written" if label == "definite" else "possible"
+                build.mark(dataset, found, state, note)
+                pending.discard(found)

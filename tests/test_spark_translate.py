@@ -17,17 +17,15 @@ from openlineage_subset.spark._translate import (
     internal_value_text,
     redact_condition,
 )
-from openlineage_subset.spark._trees import Node, decode
+from openlineage_subset.spark._trees import ExactValues, Node, decode
 
 
 def attr(name: str, kind: str = "integer") -> Node:
     return Node("AttributeReference", {"name": name, "dataType": kind})
 
 
-def lit(value: Any, kind: str = "integer", **extra: Any) -> Node:
-    node = Node("Literal", {"value": value, "dataType": kind})
-    node.extra.update(extra)
-    return node
+def lit(value: Any, kind: str = "integer", micros: int | None = None) -> Node:
+    return Node("Literal", {"value": value, "dataType": kind}, exact=ExactValues(micros))
 
 
 def op(kind: str, left: Node, right: Node) -> Node:
@@ -164,7 +162,7 @@ def test_timestamps_need_their_exact_value() -> None:
 def test_inset_values_come_from_the_jvm() -> None:
     inset = unary("InSet", attr("d", "date"))
     assert text(inset) is None, "without the values read through py4j the IN is dropped"
-    inset.extra["values"] = ["19737", "19738"]
+    inset.exact.set_values = ["19737", "19738"]
     assert text(inset) == "d = '2024-01-15' OR d = '2024-01-16'"
     assert internal_value_text("1704078000000000", "timestamp_ntz") == "2024-01-01T03:00:00Z"
     assert internal_value_text("abc", "date") is None

@@ -225,7 +225,7 @@ def _membership(node: Node, negated: bool) -> Any:
             return None
         texts = [literal_text(item) for item in literals]
     else:
-        raw = node.extra.get("values")
+        raw = node.exact.set_values
         if raw is None:
             return None
         texts = [internal_value_text(value, _field_type(subject)) for value in raw]
@@ -332,8 +332,8 @@ def _comparable(field_type: str | None, literal_type: object) -> bool:
 def literal_text(node: Node) -> str | None:
     """A literal's value as the subset spec writes it, or None when it has no faithful form.
 
-    Timestamps need their exact value, read separately into ``node.extra["micros"]``: the JSON
-    prints them in the session time zone without an offset.
+    Timestamps need their exact value, read separately into ``node.exact.timestamp_micros``:
+    the JSON prints them in the session time zone without an offset.
     """
     if node.kind != "Literal":
         return None
@@ -341,8 +341,8 @@ def literal_text(node: Node) -> str | None:
     if value is None or not isinstance(kind, str):
         return None
     if kind in ("timestamp", "timestamp_ntz"):
-        micros = node.extra.get("micros")
-        return _timestamp_text(micros) if isinstance(micros, int) else None
+        micros = node.exact.timestamp_micros
+        return None if micros is None else _timestamp_text(micros)
     return _text_of(str(value), kind)
 
 

@@ -13,6 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass
+class ExactValues:
+    """What a node's JSON leaves out, read separately from the JVM when the node is kept."""
+
+    timestamp_micros: int | None = None
+    """A timestamp literal's value in microseconds since the epoch: its JSON prints it in the
+    session time zone without an offset."""
+    set_values: list[str] | None = None
+    """An ``InSet``'s values as Spark stores them internally: its JSON has no values at all."""
+
+
 @dataclass(frozen=True)
 class Node:
     """One tree node: its short class name, its fields, its children, and its pre-order index."""
@@ -21,8 +32,8 @@ class Node:
     fields: dict[str, Any]
     children: tuple[Node, ...] = ()
     index: int = 0
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
-    """Values read separately through py4j where the JSON has none (``InSet`` sets, ...)."""
+    exact: ExactValues = field(default_factory=ExactValues, compare=False)
+    """Filled in after decoding, for the few nodes that need it (see ``ExactValues``)."""
 
     def child(self, name: str) -> Node:
         """The child a field names (``node.child("left")``)."""

@@ -510,7 +510,7 @@ def _filter_trees(jfilters: JavaObject) -> list[Node]:
     for position in range(jfilters.size()):
         jexpression = jfilters.apply(position)
         tree = decoded(jexpression)
-        _read_extras(tree, jexpression)
+        _read_exact_values(tree, jexpression)
         trees.append(tree)
     return trees
 
@@ -521,17 +521,17 @@ def _filters_above(ancestors: list[tuple[str, JavaObject]]) -> Iterator[Node]:
         if kind == "FilterExec":
             jcondition = jnode.condition()
             condition = decoded(jcondition)
-            _read_extras(condition, jcondition)
+            _read_exact_values(condition, jcondition)
             yield from _conjuncts(condition)
         elif kind not in _PASS_THROUGH:
             return
 
 
-def _read_extras(tree: Node, jexpression: JavaObject) -> None:
+def _read_exact_values(tree: Node, jexpression: JavaObject) -> None:
     """Read what the JSON of an expression leaves out: ``InSet`` values, exact timestamps.
 
     Nodes are fetched by their pre-order number (``TreeNode.apply``); a node whose class is not
-    the expected one (numbering differs when subqueries are inside) is left without extras,
+    the expected one (numbering differs when subqueries are inside) is left without them,
     which makes the translation drop it.
     """
     for node in tree.walk():
@@ -546,13 +546,13 @@ def _read_extras(tree: Node, jexpression: JavaObject) -> None:
         if str(jnode.getClass().getSimpleName()) != node.kind:
             continue
         if node.kind == "Literal":
-            node.extra["micros"] = int(jnode.value())
+            node.exact.timestamp_micros = int(jnode.value())
         else:
             values = jnode.hset()
             text = str(values.mkString(_HSET_SEPARATOR))
             parts = text.split(_HSET_SEPARATOR) if text else []
             if len(parts) == int(values.size()):
-                node.extra["values"] = parts
+                node.exact.set_values = parts
 
 
 def _catalog_table(jscan: JavaObject, relation: JavaObject) -> tuple[str | None, str | None]:

@@ -25,6 +25,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
+from openlineage_subset._openlineage_client import configured_transport, wire_event
 from openlineage_subset._outbox import Outbox, Record, append_line, create_private, event_line
 from openlineage_subset._secrets import scrub_text
 
@@ -45,21 +46,6 @@ class Transport(Protocol):
 
 
 # Transports -----------------------------------------------------------------------------------
-
-
-def serializable(event: dict[str, Any]) -> dict[str, Any]:
-    """The event for openlineage-python's transports, with its JSON nulls intact.
-
-    Their serializer drops every None, which would erase the null partition (a dimension whose
-    value is JSON null). It passes an Enum member's value through untouched, so the dataset
-    lists, where those nulls live, travel as the values of one-off Enum members.
-    """
-    wrapped = dict(event)
-    for key in ("inputs", "outputs"):
-        if key in wrapped:
-            Verbatim: Any = Enum("Verbatim", {"value": wrapped[key]})
-            wrapped[key] = Verbatim["value"]
-    return wrapped
 
 
 class JsonLinesTransport:
@@ -153,11 +139,7 @@ def resolve_transport(output: str | os.PathLike[str] | None) -> Sink:
     sources = configuration_sources()
     if sources:
         try:
-            from openlineage.client import OpenLineageClient  # noqa: PLC0415  (the spark extra)
-
-            client = OpenLineageClient()
-            transport = client.transport
-            settings = client.config.transport or {}
+            transport, settings = configured_transport()
         except Exception as error:  # ValueError, RuntimeError, ImportError, KeyError...
             configuration_problem = (
                 f"the OpenLineage transport configured by {', '.join(sources)} cannot be used "
@@ -524,7 +506,7 @@ class Delivery:
         event = item.event if isinstance(item, Record) else item
         assert event is not None and self.transport is not None
         try:
-            self.transport.emit(serializable(event))
+            self.transport.emit(wire_event(event))
         except Exception as error:
             if _rejected(error):
                 backoff.reset()

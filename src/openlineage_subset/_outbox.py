@@ -46,6 +46,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from openlineage_subset._openlineage_client import to_json
+
 log = logging.getLogger("openlineage_subset.outbox")
 
 MAX_LANES = 32
@@ -202,9 +204,7 @@ def event_line(event: Any) -> bytes:
     if isinstance(event, dict):
         text = json.dumps(event, default=_enum_value)
     else:
-        from openlineage.client.serde import Serde  # noqa: PLC0415  (openlineage-python's events)
-
-        text = Serde.to_json(event)
+        text = to_json(event)
     return (text + "\n").encode()
 
 

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, TypeVar
 
 from openlineage_subset._budget import bound_event
 from openlineage_subset._convert import dump
+from openlineage_subset._openlineage_client import new_run_id
 from openlineage_subset.spark import _excepthook
 from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
@@ -74,12 +75,6 @@ _OPEN_LOCK = threading.Lock()
 STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
 """Plan roots of the statements that change a dataset other than by a file write."""
 _Part = TypeVar("_Part")
-
-
-def _new_run_id() -> str:
-    from openlineage.client.uuid import generate_new_uuid  # noqa: PLC0415  (the spark extra)
-
-    return str(generate_new_uuid())
 
 
 @dataclass
@@ -367,7 +362,7 @@ def action_events(
     job = JobRef(
         handle.namespace,
         job_name(handle.application.name, func_name, outputs or inputs),
-        _new_run_id(),
+        new_run_id(),
     )
     facets = {
         "parent": parent_facet(handle.application, config.producer),
@@ -488,7 +483,7 @@ def enable(
         outbox=outbox,
         close_timeout=close_timeout,
     )
-    application = settings.application(_new_run_id())
+    application = settings.application(new_run_id())
     handle = CaptureHandle(
         spark, emitter, application, config, settings.namespace, parent=settings.parent
     )

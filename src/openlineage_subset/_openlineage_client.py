@@ -1,0 +1,64 @@
+"""Everything this package asks of openlineage-python, in one module.
+
+openlineage-python (the ``spark`` extra) brings the transports users configure (HTTP, Kafka,
+console, ...), the discovery of their configuration, and run ids. Four things of it are used,
+each here and nowhere else, so that a release that changes one breaks this module and its test
+(``tests/spark/test_openlineage_client.py``, run against the installed release), not capture:
+
+- :func:`configured_transport`: ``OpenLineageClient()`` reads the user's configuration;
+- :func:`wire_event`: its serializer drops every None (erasing null partitions) and passes an
+  Enum member's value through, which carries the dataset lists verbatim;
+- :func:`to_json`: its ``Serde`` for events that are its own classes;
+- :func:`new_run_id`: its ``generate_new_uuid`` (a UUIDv7, as the spec recommends).
+
+Nothing is imported at module level: the SDK and the lineage queries work without the extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+
+SUPPORTED = ">=1.30,<2"
+"""The openlineage-python releases this module is written for: the ``spark`` extra's bound
+(a test keeps the two equal)."""
+
+
+def configured_transport() -> tuple[Any, Mapping[str, Any]]:
+    """The transport openlineage-python's own configuration gives, and its ``transport``
+    settings (empty when it found no transport type). Raises what openlineage-python raises
+    for a configuration it cannot use (``ValueError``, ``ImportError``, ...)."""
+    from openlineage.client import OpenLineageClient  # noqa: PLC0415  (the spark extra)
+
+    client = OpenLineageClient()
+    return client.transport, client.config.transport or {}
+
+
+def wire_event(event: dict[str, Any]) -> dict[str, Any]:
+    """The event for openlineage-python's transports, with its JSON nulls intact.
+
+    Their serializer drops every None, which would erase the null partition (a dimension whose
+    value is JSON null). It passes an Enum member's value through untouched, so the dataset
+    lists, where those nulls live, travel as the values of one-off Enum members.
+    """
+    wrapped = dict(event)
+    for key in ("inputs", "outputs"):
+        if key in wrapped:
+            Verbatim: Any = Enum("Verbatim", {"value": wrapped[key]})
+            wrapped[key] = Verbatim["value"]
+    return wrapped
+
+
+def to_json(event: Any) -> str:
+    """An event of openlineage-python's classes (``RunEvent``...) as its JSON text."""
+    from openlineage.client.serde import Serde  # noqa: PLC0415  (the spark extra)
+
+    return str(Serde.to_json(event))
+
+
+def new_run_id() -> str:
+    """A new run id: a UUIDv7, time-ordered, from openlineage-python."""
+    from openlineage.client.uuid import generate_new_uuid  # noqa: PLC0415  (the spark extra)
+
+    return str(generate_new_uuid())

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from openlineage_subset import validate
-from openlineage_subset.spark import _excepthook
-from openlineage_subset.spark._events import (
+from openlineage_subset import dump, validate
+from openlineage_subset._events import (
     JobRef,
     job_name,
     normalize_name,
@@ -18,6 +17,7 @@ from openlineage_subset.spark._events import (
     python_error_facet,
     run_event,
 )
+from openlineage_subset.spark import _excepthook
 from openlineage_subset.spark._settings import lineage_settings
 
 PARENT_ID = "0190f4a7-1c2b-7d3e-8f4a-5b6c7d8e9f00"
@@ -293,17 +293,18 @@ def test_invalid_arguments_raise(arguments: dict[str, Any], error: type, words: 
 
 def test_parent_facet_names_the_root_or_the_parent_itself() -> None:
     application = JobRef("lake", "orders", OTHER_ID)
-    assert parent_facet(application, PRODUCER)["root"] == {
+    assert dump(parent_facet(application, PRODUCER))["root"] == {
         "run": {"runId": OTHER_ID},
         "job": {"namespace": "lake", "name": "orders"},
     }
     under = JobRef("lake", "orders", OTHER_ID, JobRef("airflow", "dag", ROOT_ID))
     facet = parent_facet(under, PRODUCER)
-    assert (facet["run"], facet["job"]) == (
+    shown = dump(facet)
+    assert (shown["run"], shown["job"]) == (
         {"runId": OTHER_ID},
         {"namespace": "lake", "name": "orders"},
     )
-    assert facet["root"] == {
+    assert shown["root"] == {
         "run": {"runId": ROOT_ID},
         "job": {"namespace": "airflow", "name": "dag"},
     }
@@ -325,7 +326,7 @@ def test_python_error_facet_has_the_message_and_the_traceback() -> None:
     try:
         _fail_loading()
     except RuntimeError as error:
-        facet = python_error_facet(error, PRODUCER)
+        facet = dump(python_error_facet(error, PRODUCER))
     assert facet["message"] == "RuntimeError: orders feed is empty"
     assert facet["programmingLanguage"] == "PYTHON"
     assert facet["stackTrace"].startswith("Traceback (most recent call last):")

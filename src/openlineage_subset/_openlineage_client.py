@@ -16,6 +16,7 @@ Nothing is imported at module level: the SDK and the lineage queries work withou
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -28,11 +29,24 @@ SUPPORTED = ">=1.30,<2"
 def configured_transport() -> tuple[Any, Mapping[str, Any]]:
     """The transport openlineage-python's own configuration gives, and its ``transport``
     settings (empty when it found no transport type). Raises what openlineage-python raises
-    for a configuration it cannot use (``ValueError``, ``ImportError``, ...)."""
+    for a configuration it cannot use (``ValueError``, ``ImportError``, ...).
+
+    The process environment is left as it was: openlineage-python (1.54) writes
+    ``OPENLINEAGE__TRANSPORT__TRANSPORTS__*`` variables into ``os.environ`` when it reads
+    ``OPENLINEAGE_URL``, which the user's job and later configuration lookups would see.
+    """
     from openlineage.client import OpenLineageClient  # noqa: PLC0415  (the spark extra)
 
-    client = OpenLineageClient()
-    return client.transport, client.config.transport or {}
+    before = dict(os.environ)
+    try:
+        client = OpenLineageClient()
+        return client.transport, client.config.transport or {}
+    finally:
+        for name in set(os.environ) - set(before):
+            del os.environ[name]
+        for name, value in before.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
 
 
 def wire_event(event: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ after an openlineage-python release, the adapter module is the one place to chan
 from __future__ import annotations
 
 import json
+import os
 import re
 import uuid
 from importlib import metadata
@@ -65,8 +66,10 @@ def test_the_configured_transport_follows_its_documented_variables(
 
     monkeypatch.delenv("OPENLINEAGE__TRANSPORT__TYPE")
     monkeypatch.setenv("OPENLINEAGE_URL", "http://127.0.0.1:9")
+    before = dict(os.environ)
     transport, _ = configured_transport()
     assert type(transport).__name__ == "HttpTransport"
+    assert dict(os.environ) == before, "the environment is left as it was"
 
     monkeypatch.setenv("OPENLINEAGE_URL", "not-a-url")
     with pytest.raises(ValueError, match="not-a-url"):

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from openlineage_subset._emitter import LineageSettingsWarning
+from openlineage_subset._naming import TrimRules
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
 from openlineage_subset.spark._jvm import query_execution_of, scan_facts
 from openlineage_subset.spark._jvm.writes import write_facts
-from openlineage_subset.spark._naming import TrimRules
 from openlineage_subset.spark._reads import input_datasets_from_scans
-from openlineage_subset.spark._settings import LineageSettingsWarning
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
 

@@ -32,11 +32,7 @@ from typing import Any
 
 from openlineage_subset._builders import all_of, any_of, field, input_facet, output_facet
 from openlineage_subset._convert import dump
-from openlineage_subset._versions import spec
-from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._degrade import Report, warn_once
-from openlineage_subset.spark._facts import ChangeFacts, TableFacts
-from openlineage_subset.spark._naming import (
+from openlineage_subset._naming import (
     NULL_PARTITION,
     clean_location,
     dataset_identity,
@@ -44,6 +40,10 @@ from openlineage_subset.spark._naming import (
     partition_path,
     split_dataset_root,
 )
+from openlineage_subset._versions import spec
+from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._degrade import Report, warn_once
+from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 from openlineage_subset.spark._translate import redact_condition
 
 _ACTIONS = {

@@ -8,7 +8,7 @@ from typing import Literal
 
 from openlineage_subset import __version__
 from openlineage_subset._budget import MIN_EVENT_BYTES
-from openlineage_subset.spark._naming import DEFAULT_TRIM_RULES, TrimRules
+from openlineage_subset._naming import DEFAULT_TRIM_RULES, TrimRules
 
 PRODUCER = f"https://github.com/openlineage-subset/openlineage-subset/tree/v{__version__}"
 """The ``_producer`` of the facets the adapter writes."""

@@ -1,4 +1,12 @@
-"""OpenLineage run events for captured Spark actions, as plain JSON (pure functions)."""
+"""OpenLineage run events and the run facets this package writes, built from the generated
+models of the newest spec version (pure functions).
+
+The event envelope (run, job, facets, ``schemaURL``) is a generated ``RunEvent``, dumped once;
+its dataset lists are given as JSON, since they were dumped and bounded to the event budget
+before (see ``_budget``). A core version bump thus changes the events' ``schemaURL`` with no
+edit here. The run facets from other OpenLineage schemas (parent, processing engine, error
+message) are ``RunFacet`` models whose own properties are their ``additional_properties``.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +14,15 @@ import datetime as _dt
 import re
 import traceback
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openlineage_subset_generated.latest import EventType, Job, Run, RunEvent, RunFacet
+
 from openlineage_subset import __version__
+from openlineage_subset._convert import dump
 from openlineage_subset._secrets import scrub_text
-from openlineage_subset._versions import spec
 
 PARENT_SCHEMA = "https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json#/$defs/ParentRunFacet"
 ENGINE_SCHEMA = (
@@ -96,67 +106,72 @@ def normalize_name(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]+", "_", words.lower())
 
 
-def parent_facet(parent: JobRef, producer: str) -> dict[str, Any]:
+def parent_facet(parent: JobRef, producer: str) -> RunFacet:
     """The ``parent`` run facet of a child of ``parent``; ``root`` is the parent's root, or the
     parent itself when it has none.
 
     >>> airflow = JobRef("airflow", "daily.load", "r-1")
-    >>> facet = parent_facet(JobRef("spark", "daily_load", "r-2", root=airflow), "producer")
+    >>> facet = dump(parent_facet(JobRef("spark", "daily_load", "r-2", root=airflow), "producer"))
     >>> facet["run"], facet["root"]["run"], facet["root"]["job"]["name"]
     ({'runId': 'r-2'}, {'runId': 'r-1'}, 'daily.load')
     """
     root = parent.root if parent.root is not None else parent
-    return {
-        "_producer": producer,
-        "_schemaURL": PARENT_SCHEMA,
-        "run": {"runId": parent.run_id},
-        "job": {"namespace": parent.namespace, "name": parent.name},
-        "root": {
-            "run": {"runId": root.run_id},
-            "job": {"namespace": root.namespace, "name": root.name},
+    return RunFacet(
+        producer=producer,
+        schema_url=PARENT_SCHEMA,
+        additional_properties={
+            "run": {"runId": parent.run_id},
+            "job": {"namespace": parent.namespace, "name": parent.name},
+            "root": {
+                "run": {"runId": root.run_id},
+                "job": {"namespace": root.namespace, "name": root.name},
+            },
         },
-    }
+    )
 
 
-def engine_facet(spark_version: str, producer: str) -> dict[str, Any]:
-    return {
-        "_producer": producer,
-        "_schemaURL": ENGINE_SCHEMA,
-        "version": spark_version,
-        "name": "spark",
-        "openlineageAdapterVersion": __version__,
-    }
+def engine_facet(spark_version: str, producer: str) -> RunFacet:
+    """The ``processing_engine`` run facet: Spark's version, and this package's.
+
+    >>> dump(engine_facet("3.5.3", "p"))["name"]
+    'spark'
+    """
+    return RunFacet(
+        producer=producer,
+        schema_url=ENGINE_SCHEMA,
+        additional_properties={
+            "version": spark_version,
+            "name": "spark",
+            "openlineageAdapterVersion": __version__,
+        },
+    )
 
 
 def error_facet(
     message: str, stack_trace: str | None, producer: str, *, language: str = "JAVA"
-) -> dict[str, Any]:
+) -> RunFacet:
     """The ``errorMessage`` run facet, its message and stack trace scrubbed of credentials
     (see :func:`~openlineage_subset._secrets.scrub_text`).
 
-    >>> error_facet("Path does not exist: s3a://AKIAIOSFODNN7EXAMPLE:x@bucket/k", None, "p")
+    >>> dump(error_facet("Path does not exist: s3a://AKIAIOSFODNN7EXAMPLE:x@bucket/k", None, "p"))
     ... # doctest: +NORMALIZE_WHITESPACE
     {'_producer': 'p', '_schemaURL': '...ErrorMessageRunFacet',
      'message': 'Path does not exist: s3a://***@bucket/k', 'programmingLanguage': 'JAVA'}
     """
-    facet = {
-        "_producer": producer,
-        "_schemaURL": ERROR_SCHEMA,
-        "message": scrub_text(message),
-        "programmingLanguage": language,
-    }
+    properties = {"message": scrub_text(message), "programmingLanguage": language}
     if stack_trace:
-        facet["stackTrace"] = scrub_text(stack_trace)
-    return facet
+        properties["stackTrace"] = scrub_text(stack_trace)
+    return RunFacet(producer=producer, schema_url=ERROR_SCHEMA, additional_properties=properties)
 
 
-def python_error_facet(error: BaseException, producer: str) -> dict[str, Any]:
+def python_error_facet(error: BaseException, producer: str) -> RunFacet:
     """The ``errorMessage`` facet of a Python exception: its last traceback line as the message,
     the whole traceback (as Python prints it) as the stack trace, both scrubbed of credentials.
 
-    >>> python_error_facet(ValueError("no data for 2024-10-15"), "p")["message"]
+    >>> dump(python_error_facet(ValueError("no data for 2024-10-15"), "p"))["message"]
     'ValueError: no data for 2024-10-15'
-    >>> python_error_facet(OSError("GET https://bob:hunter2@host/x?token=abc"), "p")["message"]
+    >>> failed = OSError("GET https://bob:hunter2@host/x?token=abc")
+    >>> dump(python_error_facet(failed, "p"))["message"]
     'OSError: GET https://***@host/x?token=***'
     """
     message = "".join(traceback.format_exception_only(type(error), error)).strip()
@@ -170,21 +185,27 @@ def run_event(
     event_time: str,
     job: JobRef,
     producer: str,
-    run_facets: dict[str, Any] | None = None,
+    run_facets: Mapping[str, RunFacet] | None = None,
     inputs: Sequence[dict[str, Any]] = (),
     outputs: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """A RunEvent as JSON."""
-    run: dict[str, Any] = {"runId": job.run_id}
-    if run_facets:
-        run["facets"] = run_facets
-    return {
-        "eventType": event_type,
-        "eventTime": event_time,
-        "producer": producer,
-        "schemaURL": spec().event_url(),
-        "run": run,
-        "job": {"namespace": job.namespace, "name": job.name},
-        "inputs": list(inputs),
-        "outputs": list(outputs),
-    }
+    """A RunEvent of the newest spec version as JSON; ``inputs`` and ``outputs`` are datasets
+    as JSON already.
+
+    >>> event = run_event("START", event_time="2024-10-15T00:00:00Z",
+    ...                   job=JobRef("lake", "daily.count.sales", "r-1"), producer="p")
+    >>> event["eventType"], event["schemaURL"] == RunEvent.SCHEMA_URL, event["run"]
+    ('START', True, {'runId': 'r-1'})
+    """
+    envelope = RunEvent(
+        event_type=EventType(event_type),
+        event_time=event_time,
+        producer=producer,
+        schema_url=RunEvent.SCHEMA_URL,
+        run=Run(run_id=job.run_id, facets=dict(run_facets) if run_facets else None),
+        job=Job(namespace=job.namespace, name=job.name),
+    )
+    event: dict[str, Any] = dump(envelope)
+    event["inputs"] = list(inputs)
+    event["outputs"] = list(outputs)
+    return event

@@ -60,7 +60,6 @@ from openlineage_subset._delivery import (
 )
 from openlineage_subset._outbox import Outbox, event_line
 from openlineage_subset._validate import validate
-from openlineage_subset.spark._settings import LineageSettingsWarning
 
 log = logging.getLogger("openlineage_subset.spark")
 
@@ -68,6 +67,10 @@ _STOP = object()
 _UNSENT = ("(undelivered)", "(unwritten)")
 
 __all__ = ["Emitter", "Transport", "close_budget", "open_emitter"]
+
+
+class LineageSettingsWarning(UserWarning):
+    """A lineage setting (Spark conf or environment) that is ignored because it is invalid."""
 
 
 def close_budget(seconds: float | None) -> tuple[float, str | None]:

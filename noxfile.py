@@ -6,7 +6,8 @@
 - ``spark``: the PySpark adapter's tests on a real local SparkSession, once with PySpark 3.5
   and once with the newest 4.x (needs a Java runtime).
 - ``lint``: ruff check and ruff format --check.
-- ``typecheck``: mypy --strict on src/ and codegen/.
+- ``typecheck``: mypy --strict on src/ and codegen/, and the public API's types
+  (tests/typing/public_api.py).
 - ``codegen``: regenerate generated/ from schemas/ (``nox -s codegen -- --check`` only checks).
 - ``codegen_check``: the check alone (in the default set).
 - ``conformance``: the example and reference corpora through the installed ``ol-subset`` CLI.
@@ -104,6 +105,8 @@ def typecheck(session: nox.Session) -> None:
     """mypy --strict on the hand-written package and the generator."""
     session.install(".[codegen]", *MYPY)
     session.run("mypy")
+    # The public API keeps its precise types: assert_type fails on Any or a wider type.
+    session.run("mypy", "tests/typing/public_api.py")
 
 
 @nox.session

@@ -45,12 +45,25 @@ def generate_models(bundle: Bundle, header: str) -> str:
     document = dict(defs.pop(root_name))
     document["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     document["$defs"] = defs
-    extra = {name: {"schema_url": origin} for name, origin in bundle.origins.items()}
+    extra: dict[str, dict[str, object]] = {
+        name: {"schema_url": origin} for name, origin in bundle.origins.items()
+    }
     for rule in allowed_values(bundle):
         extra[rule.enum_name] = {"schema_url": bundle.origins[rule.def_name]}
     union = bundle.defs.get(cases["condition_union"], {})
     members = [ref["$ref"].removeprefix("#/$defs/") for ref in union.get("oneOf", [])]
     base_classes = dict.fromkeys(members, SUPPORT_MODULE + ".SubsetCondition")
+    # A base the runtime defines, the same class in every version, so isinstance checks hold
+    # across versions: in place of JsonObject, or second to the schema's own parent (allOf).
+    imports = ["typing.ClassVar"]
+    for name, base in cases["version_independent_bases"].items():
+        if name not in bundle.defs:
+            continue
+        if "allOf" in bundle.defs[name]:
+            extra[name]["extra_bases"] = [base]
+            imports.append(f"{SUPPORT_MODULE}.{base}")
+        else:
+            base_classes[name] = f"{SUPPORT_MODULE}.{base}"
     with tempfile.TemporaryDirectory(prefix="ol-subset-codegen-") as tmp:
         work = Path(tmp)
         (work / "bundle.json").write_text(json.dumps(document, indent=2), encoding="utf-8")
@@ -87,7 +100,7 @@ def generate_models(bundle: Bundle, header: str) -> str:
             "--aliases",
             json.dumps(cases["field_names"]),
             "--additional-imports",
-            "typing.ClassVar",
+            ",".join(imports),
             "--snake-case-field",
             "--capitalise-enum-members",
             "--use-subclass-enum",

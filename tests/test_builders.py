@@ -14,7 +14,6 @@ from openlineage_subset import (
     any_of,
     dump,
     field,
-    format_literal,
     input_facet,
     literal,
     location,
@@ -23,6 +22,7 @@ from openlineage_subset import (
     partitions,
     validate,
 )
+from openlineage_subset._builders import format_literal
 from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from openlineage_subset import (
     reference_validator,
-    schema_documents,
     schema_registry,
     spec,
     spec_versions,
 )
+from openlineage_subset._schemas import schema_documents
 from tests.helpers import INPUT_URL, OUTPUT_URL
 from tests.strategies import (
     COMPARISONS,

@@ -35,6 +35,31 @@ class JsonObject:
     additional_properties: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
+class InputSubsetFacet(JsonObject):
+    """Base of the ``subset`` input facet of every spec version: ``isinstance(facet,
+    InputSubsetFacet)`` holds whichever version built or parsed it."""
+
+    producer: str
+    schema_url: str
+    input_condition: SubsetCondition
+
+
+class OutputSubsetFacet(JsonObject):
+    """Base of the ``subset`` output facet of every spec version (see ``InputSubsetFacet``)."""
+
+    producer: str
+    schema_url: str
+    output_condition: SubsetCondition
+
+
+class EventBase(JsonObject):
+    """Base of the OpenLineage events (run, job, dataset) of every spec version."""
+
+    event_time: str
+    producer: str
+    schema_url: str
+
+
 class SubsetCondition(JsonObject):
     """Base of the subset conditions: ``a & b`` and ``a | b`` build a ``BINARY_CONDITION``."""
 

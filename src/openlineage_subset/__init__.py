@@ -10,8 +10,18 @@ names re-exported here are those of the newest spec version (:func:`spec` gives 
 []
 >>> render(facet)
 "business_date = '2024-10-15' AND (country = 'PL' OR country = 'DE')"
+
+``InputSubsetFacet``, ``OutputSubsetFacet``, ``SubsetCondition`` and ``EventBase`` are the
+bases of those models in every spec version, for ``isinstance`` checks that hold after a bump.
 """
 
+from openlineage_subset_generated._support import (
+    EventBase,
+    InputSubsetFacet,
+    JsonObject,
+    OutputSubsetFacet,
+    SubsetCondition,
+)
 from openlineage_subset_generated.latest import *  # noqa: F403  (the newest models)
 from openlineage_subset_generated.latest import __all__ as _models
 
@@ -20,7 +30,6 @@ from openlineage_subset._builders import (
     all_of,
     any_of,
     field,
-    format_literal,
     input_facet,
     literal,
     location,
@@ -30,10 +39,10 @@ from openlineage_subset._builders import (
 )
 from openlineage_subset._convert import dump, parse_event, parse_facet
 from openlineage_subset._evaluate import matches, partition_overlap
-from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
+from openlineage_subset._issues import SubsetDocumentError, ValidationIssue
 from openlineage_subset._render import render
-from openlineage_subset._schemas import reference_validator, schema_documents, schema_registry
-from openlineage_subset._validate import document_kind, validate
+from openlineage_subset._schemas import reference_validator, schema_registry
+from openlineage_subset._validate import validate
 from openlineage_subset._versions import (
     SpecVersion,
     UnknownSpecVersionWarning,
@@ -44,20 +53,22 @@ from openlineage_subset._versions import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "EventBase",
     "FieldRef",
+    "InputSubsetFacet",
+    "JsonObject",
+    "OutputSubsetFacet",
     "SpecVersion",
+    "SubsetCondition",
     "SubsetDocumentError",
     "UnknownSpecVersionWarning",
     "ValidationIssue",
     "__version__",
     "all_of",
     "any_of",
-    "document_kind",
     "dump",
     "field",
-    "format_literal",
     "input_facet",
-    "json_path",
     "literal",
     "location",
     "matches",
@@ -69,7 +80,6 @@ __all__ = [
     "partitions",
     "reference_validator",
     "render",
-    "schema_documents",
     "schema_registry",
     "spec",
     "spec_versions",

@@ -12,11 +12,25 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
-from openlineage_subset_generated._support import JsonObject, SubsetCondition
+from openlineage_subset_generated._support import (
+    InputSubsetFacet,
+    JsonObject,
+    OutputSubsetFacet,
+    SubsetCondition,
+)
+from openlineage_subset_generated.latest import (
+    CompareSubsetCondition,
+    Comparison,
+    FieldBaseCompareExpression,
+    LiteralCompareExpression,
+    LocationSubsetCondition,
+    Partition,
+    PartitionSubsetCondition,
+)
 
-from openlineage_subset._versions import INPUT_FACET_DEF, OUTPUT_FACET_DEF, spec
+from openlineage_subset._versions import INPUT_FACET_DEF, OUTPUT_FACET_DEF
 
 
 def format_literal(value: object) -> str:
@@ -90,33 +104,32 @@ class FieldRef:
     def __repr__(self) -> str:
         return f"field({self.name!r})"
 
-    def _compare(self, other: object, comparison: str) -> Any:
-        models = spec().models
-        return models.CompareSubsetCondition(
-            left=models.FieldBaseCompareExpression(field=self.name),
+    def _compare(self, other: object, comparison: str) -> CompareSubsetCondition:
+        return CompareSubsetCondition(
+            left=FieldBaseCompareExpression(field=self.name),
             right=_operand(other),
-            comparison=models.Comparison(comparison),
+            comparison=Comparison(comparison),
         )
 
-    def __eq__(self, other: object) -> Any:
+    def __eq__(self, other: object) -> CompareSubsetCondition:  # type: ignore[override]
         return self._compare(other, "EQUAL")
 
-    def __ne__(self, other: object) -> Any:
+    def __ne__(self, other: object) -> SubsetCondition:  # type: ignore[override]
         return self._compare(other, "LESS_THAN") | self._compare(other, "GREATER_THAN")
 
-    def __lt__(self, other: object) -> Any:
+    def __lt__(self, other: object) -> CompareSubsetCondition:
         return self._compare(other, "LESS_THAN")
 
-    def __le__(self, other: object) -> Any:
+    def __le__(self, other: object) -> CompareSubsetCondition:
         return self._compare(other, "LESS_EQUAL_THAN")
 
-    def __gt__(self, other: object) -> Any:
+    def __gt__(self, other: object) -> CompareSubsetCondition:
         return self._compare(other, "GREATER_THAN")
 
-    def __ge__(self, other: object) -> Any:
+    def __ge__(self, other: object) -> CompareSubsetCondition:
         return self._compare(other, "GREATER_EQUAL_THAN")
 
-    def isin(self, values: Iterable[object]) -> Any:
+    def isin(self, values: Iterable[object]) -> SubsetCondition:
         """``field IN (values)`` as a balanced tree of ``OR`` (depth log2 n, not n).
 
         >>> from openlineage_subset import render
@@ -135,7 +148,7 @@ class FieldRef:
             )
         return any_of([self == value for value in unique.values()])
 
-    def between(self, low: object, high: object) -> Any:
+    def between(self, low: object, high: object) -> SubsetCondition:
         """``low <= field <= high`` (both bounds included, as SQL ``BETWEEN``)."""
         return (self >= low) & (self <= high)
 
@@ -150,31 +163,30 @@ def field(name: str) -> FieldRef:
     return FieldRef(name)
 
 
-def literal(value: object) -> Any:
+def literal(value: object) -> LiteralCompareExpression:
     """A literal operand, written by :func:`format_literal`, for use on either side of ``==``."""
-    return spec().models.LiteralCompareExpression(value=format_literal(value))
+    return LiteralCompareExpression(value=format_literal(value))
 
 
-def _operand(value: object) -> Any:
-    models = spec().models
+def _operand(value: object) -> FieldBaseCompareExpression | LiteralCompareExpression:
     if isinstance(value, FieldRef):
-        return models.FieldBaseCompareExpression(field=value.name)
-    if isinstance(value, (models.FieldBaseCompareExpression, models.LiteralCompareExpression)):
+        return FieldBaseCompareExpression(field=value.name)
+    if isinstance(value, (FieldBaseCompareExpression, LiteralCompareExpression)):
         return value
-    return models.LiteralCompareExpression(value=format_literal(value))
+    return LiteralCompareExpression(value=format_literal(value))
 
 
-def all_of(conditions: Iterable[SubsetCondition]) -> Any:
+def all_of(conditions: Iterable[SubsetCondition]) -> SubsetCondition:
     """Every condition holds: a balanced ``AND`` tree (one condition is returned as is)."""
     return _balanced(list(conditions), "AND")
 
 
-def any_of(conditions: Iterable[SubsetCondition]) -> Any:
+def any_of(conditions: Iterable[SubsetCondition]) -> SubsetCondition:
     """At least one condition holds: a balanced ``OR`` tree (one condition is returned as is)."""
     return _balanced(list(conditions), "OR")
 
 
-def _balanced(conditions: Sequence[SubsetCondition], operator: str) -> Any:
+def _balanced(conditions: Sequence[SubsetCondition], operator: str) -> SubsetCondition:
     if not conditions:
         raise ValueError(f"{operator} needs at least one condition")
     for condition in conditions:
@@ -188,7 +200,7 @@ def _balanced(conditions: Sequence[SubsetCondition], operator: str) -> Any:
     return left & right if operator == "AND" else left | right
 
 
-def location(locations: Iterable[str]) -> Any:
+def location(locations: Iterable[str]) -> LocationSubsetCondition:
     """A ``location`` condition: the directories, files or objects that were read or written.
 
     >>> from openlineage_subset import dump
@@ -201,10 +213,10 @@ def location(locations: Iterable[str]) -> Any:
     for item in items:
         if not isinstance(item, str) or not item:
             raise ValueError(f"a location must be a non-empty string, got {item!r}")
-    return spec().models.LocationSubsetCondition(locations=items)
+    return LocationSubsetCondition(locations=items)
 
 
-def partition(dimensions: Mapping[str, object], identifier: str | None = None) -> Any:
+def partition(dimensions: Mapping[str, object], identifier: str | None = None) -> Partition:
     """One partition: each partition column with its value (``None`` for the null partition).
 
     >>> from openlineage_subset import dump
@@ -220,36 +232,42 @@ def partition(dimensions: Mapping[str, object], identifier: str | None = None) -
         values[key] = None if value is None else format_literal(value)
     if identifier is not None and not isinstance(identifier, str):
         raise TypeError(f"a partition identifier must be a string, got {identifier!r}")
-    return spec().models.Partition(dimensions=values, identifier=identifier)
+    return Partition(dimensions=values, identifier=identifier)
 
 
-def partitions(items: Iterable[Mapping[str, object] | JsonObject]) -> Any:
+def partitions(items: Iterable[Mapping[str, object] | Partition]) -> PartitionSubsetCondition:
     """A ``partition`` condition from partitions or mappings of their dimensions.
 
     >>> from openlineage_subset import render
     >>> render(partitions([{"business_date": "2024-10-15", "country": "PL"}]))
     "PARTITION (business_date = '2024-10-15', country = 'PL')"
     """
-    models = spec().models
-    built = [item if isinstance(item, models.Partition) else partition(item) for item in items]  # type: ignore[arg-type]
-    return models.PartitionSubsetCondition(partitions=built)
+    built = [item if isinstance(item, Partition) else partition(item) for item in items]
+    return PartitionSubsetCondition(partitions=built)
 
 
-def input_facet(condition: SubsetCondition, *, producer: str, **additional_properties: Any) -> Any:
+def input_facet(
+    condition: SubsetCondition, *, producer: str, **additional_properties: Any
+) -> InputSubsetFacet:
     """The ``subset`` facet of an input dataset, with the newest version's ``_schemaURL`` set.
 
     >>> facet = input_facet(location(["s3://bucket/a"]), producer="https://example.com/job")
     >>> facet.schema_url  # doctest: +ELLIPSIS
     'https://openlineage.io/spec/facets/.../BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet'
+    >>> from openlineage_subset import spec
     >>> facet.schema_url == spec().facet_def_url("InputSubsetInputDatasetFacet")
     True
     """
-    return _facet(condition, INPUT_FACET_DEF, "input_condition", producer, additional_properties)
+    facet = _facet(condition, INPUT_FACET_DEF, "input_condition", producer, additional_properties)
+    return cast(InputSubsetFacet, facet)
 
 
-def output_facet(condition: SubsetCondition, *, producer: str, **additional_properties: Any) -> Any:
+def output_facet(
+    condition: SubsetCondition, *, producer: str, **additional_properties: Any
+) -> OutputSubsetFacet:
     """The ``subset`` facet of an output dataset, with its ``_schemaURL`` set."""
-    return _facet(condition, OUTPUT_FACET_DEF, "output_condition", producer, additional_properties)
+    facet = _facet(condition, OUTPUT_FACET_DEF, "output_condition", producer, additional_properties)
+    return cast(OutputSubsetFacet, facet)
 
 
 def _facet(
@@ -258,7 +276,8 @@ def _facet(
     attribute: str,
     producer: str,
     extra: dict[str, Any],
-) -> Any:
+) -> JsonObject:
+    """The facet class of the condition's own spec version, so the two always match."""
     if not isinstance(condition, SubsetCondition):
         raise TypeError(
             "a facet takes a subset condition (field(...) == ..., location(...), partitions(...)), "
@@ -267,9 +286,10 @@ def _facet(
     if not isinstance(producer, str) or not producer:
         raise ValueError("producer must be a non-empty URI naming what produced the facet")
     facet_class = getattr(sys.modules[type(condition).__module__], definition)
-    return facet_class(
+    facet: JsonObject = facet_class(
         **{attribute: condition},
         producer=producer,
         schema_url=facet_class.SCHEMA_URL,
         additional_properties=extra,
     )
+    return facet

@@ -16,9 +16,16 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, cast
 
-from openlineage_subset_generated._support import Issue, JsonObject, describe
+from openlineage_subset_generated._support import (
+    EventBase,
+    InputSubsetFacet,
+    Issue,
+    JsonObject,
+    OutputSubsetFacet,
+    describe,
+)
 
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
 from openlineage_subset._nesting import check_nesting, stack_room
@@ -37,7 +44,7 @@ EVENT_DEFINITIONS = ("RunEvent", "DatasetEvent", "JobEvent")
 Converter = Callable[[Any], Any]
 
 
-def parse_facet(obj: object) -> Any:
+def parse_facet(obj: object) -> InputSubsetFacet | OutputSubsetFacet:
     """Parse a subset facet (the value under the ``subset`` key) into its model.
 
     The spec version is the one its ``_schemaURL`` names (the newest, with a warning, when this
@@ -65,10 +72,11 @@ def parse_facet(obj: object) -> Any:
     levels = check_nesting(obj, "subset facet")
     spec = spec_for_facet(obj.get("_schemaURL"))
     with stack_room(levels):
-        return _parse_subset_facet(spec, obj, ())
+        facet = _parse_subset_facet(spec, obj, ())
+    return cast(InputSubsetFacet | OutputSubsetFacet, facet)
 
 
-def parse_event(obj: object) -> Any:
+def parse_event(obj: object) -> EventBase:
     """Parse an OpenLineage RunEvent, JobEvent or DatasetEvent, subset facets included.
 
     The core model comes from the newest spec version built on the event's OpenLineage version;
@@ -92,7 +100,8 @@ def parse_event(obj: object) -> Any:
         )
     levels = check_nesting(obj, "OpenLineage event")
     with stack_room(levels):
-        return _parse_valid_event(obj)
+        event = _parse_valid_event(obj)
+    return cast(EventBase, event)
 
 
 def _parse_valid_event(obj: Mapping[str, Any]) -> Any:

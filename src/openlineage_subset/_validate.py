@@ -63,7 +63,7 @@ _FACET_DEF_URL = re.compile(
 )
 
 
-def validate(document: object, strict: bool = False) -> list[ValidationIssue]:
+def validate(document: object, *, strict: bool = False) -> list[ValidationIssue]:
     """Problems in ``document``, each with its JSONPath; an empty list when it is valid.
 
     ``document`` is a facet map (``{"subset": {...}}``), a subset facet, or an OpenLineage

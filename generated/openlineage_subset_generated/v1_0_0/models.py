@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Literal, TypeAlias, Union
 
-from openlineage_subset_generated._support import JsonObject, SubsetCondition
+from openlineage_subset_generated._support import (
+    EventBase,
+    InputSubsetFacet,
+    JsonObject,
+    OutputSubsetFacet,
+    SubsetCondition,
+)
 
 
 @dataclass(kw_only=True)
@@ -181,7 +187,7 @@ class OutputDataset(Dataset):
 
 
 @dataclass(kw_only=True)
-class BaseEvent(JsonObject):
+class BaseEvent(EventBase):
     SCHEMA_URL: ClassVar[str] = (
         "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/BaseEvent"
     )
@@ -316,7 +322,7 @@ BaseSubsetDatasetFacet: TypeAlias = Union[
 
 
 @dataclass(kw_only=True)
-class InputSubsetInputDatasetFacet(InputDatasetFacet):
+class InputSubsetInputDatasetFacet(InputDatasetFacet, InputSubsetFacet):
     SCHEMA_URL: ClassVar[str] = (
         "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet"
     )
@@ -327,7 +333,7 @@ class InputSubsetInputDatasetFacet(InputDatasetFacet):
 
 
 @dataclass(kw_only=True)
-class OutputSubsetOutputDatasetFacet(OutputDatasetFacet):
+class OutputSubsetOutputDatasetFacet(OutputDatasetFacet, OutputSubsetFacet):
     SCHEMA_URL: ClassVar[str] = (
         "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/OutputSubsetOutputDatasetFacet"
     )

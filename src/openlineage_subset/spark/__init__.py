@@ -12,7 +12,9 @@ turns every action into an OpenLineage run carrying both.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+from openlineage_subset_generated.latest import InputDataset, OutputDataset
 
 from openlineage_subset._emitter import LineageSettingsWarning
 from openlineage_subset._naming import TrimRules
@@ -23,8 +25,14 @@ from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
+if TYPE_CHECKING:  # the spark extra: this module imports without it
+    from py4j.java_gateway import JavaObject
+    from pyspark.sql import DataFrame
 
-def input_datasets(df_or_query_execution: Any, config: SubsetConfig | None = None) -> list[Any]:
+
+def input_datasets(
+    df_or_query_execution: DataFrame | JavaObject, config: SubsetConfig | None = None
+) -> list[InputDataset]:
     """The datasets a DataFrame (or an executed QueryExecution) reads, with ``subset`` facets.
 
     One ``InputDataset`` per distinct dataset; its ``subset`` input facet holds the condition
@@ -45,8 +53,11 @@ def input_datasets(df_or_query_execution: Any, config: SubsetConfig | None = Non
 
 
 def output_datasets(
-    query_execution: Any, config: SubsetConfig | None = None, *, started_ms: int | None = None
-) -> list[Any]:
+    query_execution: JavaObject,
+    config: SubsetConfig | None = None,
+    *,
+    started_ms: int | None = None,
+) -> list[OutputDataset]:
     """The datasets an executed write (its JVM QueryExecution) wrote, with ``subset`` facets.
 
     The facet lists the partitions the write created; unpartitioned writes get none. How

@@ -24,7 +24,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from openlineage_subset._budget import bound_event
 from openlineage_subset._convert import dump
@@ -68,6 +68,9 @@ from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._settings import CONF_PREFIX, lineage_settings
 from openlineage_subset.spark._writes import output_datasets_from_writes
+
+if TYPE_CHECKING:  # the spark extra
+    from pyspark.sql import SparkSession
 
 log = logging.getLogger("openlineage_subset.spark")
 _OPEN: dict[int, CaptureHandle] = {}
@@ -404,7 +407,7 @@ def _describe(exception: Any) -> tuple[str, str | None]:
 
 
 def enable(
-    spark: Any,
+    spark: SparkSession,
     *,
     namespace: str | None = None,
     app_name: str | None = None,
@@ -466,7 +469,7 @@ def enable(
         config = replace(config, **subset_options)
     openlineage_conf = conf_with_prefix(spark, CONF_PREFIX)
     settings = lineage_settings(
-        spark.sparkContext.appName,
+        spark.sparkContext.appName or "",
         openlineage_conf,
         os.environ,
         namespace=namespace,

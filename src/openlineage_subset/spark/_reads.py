@@ -13,6 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openlineage_subset_generated._support import InputSubsetFacet, SubsetCondition
+from openlineage_subset_generated.latest import InputDataset
+
 from openlineage_subset._builders import all_of, any_of, input_facet, location
 from openlineage_subset._condense import (
     condense,
@@ -63,7 +66,7 @@ def input_datasets_from_scans(
     config: SubsetConfig | None = None,
     *,
     report: Report = warn_once,
-) -> list[Any]:
+) -> list[InputDataset]:
     """``InputDataset`` models for the scans of a plan: one per dataset, conditions merged.
 
     A scan whose condition cannot be worked out still names its datasets, without a subset
@@ -80,7 +83,7 @@ def input_datasets_from_scans(
                 continue
             by_dataset.setdefault(identity, []).append(read)
     models = spec().models
-    datasets = []
+    datasets: list[InputDataset] = []
     for (namespace, name), reads in by_dataset.items():
         condition = merge_conditions([read.condition for read in reads], config)
         facets = None
@@ -235,12 +238,14 @@ def condensed_model(condition: dict[str, Any], max_bytes: int) -> Any:
     return _model(condense(condition, max_bytes).condition)
 
 
-def _model(condition: dict[str, Any] | None) -> Any:
+def _model(condition: dict[str, Any] | None) -> SubsetCondition | None:
     if condition is None:
         return None
     facet_class = spec().models.InputSubsetInputDatasetFacet
     facet = {"inputCondition": condition, "_producer": "-", "_schemaURL": facet_class.SCHEMA_URL}
-    return parse_facet(facet).input_condition
+    parsed = parse_facet(facet)
+    assert isinstance(parsed, InputSubsetFacet)  # the _schemaURL above names one
+    return parsed.input_condition
 
 
 def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:

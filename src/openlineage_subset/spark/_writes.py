@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from openlineage_subset_generated.latest import OutputDataset
+
 from openlineage_subset._builders import all_of, field, output_facet
 from openlineage_subset._naming import (
     clean_location,
@@ -47,11 +49,11 @@ _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 def output_datasets_from_writes(
     writes: Iterable[WriteFacts], started_ms: int | None, config: SubsetConfig | None = None
-) -> list[Any]:
+) -> list[OutputDataset]:
     """``OutputDataset`` models with the partitions each write created (none if unpartitioned)."""
     config = config or SubsetConfig()
     models = spec().models
-    datasets = []
+    datasets: list[OutputDataset] = []
     for write in writes:
         root, segments = split_dataset_root(clean_location(write.root), config.trim_rules)
         prefix = "/".join(segments) if all("=" in s for s in segments) else None

@@ -51,6 +51,9 @@ class Lake:
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     base = tmp_path_factory.mktemp("spark")
+    # Python workers run this interpreter (the test environment, with this package in it), as
+    # PYSPARK_PYTHON or spark.pyspark.python do on a cluster.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("openlineage-subset-tests")

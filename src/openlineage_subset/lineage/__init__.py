@@ -9,12 +9,15 @@ values (yes, no, unknown), and count unknown as *possibly* affected, never as un
 - :func:`provenance`: the runs (and their inputs) a partition's data came from;
 - :func:`history`: the runs that read or wrote a dataset or partition, in time order;
 - :func:`dataset_partitions`: each known partition, its last writer and its readers since;
-- :func:`report_html`: an impact or provenance answer as a page: run graph, partition grids.
+- :func:`report_html`: an impact or provenance answer as a page: run graph, partition grids;
+- :class:`EventArchive`: impact and provenance over an archive too large for one file, with
+  Spark (the ``spark`` extra).
 
 docs/lineage.md states the rules and the JSON output.
 """
 
 from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset.lineage._archive import ArchiveProblems, EventArchive
 from openlineage_subset.lineage._html import report_html
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
 from openlineage_subset.lineage._model import (
@@ -51,7 +54,9 @@ __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "AffectedRun",
+    "ArchiveProblems",
     "DatasetRef",
+    "EventArchive",
     "HistoryEntry",
     "HistoryReport",
     "ImpactReport",

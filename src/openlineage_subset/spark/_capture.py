@@ -314,7 +314,8 @@ def action_events(
             for d in input_datasets_from_scans(plan.scans if plan else (), config, report=report)
         ],
     )
-    # What a failed write left behind is not what it meant to write: no listing, no facet.
+    # What a failed write left behind is not what it meant to write: no listing; its outputs
+    # say what it may have changed (see output_datasets_from_writes).
     outputs = handle.guarded(
         "reading the outputs of",
         func_name,
@@ -328,6 +329,7 @@ def action_events(
                 ),
                 started_ms,
                 config,
+                failed=failure is not None,
             )
         ],
     )
@@ -357,10 +359,6 @@ def action_events(
             inputs += change.inputs
             outputs += change.outputs
             func_name = change.action or func_name
-    elif failure is not None:
-        for output in outputs:
-            output.pop("outputFacets", None)
-            output.pop("facets", None)
     if not inputs and not outputs:
         return []
     job = JobRef(

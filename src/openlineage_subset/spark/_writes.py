@@ -48,9 +48,22 @@ _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 
 def output_datasets_from_writes(
-    writes: Iterable[WriteFacts], started_ms: int | None, config: SubsetConfig | None = None
+    writes: Iterable[WriteFacts],
+    started_ms: int | None,
+    config: SubsetConfig | None = None,
+    *,
+    failed: bool = False,
 ) -> list[OutputDataset]:
-    """``OutputDataset`` models with the partitions each write created (none if unpartitioned)."""
+    """``OutputDataset`` models with the partitions each write created (none if unpartitioned).
+
+    ``failed``: the write failed; each output then says what it may have changed, which is
+    known without listing only where the write had static partition values (or wrote into a
+    partition directory): every file it wrote, and everything a static overwrite deleted before
+    writing, lies under them. Otherwise the whole dataset (no facet): a failed job's committed
+    tasks may have left files in any partition, and a dynamic overwrite that failed while
+    committing may have deleted partitions it never replaced. No ``lifecycleStateChange``: the
+    overwrite did not complete.
+    """
     config = config or SubsetConfig()
     models = spec().models
     datasets: list[OutputDataset] = []
@@ -61,6 +74,8 @@ def output_datasets_from_writes(
         condition = None
         if prefix is None:
             pass
+        elif failed:
+            condition = _replaced_condition(segments, write, config)
         elif write.overwrite and not write.dynamic_overwrite:
             # Spark deleted every partition under the static values first, written or not.
             condition = _replaced_condition(segments, write, config)
@@ -77,7 +92,7 @@ def output_datasets_from_writes(
             else {"subset": output_facet(condition, producer=config.producer)}
         )
         dataset_facets = None
-        if write.overwrite:
+        if write.overwrite and not failed:
             dataset_facets = {
                 "lifecycleStateChange": models.DatasetFacet(
                     producer=config.producer,
@@ -95,7 +110,8 @@ def output_datasets_from_writes(
 
 def _replaced_condition(prefix: tuple[str, ...], write: WriteFacts, config: SubsetConfig) -> Any:
     """What a static-mode overwrite replaced: every partition under its static values (and under
-    the partition directory it wrote into), written or not; None for the whole dataset."""
+    the partition directory it wrote into), written or not; None for the whole dataset. For any
+    write, the region every file it can write lies in."""
     static = write.static_partitions
     if static and set(static) != set(write.partition_columns):
         fixed = {**partition_dimensions(prefix), **static}

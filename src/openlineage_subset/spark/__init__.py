@@ -20,7 +20,11 @@ from openlineage_subset._emitter import LineageSettingsWarning
 from openlineage_subset._naming import TrimRules
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
-from openlineage_subset.spark._jvm import query_execution_of, scan_facts
+from openlineage_subset.spark._jvm import (
+    SparkConnectNotSupportedError,
+    query_execution_of,
+    scan_facts,
+)
 from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._writes import output_datasets_from_writes
@@ -40,6 +44,8 @@ def input_datasets(
     planned scans are used. On the QueryExecution of an action that ran (as a
     QueryExecutionListener receives it), runtime decisions are used too, such as the partitions
     dynamic partition pruning kept. ``openlineage_subset.dump()`` gives the OpenLineage JSON.
+    A DataFrame of a Spark Connect session raises :class:`SparkConnectNotSupportedError`: its
+    plan lives in the Connect server.
 
     Example (with a running SparkSession ``spark``)::
 
@@ -48,7 +54,7 @@ def input_datasets(
         # [{'namespace': 's3://lake', 'name': 'sales', 'inputFacets': {'subset': {...
         #   'inputCondition': {'type': 'partition', 'partitions': [...]}}}}]
     """
-    query_execution, executed = query_execution_of(df_or_query_execution)
+    query_execution, executed = query_execution_of(df_or_query_execution, "input_datasets()")
     return input_datasets_from_scans(scan_facts(query_execution, executed=executed), config)
 
 
@@ -67,7 +73,7 @@ def output_datasets(
     metrics). ``started_ms``, when the action started (epoch milliseconds), narrows that
     listing to recent files; a QueryExecutionListener knows it (``enable`` passes it).
     """
-    query_execution, _ = query_execution_of(query_execution)
+    query_execution, _ = query_execution_of(query_execution, "output_datasets()")
     return output_datasets_from_writes(write_facts(query_execution), started_ms, config)
 
 
@@ -75,6 +81,7 @@ __all__ = [
     "PRODUCER",
     "CaptureHandle",
     "LineageSettingsWarning",
+    "SparkConnectNotSupportedError",
     "SubsetConfig",
     "TrimRules",
     "enable",

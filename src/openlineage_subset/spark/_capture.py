@@ -60,6 +60,7 @@ from openlineage_subset.spark._jvm import (
     java_error_text,
     plan_facts,
     register_listener,
+    require_classic,
     session_key,
     unregister_listener,
     v2_write_facts,
@@ -444,12 +445,17 @@ def enable(
     - ``transport``: an openlineage-python transport to use instead of the configured one;
     - ``config`` or keyword options of :class:`SubsetConfig` (``max_partitions=...``).
 
+    A Spark Connect session (``SparkSession.builder.remote(...)``) raises
+    :class:`SparkConnectNotSupportedError`: its actions run in the Connect server, whose JVM
+    this process cannot reach; capture needs a classic session.
+
     Example::
 
         handle = enable(spark, namespace="analytics", output="events.jsonl")
         spark.read.parquet("s3a://lake/sales").where("day = '2024-10-15'").count()
         handle.close()   # also runs at interpreter exit
     """
+    require_classic(spark, "enable()")
     with _OPEN_LOCK:
         existing = _OPEN.get(session_key(spark))
     if existing is not None and not existing.closed:

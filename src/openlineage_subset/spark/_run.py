@@ -9,10 +9,16 @@ from types import TracebackType
 from typing import Any
 
 from openlineage_subset.spark._capture import CaptureHandle, enable
-from openlineage_subset.spark._jvm import session_key
+from openlineage_subset.spark._jvm import is_spark_connect, session_key
 
 EXIT_INTERRUPTED = 130
 """The shell's status for a program stopped by Ctrl-C (128 + SIGINT)."""
+CONNECT_NOT_CAPTURED = (
+    "the script made a Spark Connect session (.remote()): its actions run in the Connect "
+    "server, whose plans cannot be read from here, so they are NOT captured; the script runs "
+    "on. Capture needs a classic session: build it without .remote() (and without SPARK_REMOTE "
+    "or SPARK_CONNECT_MODE_ENABLED set)"
+)
 
 
 def run_script(
@@ -22,7 +28,9 @@ def run_script(
 
     ``SparkSession.builder.getOrCreate`` is wrapped for the script's duration: each new
     session gets :func:`enable`; every handle is closed (events flushed) when the script ends,
-    however it ends. Returns the script's exit status, as ``python script.py`` would end:
+    however it ends. A Spark Connect session cannot be captured: one line on standard error
+    says so, and the script runs on uncaptured. Returns the script's exit status, as
+    ``python script.py`` would end:
 
     - the script returns, or calls ``sys.exit(0)``: 0, the application runs end COMPLETE;
     - it calls ``sys.exit(n)`` with n not 0 (or a message): n (or 1), and the application
@@ -38,11 +46,17 @@ def run_script(
     from pyspark.sql import SparkSession  # noqa: PLC0415  (the spark extra)
 
     handles: dict[int, CaptureHandle] = {}
+    connect_sessions: set[int] = set()
     builder_class: Any = SparkSession.Builder
     original = builder_class.getOrCreate
 
     def get_or_create(builder: Any) -> Any:
         session = original(builder)
+        if is_spark_connect(session):  # no JVM here to capture from: say so, run uncaptured
+            if id(session) not in connect_sessions:
+                connect_sessions.add(id(session))
+                print(f"ol-subset run: {CONNECT_NOT_CAPTURED}", file=sys.stderr)
+            return session
         key = session_key(session)
         if key not in handles:
             handles[key] = enable(session, output=output, namespace=namespace)

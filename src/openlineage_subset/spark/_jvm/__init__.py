@@ -72,15 +72,48 @@ _HSET_SEPARATOR = "\u0000"
 JavaObject = Any
 
 
-def query_execution_of(subject: Any) -> tuple[JavaObject, bool]:
+class SparkConnectNotSupportedError(TypeError):
+    """A Spark Connect session or DataFrame was given where capture needs a classic one.
+
+    A Spark Connect client (``SparkSession.builder.remote(...)``, PySpark 3.4 and later) has no
+    JVM in the Python process: its query plans live in the Connect server, out of reach.
+    """
+
+
+_CONNECT_HOW = (
+    "capture needs a classic SparkSession, whose JVM runs in this Python process; build the "
+    "session without .remote() (and without SPARK_REMOTE or SPARK_CONNECT_MODE_ENABLED in the "
+    "environment), e.g. SparkSession.builder.master(...).getOrCreate() or a spark-submit'ed "
+    "script"
+)
+
+
+def is_spark_connect(subject: object) -> bool:
+    """Whether ``subject`` (a session, DataFrame, ...) belongs to a Spark Connect client."""
+    return type(subject).__module__.startswith("pyspark.sql.connect")
+
+
+def require_classic(subject: object, what: str) -> None:
+    """Raise :class:`SparkConnectNotSupportedError` when ``subject`` is a Spark Connect object;
+    ``what`` names the call (``"enable()"``)."""
+    if is_spark_connect(subject):
+        kind = type(subject).__name__
+        raise SparkConnectNotSupportedError(
+            f"{what} was given a Spark Connect {kind} ({type(subject).__module__}): it has no "
+            f"JVM in this process, so its query plans cannot be read here; {_CONNECT_HOW}"
+        )
+
+
+def query_execution_of(subject: Any, caller: str) -> tuple[JavaObject, bool]:
     """The JVM ``QueryExecution`` of a DataFrame or QueryExecution, and whether it ran.
 
     A DataFrame has not necessarily run: only what planning decides is used (static partition
     pruning). A QueryExecution handed over after an action has: runtime decisions such as
-    dynamic partition pruning are used too.
+    dynamic partition pruning are used too. ``caller`` names the public call in errors.
     """
     from py4j.java_gateway import JavaObject as Py4jObject  # noqa: PLC0415  (pyspark is optional)
 
+    require_classic(subject, caller)
     if isinstance(subject, Py4jObject):
         if str(subject.getClass().getName()).endswith("QueryExecution"):
             return subject, True

@@ -1,0 +1,106 @@
+"""Spark Connect sessions: capture says it needs a classic session, and never breaks the job.
+
+A real Spark Connect server (PySpark's own, on 127.0.0.1) serves a client that runs in a
+subprocess of its own, as a Connect client has no JVM beside it and this process has one.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from openlineage_subset.spark._run import CONNECT_NOT_CAPTURED
+from tests.spark.conftest import ol_subset
+from tests.spark.standalone import ConnectServer
+
+pytestmark = [pytest.mark.spark, pytest.mark.cluster]
+
+
+@pytest.fixture(scope="module")
+def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) < 4:
+        pytest.skip("PySpark 3.5's pip package holds no Spark Connect server to start")
+    for module in ("grpc", "pyarrow", "pandas", "google.rpc", "zstandard"):
+        pytest.importorskip(module, reason="the Spark Connect client needs pyspark[connect]")
+    with ConnectServer(tmp_path_factory.mktemp("connect")) as server:
+        yield server.url
+
+
+CLIENT = textwrap.dedent(
+    """
+    import json, sys
+    from pyspark.sql import SparkSession
+    from openlineage_subset.spark import SparkConnectNotSupportedError, enable, input_datasets
+
+    spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    rows = spark.range(10).where("id > 3")
+    said = {"count": rows.count()}
+    for name, call in (("enable", lambda: enable(spark)), ("input", lambda: input_datasets(rows))):
+        try:
+            call()
+            said[name] = None
+        except SparkConnectNotSupportedError as error:
+            said[name] = str(error)
+    print(json.dumps(said))
+    """
+)
+
+
+def _python(script: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(script), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_enable_and_input_datasets_say_they_need_a_classic_session(
+    connect_url: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    done = _python(script, connect_url)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["count"] == 6, "the session works: only capture refuses it"
+    for call in ("enable", "input"):
+        message = said[call]
+        assert message is not None, f"{call} accepted a Spark Connect object"
+        assert "Spark Connect" in message and "classic SparkSession" in message
+        assert "without .remote()" in message, "the message says what to do"
+        assert "py4j" not in message.lower() and "JVM_ATTRIBUTE" not in message
+
+
+JOB = textwrap.dedent(
+    """
+    import sys
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    spark.range(5).write.mode("overwrite").parquet(sys.argv[2])
+    print("rows", spark.read.parquet(sys.argv[2]).count())
+    """
+)
+
+
+def test_ol_subset_run_says_a_connect_session_is_not_captured_and_runs_it(
+    connect_url: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "job.py"
+    script.write_text(JOB)
+    events = tmp_path / "events.jsonl"
+    done = ol_subset("run", "--output", str(events), str(script), connect_url, str(tmp_path / "o"))
+    assert done.returncode == 0, done.stderr
+    assert "rows 5" in done.stdout
+    assert done.stderr.count(CONNECT_NOT_CAPTURED) == 1
+    assert not events.exists() or events.read_text() == "", "nothing claimed as captured"

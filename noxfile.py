@@ -16,6 +16,11 @@
   PATH), with PySpark 3.5 and 4.x.
 - ``browser``: the lineage report's page in a real headless Chromium (Debian's ``chromium``;
   skipped with the reason when it is missing, an error under CI's OL_SUBSET_REQUIRE_BROWSER=1).
+- ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
+  master and two workers on 127.0.0.1, stopped by their process ids at the end), in a reduced
+  form: the write scenarios, the lost-worker fault, and Spark Connect sessions.
+- ``cluster_full`` (not in the default set: about 10 minutes): every Spark test on that cluster,
+  and every fault (lost worker, speculation, retried task, failed write).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ nox.options.sessions = [
     "demo",
     "bundled_java",
     "browser",
+    "cluster",
 ]
 nox.options.default_venv_backend = "venv"
 # A Python a session asks for and this machine lacks is an error in CI (.ci/run sets
@@ -89,7 +95,45 @@ def sdk(session: nox.Session) -> None:
 def spark(session: nox.Session, pyspark: str) -> None:
     """The adapter's tests on a real local SparkSession with PySpark ``pyspark``."""
     session.install(".[test,spark]", PYSPARK[pyspark])
-    session.run("python", "-m", "pytest", "tests/spark", *session.posargs)
+    # The cluster's own tests run in the cluster sessions.
+    session.run("python", "-m", "pytest", "tests/spark", "-m", "not cluster", *session.posargs)
+
+
+# The Spark Connect client's dependencies, for its tests (pandas 3 is not supported by PySpark 4.3).
+CONNECT = ("pyspark[connect]>=4,<5", "pandas<3")
+CLUSTER_REDUCED = (
+    "tests/spark/test_writes.py",
+    "tests/spark/test_cluster_faults.py::test_a_worker_lost_in_the_middle_of_a_partitioned_write",
+    "tests/spark/test_spark_connect.py",
+)
+
+
+@nox.session
+def cluster(session: nox.Session) -> None:
+    """Capture on a standalone cluster of this machine, reduced: the write scenarios (static,
+    dynamic and mixed overwrites, appends, catalog tables), one fault, Spark Connect."""
+    session.install(".[test,spark]", PYSPARK["4"], *CONNECT)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        *(session.posargs or CLUSTER_REDUCED),
+        env={"OL_SUBSET_SPARK_CLUSTER": "1"},
+    )
+
+
+@nox.session
+def cluster_full(session: nox.Session) -> None:
+    """Every Spark test on the standalone cluster, with every fault."""
+    session.install(".[test,spark]", PYSPARK["4"], *CONNECT)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/spark",
+        *session.posargs,
+        env={"OL_SUBSET_SPARK_CLUSTER": "1"},
+    )
 
 
 @nox.session

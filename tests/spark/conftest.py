@@ -28,6 +28,7 @@ pyspark = pytest.importorskip(
 from pyspark.sql import SparkSession  # noqa: E402
 
 from openlineage_subset import dump  # noqa: E402
+from tests.spark.standalone import IPV4_ONLY, StandaloneCluster  # noqa: E402
 
 SESSION_TIME_ZONE = "America/New_York"
 DATES = ["2024-10-14", "2024-10-15", "2024-10-16"]
@@ -48,15 +49,67 @@ class Lake:
         return self.root / f"sales_{name}"
 
 
+ON_CLUSTER = os.environ.get("OL_SUBSET_SPARK_CLUSTER") == "1"
+"""Run the Spark tests on a standalone cluster of this machine (``nox -s cluster``) instead of
+``local[2]``: a master and two workers of two cores, started from the installed PySpark."""
+SUBPROCESS_MASTER = "OL_SUBSET_TEST_MASTER"
+"""The master the scripts tests run in a subprocess use (``local[1]`` when it is not set)."""
+
+
 @pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneCluster | None]:
+    """The standalone cluster the session runs on under ``OL_SUBSET_SPARK_CLUSTER=1``, else
+    None. Its daemons are stopped at the end of the run, failed or not."""
+    if not ON_CLUSTER:
+        yield None
+        return
+    with StandaloneCluster(
+        tmp_path_factory.mktemp("cluster"), workers=2, cores=2, memory="2g"
+    ) as started:
+        # Drivers of the scripts run in a subprocess listen on 127.0.0.1 too.
+        saved = {key: os.environ.get(key) for key in (SUBPROCESS_MASTER, "SPARK_LOCAL_IP")}
+        os.environ.update({SUBPROCESS_MASTER: started.url, "SPARK_LOCAL_IP": "127.0.0.1"})
+        try:
+            yield started
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+def cluster_settings(builder: SparkSession.Builder, cluster: StandaloneCluster) -> None:
+    """What the test application asks of the cluster: one executor of one core on each worker
+    (the other cores stay free for the scripts tests run in a subprocess), everything on
+    127.0.0.1, speculation on (the speculative copies of slow tasks are part of what capture
+    must get right), and the usual four attempts of a task."""
+    (
+        builder.master(cluster.url)
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.cores.max", "2")
+        .config("spark.executor.cores", "1")
+        .config("spark.executor.memory", "512m")
+        .config("spark.executor.extraJavaOptions", IPV4_ONLY)
+        .config("spark.speculation", "true")
+        .config("spark.task.maxFailures", "4")
+    )
+
+
+@pytest.fixture(scope="session")
+def spark(
+    tmp_path_factory: pytest.TempPathFactory, cluster: StandaloneCluster | None
+) -> Iterator[SparkSession]:
     base = tmp_path_factory.mktemp("spark")
     # Python workers run this interpreter (the test environment, with this package in it), as
     # PYSPARK_PYTHON or spark.pyspark.python do on a cluster.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.master("local[2]")
+    if cluster is not None:
+        cluster_settings(builder, cluster)
     session = (
-        SparkSession.builder.master("local[2]")
-        .appName("openlineage-subset-tests")
+        builder.appName("openlineage-subset-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", SESSION_TIME_ZONE)

@@ -172,9 +172,10 @@ def test_default_output_is_json_lines(spark: SparkSession, lake: Lake, tmp_path:
 
 SCRIPT = textwrap.dedent(
     """
-    import sys
+    import os, sys
     from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[1]").appName("unmodified")
+    master = os.environ.get("OL_SUBSET_TEST_MASTER", "local[1]")
+    spark = (SparkSession.builder.master(master).appName("unmodified")
              .config("spark.ui.enabled", "false").getOrCreate())
     out = sys.argv[1]
     rows = spark.createDataFrame([(1, "a"), (2, "b")], "id int, part string")

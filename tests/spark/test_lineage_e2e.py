@@ -36,12 +36,13 @@ B_DAYS = ("2024-10-15", "2024-10-16")
 
 SCRIPT = textwrap.dedent(
     f"""
+    import os
     import sys
     from pyspark.sql import SparkSession
 
     root = sys.argv[1]
     spark = (
-        SparkSession.builder.master("local[1]")
+        SparkSession.builder.master(os.environ.get("OL_SUBSET_TEST_MASTER", "local[1]"))
         .appName("three_stages")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")

@@ -18,6 +18,7 @@ from pyspark.sql.utils import AnalysisException
 
 from openlineage_subset import validate
 from tests.spark.conftest import (
+    ON_CLUSTER,
     SALES_SCHEMA,
     Capture,
     covered_by_output,
@@ -280,6 +281,10 @@ def test_a_drop_the_catalog_watch_missed_is_guessed_and_said(
     assert "default.st_unwatched" in said and "default location" in said
 
 
+@pytest.mark.skipif(
+    ON_CLUSTER,
+    reason="an in-memory Derby database lives in one JVM: a cluster's executors cannot reach it",
+)
 def test_writer_v2_into_a_v2_catalog(spark: SparkSession, capture: Capture, tmp_path: Path) -> None:
     # Spark's own JDBC catalog on an in-memory Derby database: a real DataSource V2 target.
     catalog = "spark.sql.catalog.st_jdbc"

@@ -114,15 +114,13 @@ def compile_lenient_and_strict(
     code: dict[str, str] = {}
     for name, text in strict_code.items():
         definition = definitions.get(name)
-        if definition in rules.walkers:
+        walker = rules.walkers.get(definition) if definition is not None else None
+        code[name] = text
+        if walker is not None:
             code[name] = (
                 f"def {name}(x: Any) -> list[Issue]:\n"
-                f"    return {lenient_alias}.{name}(x) + {rules.walkers[definition]}(x)\n"
+                f"    return {lenient_alias}.{name}(x) + {walker}(x)\n"
             )
-        elif definition is not None and definition not in rules.whole:
-            code[name] = lenient_code[name]
-        else:
-            code[name] = text
         if definition is not None:
             code.update(rules.functions_of(definition))
     code.update(rules.constants())

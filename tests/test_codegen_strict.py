@@ -4,20 +4,24 @@ what the schema with its prose rules compiled in says."""
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from codegen._bundle import build_bundle, strict_defs
 from codegen._store import load_store
-from codegen._validators import compile_validators
+from codegen._validators import compile_lenient_and_strict, compile_validators
 from openlineage_subset import spec, spec_versions
 from tests.helpers import ROOT
 from tests.strategies import events, facet_maps, json_values, mutated
@@ -224,3 +228,86 @@ def test_the_random_documents_break_extra_rules() -> None:
 
     collect()
     assert found
+
+
+ENUM = {"type": "string", "enum": ["A", "B"]}
+SYNTHETIC = {
+    "Choice": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]},
+    "Negated": {"not": {"type": "string"}},
+    "Leaf": {
+        "type": "object",
+        "properties": {"k": {"type": "string"}},
+        "additionalProperties": {"type": "string"},
+    },
+    "Tagged": {"oneOf": [{"$ref": "#/$defs/TagA"}, {"$ref": "#/$defs/TagB"}]},
+    "TagA": {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "a"}, "v": {"type": "string"}},
+    },
+    "TagB": {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "b"}}},
+    "Uses": {"type": "object", "properties": {"c": {"$ref": "#/$defs/Choice"}}},
+    "Items": {"type": "array", "items": {"$ref": "#/$defs/Leaf"}},
+    "Plain": {"type": "object", "properties": {"n": {"type": "integer"}}},
+}
+SYNTHETIC_STRICT = {
+    **SYNTHETIC,
+    "Choice": {"anyOf": [ENUM, {"type": "integer", "minimum": 0}]},
+    "Negated": {"not": ENUM},
+    "Leaf": {
+        "type": "object",
+        "properties": {"k": ENUM},
+        "additionalProperties": {"type": "string", "format": "uri"},
+    },
+    "TagA": {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "a"}, "v": ENUM},
+    },
+}
+SYNTHETIC_VALUES = st.recursive(
+    st.sampled_from(["A", "C", "urn:x", "not a uri", "a", "b", 1, -1, None])
+    | st.builds(dict, kind=st.sampled_from(["a", "b", "c"]), v=st.sampled_from(["A", "C", 2])),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["k", "c", "v", "kind", "x"]), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def test_combinators_the_rules_decide_stay_whole_and_the_rest_adds_up(tmp_path: Path) -> None:
+    package = tmp_path / "synthetic"
+    package.mkdir()
+    lenient_source, strict_source = compile_lenient_and_strict(
+        SYNTHETIC, SYNTHETIC_STRICT, lenient_module="synthetic.validators", header=""
+    )
+    (package / "__init__.py").write_text("")
+    (package / "validators.py").write_text(lenient_source)
+    (package / "strict_validators.py").write_text(strict_source)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        lenient = importlib.import_module("synthetic.validators")
+        strict = importlib.import_module("synthetic.strict_validators")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == "synthetic"]:
+            del sys.modules[name]
+    whole = {"Choice": "anyOf", "Negated": "not", "Uses": "refers to ``Choice``"}
+    for definition, reason in whole.items():
+        assert re.search(rf"``{definition}``: [^\n]*{reason}", strict.__doc__ or ""), definition
+    assert strict.VALIDATORS["Plain"] is lenient.VALIDATORS["Plain"]
+    assert strict.VALIDATORS["TagB"] is lenient.VALIDATORS["TagB"]
+    source = compile_validators(SYNTHETIC_STRICT, assert_formats=True, header="")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<synthetic strict>", "exec"), namespace)
+
+    @given(SYNTHETIC_VALUES)
+    def same(value: Any) -> None:
+        for definition, check in strict.VALIDATORS.items():
+            found, schema_only = check(value), lenient.VALIDATORS[definition](value)
+            assert Counter(found) == Counter(namespace["VALIDATORS"][definition](value))
+            if definition not in whole:
+                assert found[: len(schema_only)] == schema_only, (definition, value)
+
+    same()

@@ -144,16 +144,7 @@ def _version_files(bundle: Bundle, schema_root: Path) -> dict[str, str]:
             "builds; rename it in codegen/runtime/_support.py"
         )
     validators, strict_validators = compile_lenient_and_strict(
-        bundle.defs,
-        strict_defs(bundle),
-        lenient_module=f"{module}.validators",
-        headers=(
-            header + '"""Validators: the schema as written."""\n\n',
-            header
-            + '"""Strict validators: the schema plus its prose rules (documented allowed values, '
-            "formats).\n\nThe checks no rule changes are the lenient ones, imported from "
-            '``validators``."""\n\n',
-        ),
+        bundle.defs, strict_defs(bundle), lenient_module=f"{module}.validators", header=header
     )
     return {
         f"{base}/__init__.py": init,

@@ -9,9 +9,11 @@ accepts exactly what a JSON Schema 2020-12 validator accepts for the keywords be
 test checks this against ``jsonschema``); any other keyword stops generation with a message, so
 that a spec bump never silently weakens validation.
 
-The strict validators are the lenient ones plus the prose rules: their module imports every
-function and constant that is the same in both, and defines only those a rule changes (and the
-ones calling them).
+The strict validators are the lenient ones plus the prose rules: the strict check of a definition
+returns the lenient check's issues followed by those of ``_<location>_extra``, which checks only
+the rules the strict schema adds (``_ExtraRules``); a definition with no such rule below it is
+the lenient check itself, imported. A definition whose ``oneOf``/``anyOf``/``not`` the rules can
+decide differently is compiled whole, and the module docstring says why.
 
 A ``oneOf`` whose branches are objects told apart by a required ``const`` property (the subset
 conditions' ``type``) compiles to a dictionary dispatch with an error that names the known values.
@@ -21,7 +23,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import textwrap
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from codegen._errors import CodegenError
@@ -84,7 +87,7 @@ _FORMATS = ("date-time", "uuid", "uri")
 def compile_validators(defs: dict[str, Schema], *, assert_formats: bool, header: str) -> str:
     """Python source of a module with one validator per definition and a ``VALIDATORS`` map."""
     compiler = _Compiler(defs, assert_formats=assert_formats)
-    return _module(header, compiler.compile(), {}, "")
+    return _module(header, compiler.compile(), compiler.def_functions)
 
 
 def compile_lenient_and_strict(
@@ -92,28 +95,106 @@ def compile_lenient_and_strict(
     strict: dict[str, Schema],
     *,
     lenient_module: str,
-    headers: tuple[str, str],
+    header: str,
 ) -> tuple[str, str]:
-    """Sources of the lenient module and of the strict one, which imports what the two share.
+    """Sources of the lenient module and of the strict one, which builds on ``lenient_module``.
 
-    A definition (function or constant) is shared when its text is the same in both and so is
-    everything it refers to; the strict module imports those from ``lenient_module``.
+    The strict check of a definition is the lenient one followed by the checks of its extra rules
+    (see ``_ExtraRules``); without an extra rule below it, it is the lenient one, imported. A
+    definition whose combinators the rules can decide differently stays whole: the strict schema
+    compiled as it is. A function or constant is imported, too, when its text is the same in both
+    modules and so is everything it refers to.
     """
     lenient_code = _Compiler(lenient, assert_formats=False).compile()
-    strict_code = _Compiler(strict, assert_formats=True).compile()
-    shared = {name for name, text in strict_code.items() if lenient_code.get(name) == text}
+    compiler = _Compiler(strict, assert_formats=True)
+    strict_code = compiler.compile()
+    rules = _extra_rules(compiler, lenient)
+    definitions = {function: name for name, function in compiler.def_functions.items()}
+    lenient_alias = "lenient"
+    code: dict[str, str] = {}
+    for name, text in strict_code.items():
+        definition = definitions.get(name)
+        walker = rules.walkers.get(definition) if definition is not None else None
+        code[name] = text
+        if walker is not None:
+            code[name] = (
+                f"def {name}(x: Any) -> list[Issue]:\n"
+                f"    return {lenient_alias}.{name}(x) + {walker}(x)\n"
+            )
+        if definition is not None:
+            code.update(rules.functions_of(definition))
+    code.update(rules.constants())
+    imported = _shared(
+        code,
+        lenient_code,
+        {f for f, n in definitions.items() if n not in rules.whole and n not in rules.walkers},
+        set(definitions),
+    )
+    own: dict[str, str] = {}
+    pending = [name for name in definitions if name not in imported]
+    while pending:
+        name = pending.pop()
+        if name not in own:
+            own[name] = code[name]
+            pending += [n for n in _references(code[name], code) if n not in imported]
+    package, _, module = lenient_module.rpartition(".")
+    return (
+        _module(header + _LENIENT_DOC, lenient_code, compiler.def_functions),
+        _module(
+            header + _strict_doc({n: rules.whole[n] for n in compiler.defs if n in rules.whole}),
+            {name: text for name, text in code.items() if name in own},
+            compiler.def_functions,
+            shared=sorted(imported),
+            imported_from=lenient_module,
+            module_import=(
+                f"from {package} import {module} as {lenient_alias}\n" if rules.walkers else ""
+            ),
+        ),
+    )
+
+
+_LENIENT_DOC = '"""Validators: the schema as written."""\n\n'
+
+
+def _strict_doc(whole: dict[str, str]) -> str:
+    """The strict module's docstring: how it is built, and why each whole definition is."""
+    paragraphs = [
+        "Strict validators: the schema plus its prose rules (documented allowed values, formats).",
+        "The strict check of a definition is its lenient one, from ``validators``, followed by "
+        "``_<location>_extra``: the checks of the extra rules alone, which go down only where an "
+        "extra rule lies below. A definition with no extra rule below it is its lenient check, "
+        "imported.",
+    ]
+    if whole:
+        paragraphs.append(
+            "Defined whole, the schema with the rules compiled in, since lenient issues plus extra "
+            "ones would differ from its strict issues:"
+        )
+    items = [
+        textwrap.fill(f"- ``{name}``: {reason}.", width=96, subsequent_indent="  ")
+        for name, reason in whole.items()
+    ]
+    text = "\n\n".join([*(textwrap.fill(p, width=96) for p in paragraphs), "\n".join(items)])
+    return '"""' + text.rstrip() + '\n"""\n\n'
+
+
+def _shared(
+    code: dict[str, str], lenient_code: dict[str, str], pinned: set[str], checks: set[str]
+) -> set[str]:
+    """Names the strict module imports: ``pinned`` (the checks of definitions with no extra rule),
+    and, besides the other ``checks``, functions and constants whose text is the lenient one and
+    that refer only to shared names."""
+    shared = pinned | {
+        name for name, text in code.items() if lenient_code.get(name) == text and name not in checks
+    }
     changed = True
     while changed:
         changed = False
-        for name in sorted(shared):
-            if not _references(strict_code[name], strict_code) <= shared:
+        for name in sorted(shared - pinned):
+            if not _references(code[name], code) <= shared:
                 shared.discard(name)
                 changed = True
-    own = {name: text for name, text in strict_code.items() if name not in shared}
-    return (
-        _module(headers[0], lenient_code, {}, ""),
-        _module(headers[1], own, strict_code, lenient_module),
-    )
+    return shared
 
 
 _NAME = re.compile(r"\b_\w+")
@@ -125,41 +206,35 @@ def _references(text: str, known: dict[str, str]) -> set[str]:
 
 
 def _module(
-    header: str, own: dict[str, str], everything: dict[str, str], imported_from: str
+    header: str,
+    own: dict[str, str],
+    table: dict[str, str],
+    *,
+    shared: Sequence[str] = (),
+    imported_from: str = "",
+    module_import: str = "",
 ) -> str:
-    """A validator module defining ``own`` and importing from ``imported_from`` what it uses of
-    ``everything`` besides (the definitions' ``VALIDATORS`` table names every definition)."""
-    names = everything or own
-    table = {name: text for name, text in names.items() if text.startswith(_DEFINITION_MARK)}
-    functions = [text for text in own.values() if text.startswith(("def ", _DEFINITION_MARK))]
-    constants = [text for text in own.values() if not text.startswith(("def ", _DEFINITION_MARK))]
+    """A validator module defining ``own``, importing from ``imported_from`` what it uses of
+    ``shared``, with ``VALIDATORS`` naming the function of each definition in ``table``."""
+    functions = [text for text in own.values() if text.startswith("def ")]
+    constants = [text for text in own.values() if not text.startswith("def ")]
     body = "\n\n".join(functions) + "\n\n" + "".join(constants)
     body += "\nVALIDATORS: dict[str, Callable[[Any], list[Issue]]] = {\n"
-    body += "".join(
-        f"    {text.split(chr(10))[0].removeprefix(_DEFINITION_MARK)!r}: {name},\n"
-        for name, text in table.items()
-    )
+    body += "".join(f"    {definition!r}: {name},\n" for definition, name in table.items())
     body += "}\n"
     uses = set(re.findall(r"\b\w+\b", body))
-    imported = sorted(name for name in names if name not in own and name in uses)
+    imported = [name for name in shared if name not in own and name in uses]
     support = ["Issue", *(name for name in _SUPPORT_NAMES if name in uses)]
     lines = [header, "from __future__ import annotations\n\n"]
     if "re" in uses:
         lines.append("import re\n")
     lines += ["from collections.abc import Callable\n", "from typing import Any\n\n"]
     lines.append(f"from openlineage_subset_generated._support import {', '.join(support)}\n")
+    lines.append(module_import)
     if imported:
         lines.append(f"from {imported_from} import {', '.join(imported)}\n")
     lines.append("\n\n")
-    return "".join(lines) + _strip_marks(body)
-
-
-_DEFINITION_MARK = "# definition "
-"""First line of a definition's function text, naming the definition for ``VALIDATORS``."""
-
-
-def _strip_marks(body: str) -> str:
-    return "\n".join(line for line in body.split("\n") if not line.startswith(_DEFINITION_MARK))
+    return "".join(lines) + body
 
 
 class _Compiler:
@@ -175,7 +250,7 @@ class _Compiler:
     def compile(self) -> dict[str, str]:
         """Every function and constant, by name, as source text (functions in schema order)."""
         for name, schema in self.defs.items():
-            self._function(self.def_functions[name], schema, f"#/$defs/{name}", definition=name)
+            self._function(self.def_functions[name], schema, f"#/$defs/{name}")
         return self.code
 
     # -- functions --------------------------------------------------------------------------------
@@ -208,14 +283,10 @@ class _Compiler:
         self.code[name] = f"{name} = {value}\n"
         return name
 
-    def _function(
-        self, name: str, schema: Schema, pointer: str, definition: str | None = None
-    ) -> None:
+    def _function(self, name: str, schema: Schema, pointer: str) -> None:
         self.code[name] = ""  # reserve the place: helpers follow the function that calls them
         body = _without_empty_accumulator(list(self._body(schema, pointer)))
         lines = [f"def {name}(x: Any) -> list[Issue]:", *("    " + line for line in body)]
-        if definition is not None:
-            lines.insert(0, _DEFINITION_MARK + definition)
         self.code[name] = "\n".join(lines) + "\n"
 
     def _body(self, schema: Schema, pointer: str) -> Iterator[str]:
@@ -277,28 +348,38 @@ class _Compiler:
 
     # -- keywords ---------------------------------------------------------------------------------
 
-    def _const(self, value: Any) -> Iterator[str]:
+    # The keyword checks below read the value as ``x`` and report at ``()``, or, inlined in the
+    # check of a containing object or array, read ``x['a']`` and report at ``('a',)``.
+
+    def _const(self, value: Any, x: str = "x", at: str = "()") -> Iterator[str]:
         message = f"expected {json.dumps(value)}, got "
         if isinstance(value, str):
-            yield f"if x != {value!r}:"
+            yield f"if {x} != {value!r}:"
         else:
-            yield f"if not json_equal(x, {value!r}):"
-        yield f"    e.append(((), {_text(message)} + describe(x)))"
+            yield f"if not json_equal({x}, {value!r}):"
+        yield f"    e.append(({at}, {_text(message)} + describe({x})))"
 
-    def _enum(self, values: list[Any], pointer: str, known_type: str | None) -> Iterator[str]:
+    def _enum(
+        self, values: list[Any], pointer: str, known_type: str | None, x: str = "x", at: str = "()"
+    ) -> Iterator[str]:
         if not isinstance(values, list) or not values:
             raise CodegenError(f"{pointer}/enum: must be a non-empty array")
         message = "expected one of " + ", ".join(json.dumps(v) for v in values) + ", got "
         if all(isinstance(v, str) for v in values):
             allowed = self._constant(pointer, "ENUM", f"frozenset({sorted(values)!r})")
             if known_type == "string":
-                yield f"if x not in {allowed}:"
+                yield f"if {x} not in {allowed}:"
             else:
-                yield f"if not (isinstance(x, str) and x in {allowed}):"
+                yield f"if not (isinstance({x}, str) and {x} in {allowed}):"
         else:
             options = self._constant(pointer, "ENUM", repr(tuple(values)))
-            yield f"if not any(json_equal(x, option) for option in {options}):"
-        yield f"    e.append(((), {_text(message)} + describe(x)))"
+            yield f"if not any(json_equal({x}, option) for option in {options}):"
+        yield f"    e.append(({at}, {_text(message)} + describe({x})))"
+
+    def _format(self, fmt: str, x: str = "x", at: str = "()") -> Iterator[str]:
+        """The check of an asserted ``format`` on a value known to be a string."""
+        yield f"if not matches_format({fmt!r}, {x}):"
+        yield f"    e.append(({at}, {('expected a ' + fmt + ' string, got ')!r} + describe({x})))"
 
     def _object(self, schema: Schema, pointer: str) -> Iterator[str]:
         for name in schema.get("required", []):
@@ -375,8 +456,7 @@ class _Compiler:
             yield f"    e.append(((), {_text(message)}))"
         fmt = schema.get("format")
         if self.assert_formats and fmt in _FORMATS:
-            yield f"if not matches_format({fmt!r}, x):"
-            yield f"    e.append(((), {('expected a ' + fmt + ' string, got ')!r} + describe(x)))"
+            yield from self._format(fmt)
 
     def _number(self, schema: Schema) -> Iterator[str]:
         for keyword, operator, words in (
@@ -483,6 +563,369 @@ class _Compiler:
         )
 
 
+_SUBSCHEMA_KEYWORDS = (
+    "properties",
+    "additionalProperties",
+    "items",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+)
+_ADDED_KEYWORDS = ("const", "enum")
+"""Keywords the strict schema may add to a lenient one (``format`` is asserted in strict only)."""
+
+
+class _Whole(Exception):
+    """A definition whose strict issues are not its lenient ones plus some; says why."""
+
+
+def _extra_rules(compiler: _Compiler, lenient: dict[str, Schema]) -> _ExtraRules:
+    """The extra-rule functions of ``compiler``'s (strict) definitions over ``lenient``.
+
+    Which definitions have an extra rule below them, and which must stay whole, depends on the
+    definitions they refer to, recursion included: both grow from none until nothing changes.
+    """
+    extra: set[str] = set()
+    whole: dict[str, str] = {}
+    while True:
+        rules = _ExtraRules(compiler, lenient, extra, whole)
+        found, stays_whole = set(), {}
+        for name in compiler.defs:
+            if name in whole:
+                continue
+            try:
+                if rules.definition(name) is not None:
+                    found.add(name)
+            except _Whole as reason:
+                stays_whole[name] = str(reason)
+        # A round that made a definition whole may have called its extra function elsewhere.
+        if not stays_whole and found | set(whole) == extra:
+            rules.resolve_forwards()
+            return rules
+        whole.update(stays_whole)
+        extra = found | set(whole)
+
+
+class _ExtraRules:
+    """Functions ``_<location>_extra`` that check only what the strict schema adds to the lenient
+    one, for definitions whose strict check is then ``lenient check + extra function``.
+
+    An extra function walks a value like the strict check does but reports only the extra rules:
+    where the value has the wrong type it reports nothing (the lenient check does), and it goes
+    down only into the parts with an extra rule below them. That sum is exact for ``allOf``, a
+    one-branch ``anyOf`` and a ``oneOf`` dispatched on a ``const`` (the branch does not depend on
+    the rules); any other ``anyOf``, ``oneOf`` or ``not`` over extra rules raises ``_Whole``.
+    """
+
+    def __init__(
+        self,
+        compiler: _Compiler,
+        lenient: dict[str, Schema],
+        extra: set[str],
+        whole: dict[str, str],
+    ) -> None:
+        self.compiler = compiler
+        self.lenient = lenient
+        self.extra = extra
+        self.whole = whole
+        self.code: dict[str, str] = {}
+        self.owner: dict[str, str] = {}
+        """The definition each function was made for (it comes after that definition's check)."""
+        self.walkers: dict[str, str] = {}
+        """The extra function of each definition that has one."""
+        self.guards: dict[str, str | None] = {}
+        self.forwards: dict[str, str] = {}
+        """Functions that only call another one (after their type guard, if any)."""
+        self.constant_names: dict[str, str] = {}
+        self.definition_name = ""
+
+    def definition(self, name: str) -> str | None:
+        """The extra function of definition ``name``, or None when no extra rule lies below it."""
+        self.definition_name = name
+        walker = self._function(f"#/$defs/{name}", self.lenient[name], self.compiler.defs[name])
+        if walker is not None:
+            self.walkers[name] = walker
+        return walker
+
+    def functions_of(self, definition: str) -> dict[str, str]:
+        return {
+            name: text
+            for name, text in self.code.items()
+            if self.owner.get(name) == definition and text.startswith("def ")
+        }
+
+    def constants(self) -> dict[str, str]:
+        return {name: text for name, text in self.code.items() if not text.startswith("def ")}
+
+    def resolve_forwards(self) -> None:
+        """Call the target of a function that only forwards to another instead of it (a facet
+        whose extra rules are all those of ``BaseFacet`` uses ``_BaseFacet_extra``)."""
+        replaced = {}
+        for name in self.forwards:
+            target, seen = name, set()
+            while target in self.forwards and target not in seen:
+                seen.add(target)
+                guard = self.guards[target]
+                if guard is not None and self.guards[self.forwards[target]] != guard:
+                    break
+                target = self.forwards[target]
+            if target != name:
+                replaced[name] = target
+        if not replaced:
+            return
+        names = re.compile(r"\b(" + "|".join(map(re.escape, replaced)) + r")\b")
+        self.code = {
+            name: names.sub(lambda match: replaced[match[0]], text)
+            for name, text in self.code.items()
+            if name not in replaced
+        }
+        self.walkers = {
+            definition: replaced.get(walker, walker) for definition, walker in self.walkers.items()
+        }
+
+    # -- functions --------------------------------------------------------------------------------
+
+    def _function(self, pointer: str, lenient: Schema, strict: Schema) -> str | None:
+        name = _helper_name(pointer) + "_extra"
+        if name in self.code or name in self.compiler.code:
+            raise CodegenError(f"{pointer}: helper name {name} is already taken")
+        self.code[name] = ""  # reserve the place: helpers follow the function that calls them
+        lines = list(self._lines(pointer, lenient, strict))
+        if not lines:
+            del self.code[name]
+            return None
+        guard = _type_test(strict, "x")
+        body = [] if guard is None else [f"if not {_parenthesized(guard)}:", "    return []"]
+        body += _returning_directly(
+            _without_empty_accumulator(["e: list[Issue] = []", *lines, "return e"])
+        )
+        call = re.fullmatch(r"return (_\w+)\(x\)", body[-1])
+        if call and len(body) == (1 if guard is None else 3):
+            self.forwards[name] = call[1]
+        self.guards[name] = guard
+        self.owner[name] = self.definition_name
+        lines = [f"def {name}(x: Any) -> list[Issue]:", *("    " + line for line in body)]
+        self.code[name] = "\n".join(lines) + "\n"
+        return name
+
+    def _target(self, pointer: str, lenient: Schema, strict: Schema) -> str | None:
+        if isinstance(strict, dict) and set(strict) - _ANNOTATIONS == {"$ref"}:
+            _check_same(pointer, lenient, strict)
+            return self._ref(strict["$ref"])
+        return self._function(pointer, lenient, strict)
+
+    def _ref(self, ref: str) -> str | None:
+        name = ref.removeprefix("#/$defs/")
+        if name in self.whole:
+            raise _Whole(f"it refers to ``{name}``, which is whole")
+        return self.compiler.def_functions[name] + "_extra" if name in self.extra else None
+
+    def _constant(self, pointer: str, kind: str, value: str) -> str:
+        if value in self.constant_names:
+            return self.constant_names[value]
+        name = f"{_helper_name(pointer)}_{kind}"
+        if name in self.code or name in self.compiler.code:
+            raise CodegenError(f"{pointer}: constant name {name} is already taken")
+        self.constant_names[value] = name
+        self.code[name] = f"{name} = {value}\n"
+        return name
+
+    def _lines(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        _check_same(pointer, lenient, strict)
+        if not isinstance(strict, dict):
+            return
+        known_type = _known_type(strict)
+        if "$ref" in strict:
+            target = self._ref(strict["$ref"])
+            if target is not None:
+                yield f"e += {target}(x)"
+        yield from self._added(pointer, lenient, strict, "x", "()")
+        for guard_type, lines in (
+            ("object", list(self._object(pointer, lenient, strict))),
+            ("array", list(self._array(pointer, lenient, strict))),
+            ("string", list(self._string(strict, "x", "()"))),
+        ):
+            if known_type == guard_type:
+                yield from lines
+            else:
+                yield from _nested(_TYPE_TESTS[guard_type][0].format(x="x"), lines)
+        for index, part in enumerate(strict.get("allOf", [])):
+            yield from self._part(f"{pointer}/allOf/{index}", lenient["allOf"][index], part)
+        yield from self._alternatives(pointer, lenient, strict)
+        if "not" in strict and self._target(pointer + "/not", lenient["not"], strict["not"]):
+            raise _Whole(
+                f"its ``not`` ({pointer}/not) negates extra rules, which can only take its issue "
+                "away"
+            )
+
+    # -- keywords ---------------------------------------------------------------------------------
+
+    def _added(
+        self, pointer: str, lenient: Schema, strict: Schema, x: str, at: str
+    ) -> Iterator[str]:
+        if "const" in strict and "const" not in lenient:
+            yield from self.compiler._const(strict["const"], x, at)
+        if "enum" in strict and "enum" not in lenient:
+            known_type = _known_type(strict)
+            yield from self.compiler._enum(strict["enum"], pointer, known_type, x, at)
+
+    def _string(self, strict: Schema, x: str, at: str) -> Iterator[str]:
+        if strict.get("format") in _FORMATS:
+            yield from self.compiler._format(strict["format"], x, at)
+
+    def _object(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        properties = strict.get("properties", {})
+        for name, prop_schema in properties.items():
+            yield from _nested(
+                f"{name!r} in x",
+                self._value(
+                    f"x[{name!r}]",
+                    repr(name),
+                    f"{pointer}/properties/{name}",
+                    lenient["properties"][name],
+                    prop_schema,
+                ),
+            )
+        extra = strict.get("additionalProperties", True)
+        if not isinstance(extra, dict) or extra == {}:
+            return
+        check = self._value(
+            "v", "k", pointer + "/additionalProperties", lenient["additionalProperties"], extra
+        )
+        if check and properties:
+            known = self.compiler._constant(
+                pointer, "PROPERTIES", f"frozenset({sorted(properties)!r})"
+            )
+            check = list(_nested(f"k not in {known}", check))
+        if check:
+            yield "for k, v in x.items():"
+            yield from ("    " + line for line in check)
+
+    def _array(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        items = strict.get("items", True)
+        if not isinstance(items, dict) or items == {}:
+            return
+        check = self._value("item", "i", pointer + "/items", lenient["items"], items)
+        if check:
+            yield "for i, item in enumerate(x):"
+            yield from ("    " + line for line in check)
+
+    def _value(self, x: str, key: str, pointer: str, lenient: Schema, strict: Schema) -> list[str]:
+        """Lines that check the extra rules of ``x`` (stored under ``key``) and add its issues
+        under that key: inline for rules on the value itself, else a call."""
+        if isinstance(strict, dict) and not set(strict) & {"$ref", *_SUBSCHEMA_KEYWORDS}:
+            _check_same(pointer, lenient, strict)
+            at = f"({key},)"
+            lines = list(self._added(pointer, lenient, strict, x, at))
+            string = list(self._string(strict, x, at))
+            if _known_type(strict) == "string":
+                lines += string
+            else:
+                lines += _nested(_TYPE_TESTS["string"][0].format(x=x), string)
+            guard = _type_test(strict, x)
+            return lines if guard is None else list(_nested(_parenthesized(guard), lines))
+        target = self._target(pointer, lenient, strict)
+        if target is None:
+            return []
+        return [f"if r := {target}({x}):", f"    e += prefixed({key}, r)"]
+
+    def _part(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        """The checks of a part of ``allOf``: a call for a definition, else inline (under the
+        part's type), which saves a call per part on every value checked."""
+        if isinstance(strict, dict) and set(strict) - _ANNOTATIONS == {"$ref"}:
+            target = self._target(pointer, lenient, strict)
+            if target is not None:
+                yield f"e += {target}(x)"
+            return
+        lines = list(self._lines(pointer, lenient, strict))
+        guard = _type_test(strict, "x")
+        yield from lines if guard is None else _nested(_parenthesized(guard), lines)
+
+    def _alternatives(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        if len(strict.get("anyOf", [])) == 1:
+            target = self._target(pointer + "/anyOf/0", lenient["anyOf"][0], strict["anyOf"][0])
+            if target is not None:
+                yield f"e += {target}(x)"
+        elif "anyOf" in strict and self._any_extra(pointer, "anyOf", lenient, strict):
+            raise _Whole(
+                f"its ``anyOf`` ({pointer}/anyOf) has branches with extra rules, which can change "
+                "the branch its issues come from"
+            )
+        if "oneOf" not in strict:
+            return
+        key = self.compiler._discriminator(strict["oneOf"])
+        if key is None:
+            if self._any_extra(pointer, "oneOf", lenient, strict):
+                raise _Whole(
+                    f"its ``oneOf`` ({pointer}/oneOf) has branches with extra rules, which then "
+                    "take part in choosing the branch: a value that matches two branches under "
+                    "the schema alone (an issue) can match one of them under the rules (none)"
+                )
+            return
+        entries = []
+        for branch in strict["oneOf"]:
+            target = self._ref(branch["$ref"])
+            if target is not None:
+                definition = self.compiler.defs[branch["$ref"].removeprefix("#/$defs/")]
+                entries.append(f"{definition['properties'][key]['const']!r}: {target}")
+        if not entries:
+            return
+        table = self._constant(pointer, "EXTRA_BRANCHES", "{" + ", ".join(entries) + "}")
+        is_object = _known_type(strict) == "object"
+        yield f"d = x.get({key!r})" + ("" if is_object else " if isinstance(x, dict) else None")
+        yield f"branch = {table}.get(d) if isinstance(d, str) else None"
+        yield "if branch is not None:"
+        yield "    e += branch(x)"
+
+    def _any_extra(self, pointer: str, keyword: str, lenient: Schema, strict: Schema) -> bool:
+        return any(
+            self._target(f"{pointer}/{keyword}/{index}", lenient[keyword][index], branch)
+            is not None
+            for index, branch in enumerate(strict[keyword])
+        )
+
+
+def _check_same(pointer: str, lenient: Schema, strict: Schema) -> None:
+    """Raise ``_Whole`` where ``strict`` differs from ``lenient`` other than by added keywords."""
+    if not isinstance(strict, dict) or not isinstance(lenient, dict):
+        if strict != lenient:
+            raise _Whole(f"the strict schema changes {pointer}")
+        return
+    for keyword in (set(strict) | set(lenient)) - _ANNOTATIONS - {"format"}:
+        if keyword in _ADDED_KEYWORDS and keyword not in lenient:
+            continue
+        mine, theirs = strict.get(keyword), lenient.get(keyword)
+        if keyword in _SUBSCHEMA_KEYWORDS:
+            # Only the shape here: the subschemas are compared where they are checked.
+            mine, theirs = _shape(keyword, mine), _shape(keyword, theirs)
+        if mine != theirs:
+            raise _Whole(f"the strict schema changes ``{keyword}`` at {pointer}")
+
+
+def _shape(keyword: str, subschemas: Any) -> Any:
+    """The names of ``properties``, the length of a list of subschemas, else whether there is
+    a subschema."""
+    if keyword == "properties" and isinstance(subschemas, dict):
+        return sorted(subschemas)
+    return len(subschemas) if isinstance(subschemas, list) else subschemas is not None
+
+
+def _known_type(schema: Schema) -> str | None:
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, list) and len(kind) == 1:
+        kind = kind[0]
+    return kind if isinstance(kind, str) else None
+
+
+def _type_test(schema: Schema, x: str) -> str | None:
+    """The test of ``schema``'s ``type`` on ``x``, if it has one."""
+    if not isinstance(schema, dict) or "type" not in schema:
+        return None
+    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    return " or ".join(_TYPE_TESTS[t][0].format(x=x) for t in types)
+
+
 def _without_empty_accumulator(body: list[str]) -> list[str]:
     """``body`` returning ``[]`` or its one call's issues directly when it collects nothing else."""
     start = "e: list[Issue] = []"
@@ -493,6 +936,31 @@ def _without_empty_accumulator(body: list[str]) -> list[str]:
         if call != body[-2] and re.fullmatch(r"_\w+\(x\)", call):
             return [*body[:-3], f"return {call}"]
     return body
+
+
+def _returning_directly(body: list[str]) -> list[str]:
+    """``body`` returning its one collected issue or call result directly, when it collects in
+    one place only, under one ``if``: an extra-rule check most often finds nothing, and then
+    allocates nothing."""
+    start = "e: list[Issue] = []"
+    if start not in body or body[-1] != "return e":
+        return body
+    index = body.index(start)
+    middle = body[index + 1 : -1]
+    if (
+        len(middle) < 2
+        or not middle[-2].startswith("if ")
+        or any("e +=" in line or "e.append(" in line for line in middle[:-1])
+    ):
+        return body
+    collect = middle[-1]
+    if collect.startswith("    e += "):
+        returned = collect.removeprefix("    e += ")
+    elif collect.startswith("    e.append(") and collect.endswith(")"):
+        returned = "[" + collect.removeprefix("    e.append(")[:-1] + "]"
+    else:
+        return body
+    return [*body[:index], *middle[:-1], "    return " + returned, "return []"]
 
 
 def _helper_name(pointer: str) -> str:

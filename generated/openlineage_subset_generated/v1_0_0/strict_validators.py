@@ -4,7 +4,21 @@
 # Do not edit: change the schema under schemas/ and regenerate.
 """Strict validators: the schema plus its prose rules (documented allowed values, formats).
 
-The checks no rule changes are the lenient ones, imported from ``validators``."""
+The strict check of a definition is its lenient one, from ``validators``, followed by
+``_<location>_extra``: the checks of the extra rules alone, which go down only where an extra
+rule lies below. A definition with no extra rule below it is its lenient check, imported.
+
+Defined whole, the schema with the rules compiled in, since lenient issues plus extra ones would
+differ from its strict issues:
+
+- ``SubsetFacetMap``: it refers to ``BaseSubsetDatasetFacet``, which is whole.
+- ``BaseSubsetDatasetFacet``: its ``oneOf`` (#/$defs/BaseSubsetDatasetFacet/oneOf) has branches
+  with extra rules, which then take part in choosing the branch: a value that matches two
+  branches under the schema alone (an issue) can match one of them under the rules (none).
+- ``OpenLineageEvent``: its ``oneOf`` (#/$defs/OpenLineageEvent/oneOf) has branches with extra
+  rules, which then take part in choosing the branch: a value that matches two branches under
+  the schema alone (an issue) can match one of them under the rules (none).
+"""
 
 from __future__ import annotations
 
@@ -18,21 +32,13 @@ from openlineage_subset_generated._support import (
     matches_format,
     prefixed,
 )
+from openlineage_subset_generated.v1_0_0 import validators as lenient
 from openlineage_subset_generated.v1_0_0.validators import (
-    _BinarySubsetCondition__type,
-    _CompareSubsetCondition__left,
-    _CompareSubsetCondition__right,
-    _CompareSubsetCondition__type,
-    _DatasetEvent__allOf1__not,
-    _DatasetFacet__allOf1,
     _FieldBaseCompareExpression,
-    _JobEvent__allOf1__not,
-    _JobFacet__allOf1,
     _LiteralCompareExpression,
     _LocationSubsetCondition,
     _Partition,
     _PartitionSubsetCondition,
-    _RunEvent__allOf1__eventType,
 )
 
 
@@ -75,142 +81,91 @@ def _BaseSubsetDatasetFacet(x: Any) -> list[Issue]:
 
 
 def _InputSubsetInputDatasetFacet(x: Any) -> list[Issue]:
-    e: list[Issue] = []
-    e += _InputDatasetFacet(x)
-    e += _InputSubsetInputDatasetFacet__allOf1(x)
-    return e
+    return lenient._InputSubsetInputDatasetFacet(x) + _InputSubsetInputDatasetFacet_extra(x)
 
 
-def _InputSubsetInputDatasetFacet__allOf1(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+def _InputSubsetInputDatasetFacet_extra(x: Any) -> list[Issue]:
     e: list[Issue] = []
-    if "inputCondition" not in x:
-        e.append(((), "missing required property 'inputCondition'"))
-    if "inputCondition" in x and (r := _BaseSubsetCondition(x["inputCondition"])):
+    e += _BaseFacet_extra(x)
+    if isinstance(x, dict) and (
+        "inputCondition" in x and (r := _BaseSubsetCondition_extra(x["inputCondition"]))
+    ):
         e += prefixed("inputCondition", r)
     return e
 
 
 def _OutputSubsetOutputDatasetFacet(x: Any) -> list[Issue]:
-    e: list[Issue] = []
-    e += _OutputDatasetFacet(x)
-    e += _OutputSubsetOutputDatasetFacet__allOf1(x)
-    return e
+    return lenient._OutputSubsetOutputDatasetFacet(x) + _OutputSubsetOutputDatasetFacet_extra(x)
 
 
-def _OutputSubsetOutputDatasetFacet__allOf1(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+def _OutputSubsetOutputDatasetFacet_extra(x: Any) -> list[Issue]:
     e: list[Issue] = []
-    if "outputCondition" not in x:
-        e.append(((), "missing required property 'outputCondition'"))
-    if "outputCondition" in x and (r := _BaseSubsetCondition(x["outputCondition"])):
+    e += _BaseFacet_extra(x)
+    if isinstance(x, dict) and (
+        "outputCondition" in x and (r := _BaseSubsetCondition_extra(x["outputCondition"]))
+    ):
         e += prefixed("outputCondition", r)
     return e
 
 
 def _BaseSubsetCondition(x: Any) -> list[Issue]:
+    return lenient._BaseSubsetCondition(x) + _BaseSubsetCondition_extra(x)
+
+
+def _BaseSubsetCondition_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
+        return []
     d = x.get("type")
-    branch = _BaseSubsetCondition_BRANCHES.get(d) if isinstance(d, str) else None
+    branch = _BaseSubsetCondition_EXTRA_BRANCHES.get(d) if isinstance(d, str) else None
     if branch is not None:
-        e += branch(x)
-    elif "type" not in x:
-        e.append(
-            (
-                (),
-                (
-                    "missing required property 'type' (one of 'location', "
-                    "'partition', 'binary', 'compare')"
-                ),
-            )
-        )
-    else:
-        e.append(
-            (
-                ("type",),
-                "unknown type "
-                + repr(d)
-                + (", expected one of 'location', 'partition', 'binary', 'compare'"),
-            )
-        )
-    return e
+        return branch(x)
+    return []
 
 
 def _BinarySubsetCondition(x: Any) -> list[Issue]:
+    return lenient._BinarySubsetCondition(x) + _BinarySubsetCondition_extra(x)
+
+
+def _BinarySubsetCondition_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
-    if "left" not in x:
-        e.append(((), "missing required property 'left'"))
-    if "right" not in x:
-        e.append(((), "missing required property 'right'"))
-    if "operator" not in x:
-        e.append(((), "missing required property 'operator'"))
-    if "type" not in x:
-        e.append(((), "missing required property 'type'"))
-    if "type" in x and (r := _BinarySubsetCondition__type(x["type"])):
-        e += prefixed("type", r)
-    if "left" in x and (r := _BaseSubsetCondition(x["left"])):
+    if "left" in x and (r := _BaseSubsetCondition_extra(x["left"])):
         e += prefixed("left", r)
-    if "right" in x and (r := _BaseSubsetCondition(x["right"])):
+    if "right" in x and (r := _BaseSubsetCondition_extra(x["right"])):
         e += prefixed("right", r)
-    if "operator" in x and (r := _BinarySubsetCondition__operator(x["operator"])):
-        e += prefixed("operator", r)
-    return e
-
-
-def _BinarySubsetCondition__operator(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if x not in _BinarySubsetCondition__operator_ENUM:
-        e.append(((), 'expected one of "AND", "OR", got ' + describe(x)))
+    if (
+        "operator" in x
+        and isinstance(x["operator"], str)
+        and x["operator"] not in _BinarySubsetCondition__operator_ENUM
+    ):
+        e.append((("operator",), 'expected one of "AND", "OR", got ' + describe(x["operator"])))
     return e
 
 
 def _CompareSubsetCondition(x: Any) -> list[Issue]:
+    return lenient._CompareSubsetCondition(x) + _CompareSubsetCondition_extra(x)
+
+
+def _CompareSubsetCondition_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    if "left" not in x:
-        e.append(((), "missing required property 'left'"))
-    if "right" not in x:
-        e.append(((), "missing required property 'right'"))
-    if "comparison" not in x:
-        e.append(((), "missing required property 'comparison'"))
-    if "type" not in x:
-        e.append(((), "missing required property 'type'"))
-    if "type" in x and (r := _CompareSubsetCondition__type(x["type"])):
-        e += prefixed("type", r)
-    if "left" in x and (r := _CompareSubsetCondition__left(x["left"])):
-        e += prefixed("left", r)
-    if "right" in x and (r := _CompareSubsetCondition__right(x["right"])):
-        e += prefixed("right", r)
-    if "comparison" in x and (r := _CompareSubsetCondition__comparison(x["comparison"])):
-        e += prefixed("comparison", r)
-    return e
-
-
-def _CompareSubsetCondition__comparison(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if x not in _CompareSubsetCondition__comparison_ENUM:
-        e.append(
+        return []
+    if (
+        "comparison" in x
+        and isinstance(x["comparison"], str)
+        and x["comparison"] not in _CompareSubsetCondition__comparison_ENUM
+    ):
+        return [
             (
-                (),
+                ("comparison",),
                 (
                     'expected one of "EQUAL", "GREATER_THAN", '
                     '"GREATER_EQUAL_THAN", "LESS_THAN", "LESS_EQUAL_THAN", got '
                 )
-                + describe(x),
+                + describe(x["comparison"]),
             )
-        )
-    return e
+        ]
+    return []
 
 
 def _OpenLineageEvent(x: Any) -> list[Issue]:
@@ -238,420 +193,300 @@ def _OpenLineageEvent(x: Any) -> list[Issue]:
 
 
 def _BaseFacet(x: Any) -> list[Issue]:
+    return lenient._BaseFacet(x) + _BaseFacet_extra(x)
+
+
+def _BaseFacet_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
-    if "_producer" not in x:
-        e.append(((), "missing required property '_producer'"))
-    if "_schemaURL" not in x:
-        e.append(((), "missing required property '_schemaURL'"))
-    if "_producer" in x and (r := _BaseFacet___producer(x["_producer"])):
-        e += prefixed("_producer", r)
-    if "_schemaURL" in x and (r := _BaseFacet___schemaURL(x["_schemaURL"])):
-        e += prefixed("_schemaURL", r)
-    return e
-
-
-def _BaseFacet___producer(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if not matches_format("uri", x):
-        e.append(((), "expected a uri string, got " + describe(x)))
-    return e
-
-
-def _BaseFacet___schemaURL(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if not matches_format("uri", x):
-        e.append(((), "expected a uri string, got " + describe(x)))
+    if (
+        "_producer" in x
+        and isinstance(x["_producer"], str)
+        and not matches_format("uri", x["_producer"])
+    ):
+        e.append((("_producer",), "expected a uri string, got " + describe(x["_producer"])))
+    if (
+        "_schemaURL" in x
+        and isinstance(x["_schemaURL"], str)
+        and not matches_format("uri", x["_schemaURL"])
+    ):
+        e.append((("_schemaURL",), "expected a uri string, got " + describe(x["_schemaURL"])))
     return e
 
 
 def _RunFacet(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _BaseFacet(x)
+    return lenient._RunFacet(x) + _BaseFacet_extra(x)
 
 
 def _JobFacet(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    e += _JobFacet__allOf1(x)
-    return e
+    return lenient._JobFacet(x) + _BaseFacet_extra(x)
 
 
 def _DatasetFacet(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _BaseFacet(x)
-    e += _DatasetFacet__allOf1(x)
-    return e
+    return lenient._DatasetFacet(x) + _BaseFacet_extra(x)
 
 
 def _InputDatasetFacet(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _BaseFacet(x)
+    return lenient._InputDatasetFacet(x) + _BaseFacet_extra(x)
 
 
 def _OutputDatasetFacet(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _BaseFacet(x)
+    return lenient._OutputDatasetFacet(x) + _BaseFacet_extra(x)
 
 
 def _Run(x: Any) -> list[Issue]:
+    return lenient._Run(x) + _Run_extra(x)
+
+
+def _Run_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
-    if "runId" not in x:
-        e.append(((), "missing required property 'runId'"))
-    if "runId" in x and (r := _Run__runId(x["runId"])):
-        e += prefixed("runId", r)
-    if "facets" in x and (r := _Run__facets(x["facets"])):
+    if "runId" in x and isinstance(x["runId"], str) and not matches_format("uuid", x["runId"]):
+        e.append((("runId",), "expected a uuid string, got " + describe(x["runId"])))
+    if "facets" in x and (r := _Run__facets__anyOf0_extra(x["facets"])):
         e += prefixed("facets", r)
     return e
 
 
-def _Run__runId(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if not matches_format("uuid", x):
-        e.append(((), "expected a uuid string, got " + describe(x)))
-    return e
-
-
-def _Run__facets(x: Any) -> list[Issue]:
+def _Run__facets__anyOf0_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _Run__facets__anyOf0(x)
-
-
-def _Run__facets__anyOf0(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for k, v in x.items():
-        if r := _RunFacet(v):
+        if r := _BaseFacet_extra(v):
             e += prefixed(k, r)
     return e
 
 
 def _Job(x: Any) -> list[Issue]:
+    return lenient._Job(x) + _Job_extra(x)
+
+
+def _Job_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    if "namespace" not in x:
-        e.append(((), "missing required property 'namespace'"))
-    if "name" not in x:
-        e.append(((), "missing required property 'name'"))
-    if "namespace" in x and not isinstance(x["namespace"], str):
-        e.append((("namespace",), "expected a string, got " + describe(x["namespace"])))
-    if "name" in x and not isinstance(x["name"], str):
-        e.append((("name",), "expected a string, got " + describe(x["name"])))
-    if "facets" in x and (r := _Job__facets(x["facets"])):
-        e += prefixed("facets", r)
-    return e
+        return []
+    if "facets" in x and (r := _Job__facets__anyOf0_extra(x["facets"])):
+        return prefixed("facets", r)
+    return []
 
 
-def _Job__facets(x: Any) -> list[Issue]:
+def _Job__facets__anyOf0_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _Job__facets__anyOf0(x)
-
-
-def _Job__facets__anyOf0(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for k, v in x.items():
-        if r := _JobFacet(v):
+        if r := _BaseFacet_extra(v):
             e += prefixed(k, r)
     return e
 
 
 def _Dataset(x: Any) -> list[Issue]:
+    return lenient._Dataset(x) + _Dataset_extra(x)
+
+
+def _Dataset_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    if "namespace" not in x:
-        e.append(((), "missing required property 'namespace'"))
-    if "name" not in x:
-        e.append(((), "missing required property 'name'"))
-    if "namespace" in x and not isinstance(x["namespace"], str):
-        e.append((("namespace",), "expected a string, got " + describe(x["namespace"])))
-    if "name" in x and not isinstance(x["name"], str):
-        e.append((("name",), "expected a string, got " + describe(x["name"])))
-    if "facets" in x and (r := _Dataset__facets(x["facets"])):
-        e += prefixed("facets", r)
-    return e
+        return []
+    if "facets" in x and (r := _Dataset__facets__anyOf0_extra(x["facets"])):
+        return prefixed("facets", r)
+    return []
 
 
-def _Dataset__facets(x: Any) -> list[Issue]:
+def _Dataset__facets__anyOf0_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _Dataset__facets__anyOf0(x)
-
-
-def _Dataset__facets__anyOf0(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for k, v in x.items():
-        if r := _DatasetFacet(v):
+        if r := _BaseFacet_extra(v):
             e += prefixed(k, r)
     return e
 
 
 def _StaticDataset(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _Dataset(x)
+    return lenient._StaticDataset(x) + _Dataset_extra(x)
 
 
 def _InputDataset(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Dataset(x)
-    e += _InputDataset__allOf1(x)
-    return e
+    return lenient._InputDataset(x) + _InputDataset_extra(x)
 
 
-def _InputDataset__allOf1(x: Any) -> list[Issue]:
+def _InputDataset_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
-    if "inputFacets" in x and (r := _InputDataset__allOf1__inputFacets(x["inputFacets"])):
+    e += _Dataset_extra(x)
+    if isinstance(x, dict) and (
+        "inputFacets" in x
+        and (r := _InputDataset__allOf1__inputFacets__anyOf0_extra(x["inputFacets"]))
+    ):
         e += prefixed("inputFacets", r)
     return e
 
 
-def _InputDataset__allOf1__inputFacets(x: Any) -> list[Issue]:
+def _InputDataset__allOf1__inputFacets__anyOf0_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _InputDataset__allOf1__inputFacets__anyOf0(x)
-
-
-def _InputDataset__allOf1__inputFacets__anyOf0(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for k, v in x.items():
-        if r := _InputDatasetFacet(v):
+        if r := _BaseFacet_extra(v):
             e += prefixed(k, r)
     return e
 
 
 def _OutputDataset(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    e += _Dataset(x)
-    e += _OutputDataset__allOf1(x)
-    return e
+    return lenient._OutputDataset(x) + _OutputDataset_extra(x)
 
 
-def _OutputDataset__allOf1(x: Any) -> list[Issue]:
+def _OutputDataset_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
-    if "outputFacets" in x and (r := _OutputDataset__allOf1__outputFacets(x["outputFacets"])):
+    e += _Dataset_extra(x)
+    if isinstance(x, dict) and (
+        "outputFacets" in x
+        and (r := _OutputDataset__allOf1__outputFacets__anyOf0_extra(x["outputFacets"]))
+    ):
         e += prefixed("outputFacets", r)
     return e
 
 
-def _OutputDataset__allOf1__outputFacets(x: Any) -> list[Issue]:
+def _OutputDataset__allOf1__outputFacets__anyOf0_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    return _OutputDataset__allOf1__outputFacets__anyOf0(x)
-
-
-def _OutputDataset__allOf1__outputFacets__anyOf0(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for k, v in x.items():
-        if r := _OutputDatasetFacet(v):
+        if r := _BaseFacet_extra(v):
             e += prefixed(k, r)
     return e
 
 
 def _BaseEvent(x: Any) -> list[Issue]:
+    return lenient._BaseEvent(x) + _BaseEvent_extra(x)
+
+
+def _BaseEvent_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+        return []
     e: list[Issue] = []
-    if "eventTime" not in x:
-        e.append(((), "missing required property 'eventTime'"))
-    if "producer" not in x:
-        e.append(((), "missing required property 'producer'"))
-    if "schemaURL" not in x:
-        e.append(((), "missing required property 'schemaURL'"))
-    if "eventTime" in x and (r := _BaseEvent__eventTime(x["eventTime"])):
-        e += prefixed("eventTime", r)
-    if "producer" in x and (r := _BaseEvent__producer(x["producer"])):
-        e += prefixed("producer", r)
-    if "schemaURL" in x and (r := _BaseEvent__schemaURL(x["schemaURL"])):
-        e += prefixed("schemaURL", r)
-    return e
-
-
-def _BaseEvent__eventTime(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if not matches_format("date-time", x):
-        e.append(((), "expected a date-time string, got " + describe(x)))
-    return e
-
-
-def _BaseEvent__producer(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if not matches_format("uri", x):
-        e.append(((), "expected a uri string, got " + describe(x)))
-    return e
-
-
-def _BaseEvent__schemaURL(x: Any) -> list[Issue]:
-    if not isinstance(x, str):
-        return [((), "expected a string, got " + describe(x))]
-    e: list[Issue] = []
-    if not matches_format("uri", x):
-        e.append(((), "expected a uri string, got " + describe(x)))
+    if (
+        "eventTime" in x
+        and isinstance(x["eventTime"], str)
+        and not matches_format("date-time", x["eventTime"])
+    ):
+        e.append((("eventTime",), "expected a date-time string, got " + describe(x["eventTime"])))
+    if (
+        "producer" in x
+        and isinstance(x["producer"], str)
+        and not matches_format("uri", x["producer"])
+    ):
+        e.append((("producer",), "expected a uri string, got " + describe(x["producer"])))
+    if (
+        "schemaURL" in x
+        and isinstance(x["schemaURL"], str)
+        and not matches_format("uri", x["schemaURL"])
+    ):
+        e.append((("schemaURL",), "expected a uri string, got " + describe(x["schemaURL"])))
     return e
 
 
 def _RunEvent(x: Any) -> list[Issue]:
+    return lenient._RunEvent(x) + _RunEvent_extra(x)
+
+
+def _RunEvent_extra(x: Any) -> list[Issue]:
     e: list[Issue] = []
-    e += _BaseEvent(x)
-    e += _RunEvent__allOf1(x)
+    e += _BaseEvent_extra(x)
+    if isinstance(x, dict):
+        if "run" in x and (r := _Run_extra(x["run"])):
+            e += prefixed("run", r)
+        if "job" in x and (r := _Job_extra(x["job"])):
+            e += prefixed("job", r)
+        if "inputs" in x and (r := _RunEvent__allOf1__inputs_extra(x["inputs"])):
+            e += prefixed("inputs", r)
+        if "outputs" in x and (r := _RunEvent__allOf1__outputs_extra(x["outputs"])):
+            e += prefixed("outputs", r)
     return e
 
 
-def _RunEvent__allOf1(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    if "run" not in x:
-        e.append(((), "missing required property 'run'"))
-    if "job" not in x:
-        e.append(((), "missing required property 'job'"))
-    if "eventType" in x and (r := _RunEvent__allOf1__eventType(x["eventType"])):
-        e += prefixed("eventType", r)
-    if "run" in x and (r := _Run(x["run"])):
-        e += prefixed("run", r)
-    if "job" in x and (r := _Job(x["job"])):
-        e += prefixed("job", r)
-    if "inputs" in x and (r := _RunEvent__allOf1__inputs(x["inputs"])):
-        e += prefixed("inputs", r)
-    if "outputs" in x and (r := _RunEvent__allOf1__outputs(x["outputs"])):
-        e += prefixed("outputs", r)
-    return e
-
-
-def _RunEvent__allOf1__inputs(x: Any) -> list[Issue]:
+def _RunEvent__allOf1__inputs_extra(x: Any) -> list[Issue]:
     if not isinstance(x, list):
-        return [((), "expected an array, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for i, item in enumerate(x):
-        if r := _InputDataset(item):
+        if r := _InputDataset_extra(item):
             e += prefixed(i, r)
     return e
 
 
-def _RunEvent__allOf1__outputs(x: Any) -> list[Issue]:
+def _RunEvent__allOf1__outputs_extra(x: Any) -> list[Issue]:
     if not isinstance(x, list):
-        return [((), "expected an array, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for i, item in enumerate(x):
-        if r := _OutputDataset(item):
+        if r := _OutputDataset_extra(item):
             e += prefixed(i, r)
     return e
 
 
 def _JobEvent(x: Any) -> list[Issue]:
+    return lenient._JobEvent(x) + _JobEvent_extra(x)
+
+
+def _JobEvent_extra(x: Any) -> list[Issue]:
     e: list[Issue] = []
-    e += _BaseEvent(x)
-    e += _JobEvent__allOf1(x)
+    e += _BaseEvent_extra(x)
+    if isinstance(x, dict):
+        if "job" in x and (r := _Job_extra(x["job"])):
+            e += prefixed("job", r)
+        if "inputs" in x and (r := _JobEvent__allOf1__inputs_extra(x["inputs"])):
+            e += prefixed("inputs", r)
+        if "outputs" in x and (r := _JobEvent__allOf1__outputs_extra(x["outputs"])):
+            e += prefixed("outputs", r)
     return e
 
 
-def _JobEvent__allOf1(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    if "job" not in x:
-        e.append(((), "missing required property 'job'"))
-    if "job" in x and (r := _Job(x["job"])):
-        e += prefixed("job", r)
-    if "inputs" in x and (r := _JobEvent__allOf1__inputs(x["inputs"])):
-        e += prefixed("inputs", r)
-    if "outputs" in x and (r := _JobEvent__allOf1__outputs(x["outputs"])):
-        e += prefixed("outputs", r)
-    if not _JobEvent__allOf1__not(x):
-        e.append(((), "must not have property 'run'"))
-    return e
-
-
-def _JobEvent__allOf1__inputs(x: Any) -> list[Issue]:
+def _JobEvent__allOf1__inputs_extra(x: Any) -> list[Issue]:
     if not isinstance(x, list):
-        return [((), "expected an array, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for i, item in enumerate(x):
-        if r := _InputDataset(item):
+        if r := _InputDataset_extra(item):
             e += prefixed(i, r)
     return e
 
 
-def _JobEvent__allOf1__outputs(x: Any) -> list[Issue]:
+def _JobEvent__allOf1__outputs_extra(x: Any) -> list[Issue]:
     if not isinstance(x, list):
-        return [((), "expected an array, got " + describe(x))]
+        return []
     e: list[Issue] = []
     for i, item in enumerate(x):
-        if r := _OutputDataset(item):
+        if r := _OutputDataset_extra(item):
             e += prefixed(i, r)
     return e
 
 
 def _DatasetEvent(x: Any) -> list[Issue]:
-    e: list[Issue] = []
-    e += _BaseEvent(x)
-    e += _DatasetEvent__allOf1(x)
-    return e
+    return lenient._DatasetEvent(x) + _DatasetEvent_extra(x)
 
 
-def _DatasetEvent__allOf1(x: Any) -> list[Issue]:
-    if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
+def _DatasetEvent_extra(x: Any) -> list[Issue]:
     e: list[Issue] = []
-    if "dataset" not in x:
-        e.append(((), "missing required property 'dataset'"))
-    if "dataset" in x and (r := _StaticDataset(x["dataset"])):
+    e += _BaseEvent_extra(x)
+    if isinstance(x, dict) and ("dataset" in x and (r := _Dataset_extra(x["dataset"]))):
         e += prefixed("dataset", r)
-    if not _DatasetEvent__allOf1__not(x):
-        e.append(((), "must not have properties 'job' and 'run' together"))
     return e
 
 
-_BaseSubsetCondition_BRANCHES = {
-    "location": _LocationSubsetCondition,
-    "partition": _PartitionSubsetCondition,
-    "binary": _BinarySubsetCondition,
-    "compare": _CompareSubsetCondition,
-}
 _BinarySubsetCondition__operator_ENUM = frozenset(["AND", "OR"])
 _CompareSubsetCondition__comparison_ENUM = frozenset(
     ["EQUAL", "GREATER_EQUAL_THAN", "GREATER_THAN", "LESS_EQUAL_THAN", "LESS_THAN"]
 )
+_BaseSubsetCondition_EXTRA_BRANCHES = {
+    "binary": _BinarySubsetCondition_extra,
+    "compare": _CompareSubsetCondition_extra,
+}
 
 VALIDATORS: dict[str, Callable[[Any], list[Issue]]] = {
     "SubsetFacetMap": _SubsetFacetMap,

@@ -1,0 +1,313 @@
+"""The strict validators are the lenient ones plus checks of the extra rules, and say exactly
+what the schema with its prose rules compiled in says."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codegen._bundle import build_bundle, strict_defs
+from codegen._store import load_store
+from codegen._validators import compile_lenient_and_strict, compile_validators
+from openlineage_subset import spec, spec_versions
+from tests.helpers import ROOT
+from tests.strategies import events, facet_maps, json_values, mutated
+
+Validator = Callable[[Any], list[tuple[tuple[str | int, ...], str]]]
+
+WHOLE = {"BaseSubsetDatasetFacet", "SubsetFacetMap", "OpenLineageEvent"}
+"""Definitions whose strict check cannot be lenient + extra: the ``oneOf``s of the facet and of
+the event pick their branch by checks the extra rules are part of (a facet that matches both the
+input and the output branch under the schema alone matches one under the rules, which removes an
+issue), and the facet map contains the facet."""
+
+EXTRA_MESSAGE = re.compile(r"expected (one of .*|a (uri|uuid|date-time) string), got ")
+"""The messages of the extra rules: documented allowed values, asserted formats."""
+
+every_version = pytest.mark.parametrize("version", spec_versions())
+
+
+@cache
+def reference(version: str) -> dict[str, Validator]:
+    """The strict validators compiled in one piece, the schema with its rules written in."""
+    store = load_store(ROOT / "schemas")
+    bundle = build_bundle(store, version, store.facet_versions()[version])
+    source = compile_validators(strict_defs(bundle), assert_formats=True, header="")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<reference strict validators>", "exec"), namespace)
+    validators: dict[str, Validator] = namespace["VALIDATORS"]
+    return validators
+
+
+def _top_level(module: ModuleType) -> dict[str, ast.AST]:
+    """The functions and constants a module defines, by name."""
+    found: dict[str, ast.AST] = {}
+    for node in ast.parse(inspect.getsource(module)).body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = node
+        elif isinstance(node, ast.Assign):
+            found.update({t.id: node for t in node.targets if isinstance(t, ast.Name)})
+    return found
+
+
+def _walker(
+    function: Any, strict: ModuleType, lenient: ModuleType, top: dict[str, ast.AST]
+) -> str | None:
+    """The extra-rule function of a strict check ``return <lenient>.<same name>(x) + <it>(x)``."""
+    node = top.get(function.__name__)
+    body = node.body if isinstance(node, ast.FunctionDef) else []
+    value = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+    if (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.op, ast.Add)
+        and isinstance(value.left, ast.Call)
+        and isinstance(value.left.func, ast.Attribute)
+        and getattr(strict, getattr(value.left.func.value, "id", ""), None) is lenient
+        and value.left.func.attr == function.__name__
+        and isinstance(value.right, ast.Call)
+        and isinstance(value.right.func, ast.Name)
+    ):
+        return value.right.func.id
+    return None
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _extra_checks(
+    walker: str, strict: ModuleType, lenient: ModuleType, top: dict[str, ast.AST]
+) -> Iterator[str]:
+    """Why the functions ``walker`` reaches are not checks of extra rules only, if they are not."""
+    definitions = set(strict.VALIDATORS.values())
+    pending, seen = [walker], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        node = top[name]
+        for attribute in (n for n in ast.walk(node) if isinstance(n, ast.Attribute)):
+            if getattr(strict, getattr(attribute.value, "id", ""), None) is lenient:
+                yield f"{name} calls the lenient {attribute.attr}"
+        for used in _names(node):
+            value = getattr(strict, used, None)
+            if callable(value) and value in definitions:
+                yield f"{name} calls the whole check {used} again"
+            elif getattr(value, "__module__", "") == lenient.__name__:
+                yield f"{name} calls the lenient {used}"
+            elif used in top and used not in seen:
+                pending.append(used)
+        for constant in ast.walk(node):
+            text = getattr(constant, "value", None)
+            if (
+                isinstance(constant, ast.Constant)
+                and isinstance(text, str)
+                and text.startswith(("expected", "missing", "must", "unknown", "matches"))
+                and not EXTRA_MESSAGE.fullmatch(text)
+            ):
+                yield f"{name} reports {text!r}, which is no extra rule"
+
+
+@every_version
+def test_each_strict_definition_is_the_lenient_one_plus_extra_checks(version: str) -> None:
+    strict, lenient = spec(version).strict_validators, spec(version).validators
+    top = _top_level(strict)
+    problems = []
+    for definition, function in strict.VALIDATORS.items():
+        if function is lenient.VALIDATORS[definition] or definition in WHOLE:
+            continue
+        walker = _walker(function, strict, lenient, top)
+        if walker is None:
+            problems.append(f"{definition}: not `return lenient.{function.__name__}(x) + ...(x)`")
+        else:
+            problems += [f"{definition}: {p}" for p in _extra_checks(walker, strict, lenient, top)]
+    assert not problems, "\n".join(problems)
+
+
+@every_version
+def test_whole_definitions_are_named_with_their_reason(version: str) -> None:
+    strict, lenient = spec(version).strict_validators, spec(version).validators
+    top = _top_level(strict)
+    whole = {
+        definition
+        for definition, function in strict.VALIDATORS.items()
+        if function is not lenient.VALIDATORS[definition]
+        and _walker(function, strict, lenient, top) is None
+    }
+    assert whole == WHOLE
+    for definition in whole:
+        assert re.search(rf"``{definition}``: \S", strict.__doc__ or ""), definition
+
+
+def _nodes(document: Any) -> Iterator[Any]:
+    yield document
+    children = document.values() if isinstance(document, dict) else document
+    if isinstance(document, (dict, list)):
+        for child in children:
+            yield from _nodes(child)
+
+
+DOCUMENTS = (
+    mutated(facet_maps(strict=False))
+    | facet_maps(strict=False)
+    | mutated(events(strict=False))
+    | json_values
+)
+
+
+def _assert_lenient_plus_extra(version: str, value: Any) -> None:
+    strict, lenient = spec(version).strict_validators, spec(version).validators
+    for definition, check in strict.VALIDATORS.items():
+        found, schema_only = check(value), lenient.VALIDATORS[definition](value)
+        expected = reference(version)[definition](value)
+        assert Counter(found) == Counter(expected), (definition, value)
+        if definition not in WHOLE:
+            assert found[: len(schema_only)] == schema_only, (definition, value)
+            assert all(EXTRA_MESSAGE.match(message) for _, message in found[len(schema_only) :])
+
+
+@every_version
+@given(document=DOCUMENTS)
+def test_strict_issues_are_the_lenient_ones_then_the_extra_ones(
+    version: str, document: Any
+) -> None:
+    for value in _nodes(document):
+        _assert_lenient_plus_extra(version, value)
+
+
+@every_version
+@pytest.mark.parametrize(
+    "value",
+    [
+        {
+            "type": "binary",
+            "operator": "AND",
+            "left": {
+                "type": "compare",
+                "comparison": "LIKE",
+                "left": {"type": "field", "field": "a"},
+                "right": {"type": "literal", "value": "x"},
+            },
+            "right": {"type": "location"},
+        },
+        {"_producer": "not a uri", "_schemaURL": 5},
+        {"eventTime": "yesterday", "producer": 1, "schemaURL": "urn:x", "run": {}, "job": {}},
+    ],
+)
+def test_an_extra_issue_before_a_schema_issue_comes_after_it(version: str, value: Any) -> None:
+    _assert_lenient_plus_extra(version, value)
+
+
+def test_the_random_documents_break_extra_rules() -> None:
+    """The property above checks something: some random documents break an extra rule."""
+    found = []
+
+    @given(document=DOCUMENTS)
+    def collect(document: Any) -> None:
+        for value in _nodes(document):
+            found.extend(
+                message
+                for check in spec().strict_validators.VALIDATORS.values()
+                for _, message in check(value)
+                if EXTRA_MESSAGE.match(message)
+            )
+
+    collect()
+    assert found
+
+
+ENUM = {"type": "string", "enum": ["A", "B"]}
+SYNTHETIC = {
+    "Choice": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]},
+    "Negated": {"not": {"type": "string"}},
+    "Leaf": {
+        "type": "object",
+        "properties": {"k": {"type": "string"}},
+        "additionalProperties": {"type": "string"},
+    },
+    "Tagged": {"oneOf": [{"$ref": "#/$defs/TagA"}, {"$ref": "#/$defs/TagB"}]},
+    "TagA": {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "a"}, "v": {"type": "string"}},
+    },
+    "TagB": {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "b"}}},
+    "Uses": {"type": "object", "properties": {"c": {"$ref": "#/$defs/Choice"}}},
+    "Items": {"type": "array", "items": {"$ref": "#/$defs/Leaf"}},
+    "Plain": {"type": "object", "properties": {"n": {"type": "integer"}}},
+}
+SYNTHETIC_STRICT = {
+    **SYNTHETIC,
+    "Choice": {"anyOf": [ENUM, {"type": "integer", "minimum": 0}]},
+    "Negated": {"not": ENUM},
+    "Leaf": {
+        "type": "object",
+        "properties": {"k": ENUM},
+        "additionalProperties": {"type": "string", "format": "uri"},
+    },
+    "TagA": {
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "a"}, "v": ENUM},
+    },
+}
+SYNTHETIC_VALUES = st.recursive(
+    st.sampled_from(["A", "C", "urn:x", "not a uri", "a", "b", 1, -1, None])
+    | st.builds(dict, kind=st.sampled_from(["a", "b", "c"]), v=st.sampled_from(["A", "C", 2])),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["k", "c", "v", "kind", "x"]), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def test_combinators_the_rules_decide_stay_whole_and_the_rest_adds_up(tmp_path: Path) -> None:
+    package = tmp_path / "synthetic"
+    package.mkdir()
+    lenient_source, strict_source = compile_lenient_and_strict(
+        SYNTHETIC, SYNTHETIC_STRICT, lenient_module="synthetic.validators", header=""
+    )
+    (package / "__init__.py").write_text("")
+    (package / "validators.py").write_text(lenient_source)
+    (package / "strict_validators.py").write_text(strict_source)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        lenient = importlib.import_module("synthetic.validators")
+        strict = importlib.import_module("synthetic.strict_validators")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == "synthetic"]:
+            del sys.modules[name]
+    whole = {"Choice": "anyOf", "Negated": "not", "Uses": "refers to ``Choice``"}
+    for definition, reason in whole.items():
+        assert re.search(rf"``{definition}``: [^\n]*{reason}", strict.__doc__ or ""), definition
+    assert strict.VALIDATORS["Plain"] is lenient.VALIDATORS["Plain"]
+    assert strict.VALIDATORS["TagB"] is lenient.VALIDATORS["TagB"]
+    source = compile_validators(SYNTHETIC_STRICT, assert_formats=True, header="")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<synthetic strict>", "exec"), namespace)
+
+    @given(SYNTHETIC_VALUES)
+    def same(value: Any) -> None:
+        for definition, check in strict.VALIDATORS.items():
+            found, schema_only = check(value), lenient.VALIDATORS[definition](value)
+            assert Counter(found) == Counter(namespace["VALIDATORS"][definition](value))
+            if definition not in whole:
+                assert found[: len(schema_only)] == schema_only, (definition, value)
+
+    same()

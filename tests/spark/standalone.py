@@ -113,7 +113,8 @@ class StandaloneCluster:
     def start_worker(self, index: int) -> None:
         """Start worker ``index`` (again, after :meth:`kill_worker`) and wait until the master
         has registered it."""
-        if self._workers[index] is not None and self._workers[index].alive():  # type: ignore[union-attr]
+        running = self._workers[index]
+        if running is not None and running.alive():
             return
         folder = self.work / f"worker-{index}"
         folder.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@
 - ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
   master and two workers on 127.0.0.1, stopped by their process ids at the end), in a reduced
   form: the write scenarios, the lost-worker fault, and Spark Connect sessions.
-- ``cluster_full`` (not in the default set: about 10 minutes): every Spark test on that cluster,
+- ``cluster_full`` (not in the default set: about 10 minutes each): every Spark test on that cluster,
   and every fault (lost worker, speculation, retried task, failed write).
 """
 
@@ -123,9 +123,11 @@ def cluster(session: nox.Session) -> None:
 
 
 @nox.session
-def cluster_full(session: nox.Session) -> None:
-    """Every Spark test on the standalone cluster, with every fault."""
-    session.install(".[test,spark]", PYSPARK["4"], *CONNECT)
+@nox.parametrize("pyspark", list(PYSPARK))
+def cluster_full(session: nox.Session, pyspark: str) -> None:
+    """Every Spark test on the standalone cluster, with every fault, on PySpark ``pyspark``
+    (Spark Connect on 4.x only: 3.5's pip package holds no Connect server)."""
+    session.install(".[test,spark]", PYSPARK[pyspark], *(CONNECT if pyspark == "4" else ()))
     session.run(
         "python",
         "-m",

@@ -19,8 +19,9 @@
 - ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
   master and two workers on 127.0.0.1, stopped by their process ids at the end), in a reduced
   form: the write scenarios, the lost-worker fault, and Spark Connect sessions.
-- ``cluster_full`` (not in the default set: about 10 minutes each): every Spark test on that cluster,
-  and every fault (lost worker, speculation, retried task, failed write).
+- ``cluster_full`` (not in the default set: about 10 minutes each): every Spark test on that
+  cluster, and every fault (lost worker, speculation, retried task, failed write), on PySpark
+  3.5 and 4.x.
 """
 
 from __future__ import annotations

@@ -310,9 +310,8 @@ class _Compiler:
             unknown = [t for t in types if t not in _TYPE_TESTS]
             if unknown:
                 raise CodegenError(f"{pointer}: unknown type(s) {unknown}")
-            test = " or ".join(_TYPE_TESTS[t][0].format(x="x") for t in types)
             expected = " or ".join(_TYPE_TESTS[t][1] for t in types)
-            yield f"if not {_parenthesized(test)}:"
+            yield f"if not {_types_test(types, 'x')}:"
             yield f"    return [((), {('expected ' + expected + ', got ')!r} + describe(x))]"
             known_type = types[0] if len(types) == 1 else None
         yield "e: list[Issue] = []"
@@ -413,7 +412,7 @@ class _Compiler:
         simple_type = _simple_type(schema, ignored=self._ignored())
         if simple_type is not None:
             test, expected = _TYPE_TESTS[simple_type]
-            yield f"if not {_parenthesized(test.format(x=value))}:"
+            yield f"if not {test.format(x=value)}:"
             yield (
                 f"    e.append((({key},), {('expected ' + expected + ', got ')!r}"
                 f" + describe({value})))"
@@ -696,7 +695,7 @@ class _ExtraRules:
             del self.code[name]
             return None
         guard = _type_test(strict, "x")
-        body = [] if guard is None else [f"if not {_parenthesized(guard)}:", "    return []"]
+        body = [] if guard is None else [f"if not {guard}:", "    return []"]
         body += _returning_directly(
             _without_empty_accumulator(["e: list[Issue] = []", *lines, "return e"])
         )
@@ -824,7 +823,7 @@ class _ExtraRules:
             else:
                 lines += _nested(_TYPE_TESTS["string"][0].format(x=x), string)
             guard = _type_test(strict, x)
-            return lines if guard is None else list(_nested(_parenthesized(guard), lines))
+            return lines if guard is None else list(_nested(guard, lines))
         target = self._target(pointer, lenient, strict)
         if target is None:
             return []
@@ -840,7 +839,7 @@ class _ExtraRules:
             return
         lines = list(self._lines(pointer, lenient, strict))
         guard = _type_test(strict, "x")
-        yield from lines if guard is None else _nested(_parenthesized(guard), lines)
+        yield from lines if guard is None else _nested(guard, lines)
 
     def _alternatives(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
         if len(strict.get("anyOf", [])) == 1:
@@ -922,8 +921,15 @@ def _type_test(schema: Schema, x: str) -> str | None:
     """The test of ``schema``'s ``type`` on ``x``, if it has one."""
     if not isinstance(schema, dict) or "type" not in schema:
         return None
-    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-    return " or ".join(_TYPE_TESTS[t][0].format(x=x) for t in types)
+    return _types_test(schema["type"] if isinstance(schema["type"], list) else [schema["type"]], x)
+
+
+def _types_test(types: list[str], x: str) -> str:
+    """The test that ``x`` has one of ``types``, one operand for ``not`` and ``and``: several
+    are grouped always, since a leading parenthesis (``integer`` and ``number`` have one) does
+    not mean the whole test is in it."""
+    tests = [_TYPE_TESTS[t][0].format(x=x) for t in types]
+    return tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")"
 
 
 def _without_empty_accumulator(body: list[str]) -> list[str]:
@@ -994,10 +1000,6 @@ def _text(message: str, width: int = 60) -> str:
         current += word
     parts.append(current)
     return "(" + " ".join(repr(part) for part in parts) + ")"
-
-
-def _parenthesized(test: str) -> str:
-    return f"({test})" if " or " in test and not test.startswith("(") else test
 
 
 def _nested(condition: str, lines: list[str]) -> Iterator[str]:

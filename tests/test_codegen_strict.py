@@ -25,6 +25,7 @@ from codegen._validators import compile_lenient_and_strict, compile_validators
 from openlineage_subset import spec, spec_versions
 from tests.helpers import ROOT
 from tests.strategies import events, facet_maps, json_values, mutated
+from tests.test_codegen_compiler import TYPE_LISTS
 
 Validator = Callable[[Any], list[tuple[tuple[str | int, ...], str]]]
 
@@ -276,11 +277,15 @@ SYNTHETIC_VALUES = st.recursive(
 )
 
 
-def test_combinators_the_rules_decide_stay_whole_and_the_rest_adds_up(tmp_path: Path) -> None:
+def _synthetic_modules(
+    tmp_path: Path, lenient_defs: dict[str, Any], strict_defs: dict[str, Any]
+) -> tuple[ModuleType, ModuleType, dict[str, Validator]]:
+    """The lenient and strict modules compiled from synthetic schemas, and the strict schema
+    compiled whole (the reference)."""
     package = tmp_path / "synthetic"
     package.mkdir()
     lenient_source, strict_source = compile_lenient_and_strict(
-        SYNTHETIC, SYNTHETIC_STRICT, lenient_module="synthetic.validators", header=""
+        lenient_defs, strict_defs, lenient_module="synthetic.validators", header=""
     )
     (package / "__init__.py").write_text("")
     (package / "validators.py").write_text(lenient_source)
@@ -293,21 +298,60 @@ def test_combinators_the_rules_decide_stay_whole_and_the_rest_adds_up(tmp_path: 
         sys.path.remove(str(tmp_path))
         for name in [m for m in sys.modules if m.split(".")[0] == "synthetic"]:
             del sys.modules[name]
+    source = compile_validators(strict_defs, assert_formats=True, header="")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<synthetic strict>", "exec"), namespace)
+    return lenient, strict, namespace["VALIDATORS"]
+
+
+def test_combinators_the_rules_decide_stay_whole_and_the_rest_adds_up(tmp_path: Path) -> None:
+    lenient, strict, one_piece = _synthetic_modules(tmp_path, SYNTHETIC, SYNTHETIC_STRICT)
     whole = {"Choice": "anyOf", "Negated": "not", "Uses": "refers to ``Choice``"}
     for definition, reason in whole.items():
         assert re.search(rf"``{definition}``: [^\n]*{reason}", strict.__doc__ or ""), definition
     assert strict.VALIDATORS["Plain"] is lenient.VALIDATORS["Plain"]
     assert strict.VALIDATORS["TagB"] is lenient.VALIDATORS["TagB"]
-    source = compile_validators(SYNTHETIC_STRICT, assert_formats=True, header="")
-    namespace: dict[str, Any] = {}
-    exec(compile(source, "<synthetic strict>", "exec"), namespace)
 
     @given(SYNTHETIC_VALUES)
     def same(value: Any) -> None:
         for definition, check in strict.VALIDATORS.items():
             found, schema_only = check(value), lenient.VALIDATORS[definition](value)
-            assert Counter(found) == Counter(namespace["VALIDATORS"][definition](value))
+            assert Counter(found) == Counter(one_piece[definition](value))
             if definition not in whole:
                 assert found[: len(schema_only)] == schema_only, (definition, value)
+
+    same()
+
+
+@pytest.mark.parametrize("types", TYPE_LISTS, ids="-".join)
+def test_extra_rules_under_a_type_list_check_values_of_those_types(
+    tmp_path: Path, types: tuple[str, ...]
+) -> None:
+    kind = list(types)
+    lenient_defs = {
+        "Value": {"type": kind},
+        "Holder": {"type": "object", "properties": {"v": {"type": kind}, "w": {"type": kind}}},
+    }
+    strict_defs = {
+        "Value": {"type": kind, "enum": ["A", 1, None, True, [1], {}]},
+        "Holder": {
+            "type": "object",
+            "properties": {
+                "v": {"type": kind, "enum": ["A", 1, None, True, [1], {}]},
+                "w": {"type": kind, "format": "uri"},
+            },
+        },
+    }
+    lenient, strict, one_piece = _synthetic_modules(tmp_path, lenient_defs, strict_defs)
+    values = st.sampled_from(
+        ["A", "B", "urn:x", "not a uri", 1, 2, 1.5, None, True, False, [1], {}]
+    )
+
+    @given(values | st.fixed_dictionaries({}, optional={"v": values, "w": values}))
+    def same(value: Any) -> None:
+        for definition, check in strict.VALIDATORS.items():
+            found, schema_only = check(value), lenient.VALIDATORS[definition](value)
+            assert Counter(found) == Counter(one_piece[definition](value)), (definition, value)
+            assert found[: len(schema_only)] == schema_only, (definition, value)
 
     same()

@@ -12,8 +12,10 @@ that a spec bump never silently weakens validation.
 The strict validators are the lenient ones plus the prose rules: the strict check of a definition
 returns the lenient check's issues followed by those of ``_<location>_extra``, which checks only
 the rules the strict schema adds (``_ExtraRules``); a definition with no such rule below it is
-the lenient check itself, imported. A definition whose ``oneOf``/``anyOf``/``not`` the rules can
-decide differently is compiled whole, and the module docstring says why.
+the lenient check itself, imported. A ``oneOf`` takes its branch by the schema alone and adds the
+extra rules of that branch, so strict mode never accepts what the schema rejects. A definition
+with an ``anyOf`` (of several branches) or a ``not`` over extra rules is compiled whole, and the
+module docstring says why.
 
 A ``oneOf`` whose branches are objects told apart by a required ``const`` property (the subset
 conditions' ``type``) compiles to a dictionary dispatch with an error that names the known values.
@@ -101,7 +103,7 @@ def compile_lenient_and_strict(
 
     The strict check of a definition is the lenient one followed by the checks of its extra rules
     (see ``_ExtraRules``); without an extra rule below it, it is the lenient one, imported. A
-    definition whose combinators the rules can decide differently stays whole: the strict schema
+    definition with an ``anyOf`` or ``not`` over extra rules stays whole: the strict schema
     compiled as it is. A function or constant is imported, too, when its text is the same in both
     modules and so is everything it refers to.
     """
@@ -110,7 +112,6 @@ def compile_lenient_and_strict(
     strict_code = compiler.compile()
     rules = _extra_rules(compiler, lenient)
     definitions = {function: name for name, function in compiler.def_functions.items()}
-    lenient_alias = "lenient"
     code: dict[str, str] = {}
     for name, text in strict_code.items():
         definition = definitions.get(name)
@@ -119,7 +120,7 @@ def compile_lenient_and_strict(
         if walker is not None:
             code[name] = (
                 f"def {name}(x: Any) -> list[Issue]:\n"
-                f"    return {lenient_alias}.{name}(x) + {walker}(x)\n"
+                f"    return {_LENIENT}.{name}(x) + {walker}(x)\n"
             )
         if definition is not None:
             code.update(rules.functions_of(definition))
@@ -141,13 +142,17 @@ def compile_lenient_and_strict(
     return (
         _module(header + _LENIENT_DOC, lenient_code, compiler.def_functions),
         _module(
-            header + _strict_doc({n: rules.whole[n] for n in compiler.defs if n in rules.whole}),
+            header
+            + _strict_doc(
+                {n: rules.whole[n] for n in compiler.defs if n in rules.whole},
+                selects=rules.selects,
+            ),
             {name: text for name, text in code.items() if name in own},
             compiler.def_functions,
             shared=sorted(imported),
             imported_from=lenient_module,
             module_import=(
-                f"from {package} import {module} as {lenient_alias}\n" if rules.walkers else ""
+                f"from {package} import {module} as {_LENIENT}\n" if rules.walkers else ""
             ),
         ),
     )
@@ -156,7 +161,11 @@ def compile_lenient_and_strict(
 _LENIENT_DOC = '"""Validators: the schema as written."""\n\n'
 
 
-def _strict_doc(whole: dict[str, str]) -> str:
+_LENIENT = "lenient"
+"""The name the strict module imports the lenient one as."""
+
+
+def _strict_doc(whole: dict[str, str], *, selects: bool) -> str:
     """The strict module's docstring: how it is built, and why each whole definition is."""
     paragraphs = [
         "Strict validators: the schema plus its prose rules (documented allowed values, formats).",
@@ -165,10 +174,22 @@ def _strict_doc(whole: dict[str, str]) -> str:
         "extra rule lies below. A definition with no extra rule below it is its lenient check, "
         "imported.",
     ]
+    if selects:
+        paragraphs.append(
+            "A ``oneOf`` takes its branch by the schema alone, and adds the extra rules of that "
+            "branch only when the value matches exactly one (``selected_extra``): were the rules "
+            "to choose too, a value matching two branches under the schema, an issue, could match "
+            "one under the rules, and strict mode would accept what the schema rejects."
+        )
     if whole:
         paragraphs.append(
             "Defined whole, the schema with the rules compiled in, since lenient issues plus extra "
             "ones would differ from its strict issues:"
+        )
+    else:
+        paragraphs.append(
+            "Nothing here is compiled whole: every strict check returns exactly the issues of its "
+            "lenient check, then those of the extra rules."
         )
     items = [
         textwrap.fill(f"- ``{name}``: {reason}.", width=96, subsequent_indent="  ")
@@ -197,8 +218,16 @@ def _shared(
     return shared
 
 
-_NAME = re.compile(r"\b_\w+")
-_SUPPORT_NAMES = ("closest_branch", "describe", "json_equal", "matches_format", "prefixed")
+_NAME = re.compile(r"(?<![.\w])_\w+")
+"""A name a function or constant refers to; not one read from a module (``lenient._A``)."""
+_SUPPORT_NAMES = (
+    "closest_branch",
+    "describe",
+    "json_equal",
+    "matches_format",
+    "prefixed",
+    "selected_extra",
+)
 
 
 def _references(text: str, known: dict[str, str]) -> set[str]:
@@ -491,7 +520,7 @@ class _Compiler:
         yield f"    e += closest_branch(failures, {labels})"
 
     def _one_of(self, schemas: list[Schema], pointer: str, known_type: str | None) -> Iterator[str]:
-        discriminator = self._discriminator(schemas)
+        discriminator = _discriminator(self.defs, schemas)
         if discriminator is not None:
             yield from self._dispatch(discriminator, schemas, pointer, known_type == "object")
             return
@@ -505,32 +534,6 @@ class _Compiler:
             "    e.append(((), 'matches more than one of ' + ', '.join(matched)"
             " + '; it must match exactly one'))"
         )
-
-    def _discriminator(self, schemas: list[Schema]) -> str | None:
-        """A property every branch requires with a distinct string ``const``, if there is one."""
-        targets = []
-        for schema in schemas:
-            if not (isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"$ref"}):
-                return None
-            target = self.defs.get(schema["$ref"].removeprefix("#/$defs/"))
-            if not isinstance(target, dict) or target.get("type") != "object":
-                return None
-            targets.append(target)
-        candidates = None
-        for target in targets:
-            consts = {
-                name
-                for name, prop in target.get("properties", {}).items()
-                if isinstance(prop, dict)
-                and isinstance(prop.get("const"), str)
-                and name in target.get("required", [])
-            }
-            candidates = consts if candidates is None else candidates & consts
-        for name in sorted(candidates or ()):
-            values = [t["properties"][name]["const"] for t in targets]
-            if len(set(values)) == len(values):
-                return str(name)
-        return None
 
     def _dispatch(
         self, key: str, schemas: list[Schema], pointer: str, is_object: bool
@@ -560,6 +563,33 @@ class _Compiler:
             f"    e.append((({key!r},), 'unknown {key} ' + repr(d) + "
             f"{_text(f', expected one of {known}')}))"
         )
+
+
+def _discriminator(defs: dict[str, Schema], schemas: list[Schema]) -> str | None:
+    """A property every branch requires with a distinct string ``const``, if there is one."""
+    targets = []
+    for schema in schemas:
+        if not (isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"$ref"}):
+            return None
+        target = defs.get(schema["$ref"].removeprefix("#/$defs/"))
+        if not isinstance(target, dict) or target.get("type") != "object":
+            return None
+        targets.append(target)
+    candidates = None
+    for target in targets:
+        consts = {
+            name
+            for name, prop in target.get("properties", {}).items()
+            if isinstance(prop, dict)
+            and isinstance(prop.get("const"), str)
+            and name in target.get("required", [])
+        }
+        candidates = consts if candidates is None else candidates & consts
+    for name in sorted(candidates or ()):
+        values = [t["properties"][name]["const"] for t in targets]
+        if len(set(values)) == len(values):
+            return str(name)
+    return None
 
 
 _SUBSCHEMA_KEYWORDS = (
@@ -613,8 +643,9 @@ class _ExtraRules:
     An extra function walks a value like the strict check does but reports only the extra rules:
     where the value has the wrong type it reports nothing (the lenient check does), and it goes
     down only into the parts with an extra rule below them. That sum is exact for ``allOf``, a
-    one-branch ``anyOf`` and a ``oneOf`` dispatched on a ``const`` (the branch does not depend on
-    the rules); any other ``anyOf``, ``oneOf`` or ``not`` over extra rules raises ``_Whole``.
+    one-branch ``anyOf`` and a ``oneOf``, whose branch the schema alone selects (by the lenient
+    schema's ``const`` where it has one, else by the lenient branch checks); any other ``anyOf``
+    or a ``not`` over extra rules raises ``_Whole``.
     """
 
     def __init__(
@@ -638,6 +669,8 @@ class _ExtraRules:
         """Functions that only call another one (after their type guard, if any)."""
         self.constant_names: dict[str, str] = {}
         self.definition_name = ""
+        self.selects = False
+        """Whether a ``oneOf`` adds the extra rules of the branch the schema selects."""
 
     def definition(self, name: str) -> str | None:
         """The extra function of definition ``name``, or None when no extra rule lies below it."""
@@ -853,20 +886,16 @@ class _ExtraRules:
             )
         if "oneOf" not in strict:
             return
-        key = self.compiler._discriminator(strict["oneOf"])
+        # The lenient schema's discriminator: a const only the rules add must not pick the branch.
+        key = _discriminator(self.lenient, lenient["oneOf"])
         if key is None:
-            if self._any_extra(pointer, "oneOf", lenient, strict):
-                raise _Whole(
-                    f"its ``oneOf`` ({pointer}/oneOf) has branches with extra rules, which then "
-                    "take part in choosing the branch: a value that matches two branches under "
-                    "the schema alone (an issue) can match one of them under the rules (none)"
-                )
+            yield from self._selected(pointer, lenient, strict)
             return
         entries = []
         for branch in strict["oneOf"]:
             target = self._ref(branch["$ref"])
             if target is not None:
-                definition = self.compiler.defs[branch["$ref"].removeprefix("#/$defs/")]
+                definition = self.lenient[branch["$ref"].removeprefix("#/$defs/")]
                 entries.append(f"{definition['properties'][key]['const']!r}: {target}")
         if not entries:
             return
@@ -876,6 +905,25 @@ class _ExtraRules:
         yield f"branch = {table}.get(d) if isinstance(d, str) else None"
         yield "if branch is not None:"
         yield "    e += branch(x)"
+
+    def _selected(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        """The extra rules of the branch of a ``oneOf`` without a discriminator that the schema
+        alone selects, found by the lenient checks of its branches."""
+        pairs, any_extra = [], False
+        for index, branch in enumerate(strict["oneOf"]):
+            at = f"{pointer}/oneOf/{index}"
+            target = self._target(at, lenient["oneOf"][index], branch)
+            any_extra = any_extra or target is not None
+            if isinstance(branch, dict) and set(branch) - _ANNOTATIONS == {"$ref"}:
+                check = self.compiler.def_functions[branch["$ref"].removeprefix("#/$defs/")]
+            else:
+                check = _helper_name(at)
+            pairs.append(f"({_LENIENT}.{check}, {target})")
+        if not any_extra:
+            return
+        self.selects = True
+        table = self._constant(pointer, "EXTRA_ONE_OF", "(" + ", ".join(pairs) + ",)")
+        yield f"e += selected_extra(x, {table})"
 
     def _any_extra(self, pointer: str, keyword: str, lenient: Schema, strict: Schema) -> bool:
         return any(
@@ -939,7 +987,7 @@ def _without_empty_accumulator(body: list[str]) -> list[str]:
         return [*body[:-2], "return []"]
     if len(body) >= 3 and body[-3] == start and body[-1] == "return e":
         call = body[-2].removeprefix("e += ")
-        if call != body[-2] and re.fullmatch(r"_\w+\(x\)", call):
+        if call != body[-2] and re.fullmatch(r"\w+\(x(, _\w+)?\)", call):
             return [*body[:-3], f"return {call}"]
     return body
 

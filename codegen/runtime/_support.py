@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 BINARY_CONDITION = "BinarySubsetCondition"
@@ -16,6 +16,7 @@ OPERATOR_ENUM = "Operator"
 
 Issue = tuple[tuple[str | int, ...], str]
 """A validation problem: the path (keys and indexes) below the value checked, and a message."""
+Check = Callable[[Any], list[Issue]]
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -144,6 +145,21 @@ def closest_branch(failures: Sequence[list[Issue]], labels: Sequence[str]) -> li
         (path, f"{message} (as {labels[chosen]})" if not path else message)
         for path, message in failures[chosen]
     ]
+
+
+def selected_extra(x: Any, branches: Sequence[tuple[Check, Check | None]]) -> list[Issue]:
+    """The extra-rule issues of the branch of a ``oneOf`` that ``x`` matches under the schema
+    alone; none when it matches no branch or several, which the schema's own issue reports.
+
+    ``branches`` pairs the lenient check of each branch with the check of its extra rules (None
+    without any). The extra rules go first: when they hold in every branch, which one the schema
+    selects does not matter, and the lenient checks, a second walk of ``x``, are skipped.
+    """
+    found = [[] if extra is None else extra(x) for _, extra in branches]
+    if not any(found):
+        return []
+    selected = [issues for (check, _), issues in zip(branches, found, strict=True) if not check(x)]
+    return selected[0] if len(selected) == 1 else []
 
 
 def json_equal(left: Any, right: Any) -> bool:

@@ -191,9 +191,11 @@ class _Checker:
         if not self.strict:
             self.add(prefix, spec.validators.VALIDATORS[definition](value), "schema")
             return
-        # The strict schema only adds constraints: when it passes, so does the lenient one.
         strict = spec.strict_validators.VALIDATORS[strict_definition or definition](value)
-        if strict:
+        # A strict check returns its lenient check's issues and more, so when it passes, so does
+        # the lenient check of the same definition; a narrower definition passing says nothing
+        # of the wider one (a JobEvent can also be a DatasetEvent, which the schema forbids).
+        if strict or strict_definition not in (None, definition):
             lenient = spec.validators.VALIDATORS[definition](value)
             self.add(prefix, lenient, "schema")
             known = set(lenient)

@@ -315,6 +315,20 @@ def test_subset_facets_in_events_are_checked_once_with_full_paths() -> None:
     ]
 
 
+def test_an_issue_the_event_check_also_finds_in_a_subset_facet_is_reported() -> None:
+    """The event check's issues inside subset facets are left to the facet check: that one
+    reports them, though it words some the same."""
+    event = _event()
+    event["inputs"][0]["inputFacets"]["subset"]["_producer"] = 5
+    expected = ["$.inputs[0].inputFacets.subset._producer"]
+    assert [issue.path for issue in validate(event)] == expected
+    run_and_dataset = {k: v for k, v in event.items() if k not in ("job", "outputs")}
+    run_and_dataset["dataset"] = {"namespace": "file", "name": "/data"}
+    assert [issue.path for issue in validate(run_and_dataset)] == expected
+    strict_issues = validate(run_and_dataset, strict=True)
+    assert [issue.path for issue in strict_issues if issue.rule == "schema"] == expected
+
+
 def test_documents_that_are_not_documents() -> None:
     (issue,) = validate([1, 2])
     assert issue.path == "$" and "expected a JSON object" in issue.message

@@ -216,6 +216,8 @@ class _Checker:
                 issue.path == p or issue.path.startswith((p + ".", p + "[")) for p in facet_paths
             )
         ]
+        # What was dropped must not count as reported, or the facet check could not report it.
+        self._seen = {(issue.path, issue.message) for issue in self.issues}
         for path, role, facet in facets:
             self.facet(facet, path, role)
 

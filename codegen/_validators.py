@@ -12,8 +12,10 @@ that a spec bump never silently weakens validation.
 The strict validators are the lenient ones plus the prose rules: the strict check of a definition
 returns the lenient check's issues followed by those of ``_<location>_extra``, which checks only
 the rules the strict schema adds (``_ExtraRules``); a definition with no such rule below it is
-the lenient check itself, imported. A definition whose ``oneOf``/``anyOf``/``not`` the rules can
-decide differently is compiled whole, and the module docstring says why.
+the lenient check itself, imported. A ``oneOf`` takes its branch by the schema alone and adds the
+extra rules of that branch, so strict mode never accepts what the schema rejects. A definition
+with an ``anyOf`` (of several branches) or a ``not`` over extra rules is compiled whole, and the
+module docstring says why.
 
 A ``oneOf`` whose branches are objects told apart by a required ``const`` property (the subset
 conditions' ``type``) compiles to a dictionary dispatch with an error that names the known values.
@@ -101,7 +103,7 @@ def compile_lenient_and_strict(
 
     The strict check of a definition is the lenient one followed by the checks of its extra rules
     (see ``_ExtraRules``); without an extra rule below it, it is the lenient one, imported. A
-    definition whose combinators the rules can decide differently stays whole: the strict schema
+    definition with an ``anyOf`` or ``not`` over extra rules stays whole: the strict schema
     compiled as it is. A function or constant is imported, too, when its text is the same in both
     modules and so is everything it refers to.
     """
@@ -110,7 +112,6 @@ def compile_lenient_and_strict(
     strict_code = compiler.compile()
     rules = _extra_rules(compiler, lenient)
     definitions = {function: name for name, function in compiler.def_functions.items()}
-    lenient_alias = "lenient"
     code: dict[str, str] = {}
     for name, text in strict_code.items():
         definition = definitions.get(name)
@@ -119,7 +120,7 @@ def compile_lenient_and_strict(
         if walker is not None:
             code[name] = (
                 f"def {name}(x: Any) -> list[Issue]:\n"
-                f"    return {lenient_alias}.{name}(x) + {walker}(x)\n"
+                f"    return {_LENIENT}.{name}(x) + {walker}(x)\n"
             )
         if definition is not None:
             code.update(rules.functions_of(definition))
@@ -141,13 +142,17 @@ def compile_lenient_and_strict(
     return (
         _module(header + _LENIENT_DOC, lenient_code, compiler.def_functions),
         _module(
-            header + _strict_doc({n: rules.whole[n] for n in compiler.defs if n in rules.whole}),
+            header
+            + _strict_doc(
+                {n: rules.whole[n] for n in compiler.defs if n in rules.whole},
+                selects=rules.selects,
+            ),
             {name: text for name, text in code.items() if name in own},
             compiler.def_functions,
             shared=sorted(imported),
             imported_from=lenient_module,
             module_import=(
-                f"from {package} import {module} as {lenient_alias}\n" if rules.walkers else ""
+                f"from {package} import {module} as {_LENIENT}\n" if rules.walkers else ""
             ),
         ),
     )
@@ -156,7 +161,11 @@ def compile_lenient_and_strict(
 _LENIENT_DOC = '"""Validators: the schema as written."""\n\n'
 
 
-def _strict_doc(whole: dict[str, str]) -> str:
+_LENIENT = "lenient"
+"""The name the strict module imports the lenient one as."""
+
+
+def _strict_doc(whole: dict[str, str], *, selects: bool) -> str:
     """The strict module's docstring: how it is built, and why each whole definition is."""
     paragraphs = [
         "Strict validators: the schema plus its prose rules (documented allowed values, formats).",
@@ -165,10 +174,22 @@ def _strict_doc(whole: dict[str, str]) -> str:
         "extra rule lies below. A definition with no extra rule below it is its lenient check, "
         "imported.",
     ]
+    if selects:
+        paragraphs.append(
+            "A ``oneOf`` takes its branch by the schema alone, and adds the extra rules of that "
+            "branch only when the value matches exactly one (``selected_extra``): were the rules "
+            "to choose too, a value matching two branches under the schema, an issue, could match "
+            "one under the rules, and strict mode would accept what the schema rejects."
+        )
     if whole:
         paragraphs.append(
             "Defined whole, the schema with the rules compiled in, since lenient issues plus extra "
             "ones would differ from its strict issues:"
+        )
+    else:
+        paragraphs.append(
+            "Nothing here is compiled whole: every strict check returns exactly the issues of its "
+            "lenient check, then those of the extra rules."
         )
     items = [
         textwrap.fill(f"- ``{name}``: {reason}.", width=96, subsequent_indent="  ")
@@ -197,8 +218,16 @@ def _shared(
     return shared
 
 
-_NAME = re.compile(r"\b_\w+")
-_SUPPORT_NAMES = ("closest_branch", "describe", "json_equal", "matches_format", "prefixed")
+_NAME = re.compile(r"(?<![.\w])_\w+")
+"""A name a function or constant refers to; not one read from a module (``lenient._A``)."""
+_SUPPORT_NAMES = (
+    "closest_branch",
+    "describe",
+    "json_equal",
+    "matches_format",
+    "prefixed",
+    "selected_extra",
+)
 
 
 def _references(text: str, known: dict[str, str]) -> set[str]:
@@ -310,9 +339,8 @@ class _Compiler:
             unknown = [t for t in types if t not in _TYPE_TESTS]
             if unknown:
                 raise CodegenError(f"{pointer}: unknown type(s) {unknown}")
-            test = " or ".join(_TYPE_TESTS[t][0].format(x="x") for t in types)
             expected = " or ".join(_TYPE_TESTS[t][1] for t in types)
-            yield f"if not {_parenthesized(test)}:"
+            yield f"if not {_types_test(types, 'x')}:"
             yield f"    return [((), {('expected ' + expected + ', got ')!r} + describe(x))]"
             known_type = types[0] if len(types) == 1 else None
         yield "e: list[Issue] = []"
@@ -413,7 +441,7 @@ class _Compiler:
         simple_type = _simple_type(schema, ignored=self._ignored())
         if simple_type is not None:
             test, expected = _TYPE_TESTS[simple_type]
-            yield f"if not {_parenthesized(test.format(x=value))}:"
+            yield f"if not {test.format(x=value)}:"
             yield (
                 f"    e.append((({key},), {('expected ' + expected + ', got ')!r}"
                 f" + describe({value})))"
@@ -492,7 +520,7 @@ class _Compiler:
         yield f"    e += closest_branch(failures, {labels})"
 
     def _one_of(self, schemas: list[Schema], pointer: str, known_type: str | None) -> Iterator[str]:
-        discriminator = self._discriminator(schemas)
+        discriminator = _discriminator(self.defs, schemas)
         if discriminator is not None:
             yield from self._dispatch(discriminator, schemas, pointer, known_type == "object")
             return
@@ -506,32 +534,6 @@ class _Compiler:
             "    e.append(((), 'matches more than one of ' + ', '.join(matched)"
             " + '; it must match exactly one'))"
         )
-
-    def _discriminator(self, schemas: list[Schema]) -> str | None:
-        """A property every branch requires with a distinct string ``const``, if there is one."""
-        targets = []
-        for schema in schemas:
-            if not (isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"$ref"}):
-                return None
-            target = self.defs.get(schema["$ref"].removeprefix("#/$defs/"))
-            if not isinstance(target, dict) or target.get("type") != "object":
-                return None
-            targets.append(target)
-        candidates = None
-        for target in targets:
-            consts = {
-                name
-                for name, prop in target.get("properties", {}).items()
-                if isinstance(prop, dict)
-                and isinstance(prop.get("const"), str)
-                and name in target.get("required", [])
-            }
-            candidates = consts if candidates is None else candidates & consts
-        for name in sorted(candidates or ()):
-            values = [t["properties"][name]["const"] for t in targets]
-            if len(set(values)) == len(values):
-                return str(name)
-        return None
 
     def _dispatch(
         self, key: str, schemas: list[Schema], pointer: str, is_object: bool
@@ -561,6 +563,33 @@ class _Compiler:
             f"    e.append((({key!r},), 'unknown {key} ' + repr(d) + "
             f"{_text(f', expected one of {known}')}))"
         )
+
+
+def _discriminator(defs: dict[str, Schema], schemas: list[Schema]) -> str | None:
+    """A property every branch requires with a distinct string ``const``, if there is one."""
+    targets = []
+    for schema in schemas:
+        if not (isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"$ref"}):
+            return None
+        target = defs.get(schema["$ref"].removeprefix("#/$defs/"))
+        if not isinstance(target, dict) or target.get("type") != "object":
+            return None
+        targets.append(target)
+    candidates = None
+    for target in targets:
+        consts = {
+            name
+            for name, prop in target.get("properties", {}).items()
+            if isinstance(prop, dict)
+            and isinstance(prop.get("const"), str)
+            and name in target.get("required", [])
+        }
+        candidates = consts if candidates is None else candidates & consts
+    for name in sorted(candidates or ()):
+        values = [t["properties"][name]["const"] for t in targets]
+        if len(set(values)) == len(values):
+            return str(name)
+    return None
 
 
 _SUBSCHEMA_KEYWORDS = (
@@ -614,8 +643,9 @@ class _ExtraRules:
     An extra function walks a value like the strict check does but reports only the extra rules:
     where the value has the wrong type it reports nothing (the lenient check does), and it goes
     down only into the parts with an extra rule below them. That sum is exact for ``allOf``, a
-    one-branch ``anyOf`` and a ``oneOf`` dispatched on a ``const`` (the branch does not depend on
-    the rules); any other ``anyOf``, ``oneOf`` or ``not`` over extra rules raises ``_Whole``.
+    one-branch ``anyOf`` and a ``oneOf``, whose branch the schema alone selects (by the lenient
+    schema's ``const`` where it has one, else by the lenient branch checks); any other ``anyOf``
+    or a ``not`` over extra rules raises ``_Whole``.
     """
 
     def __init__(
@@ -639,6 +669,8 @@ class _ExtraRules:
         """Functions that only call another one (after their type guard, if any)."""
         self.constant_names: dict[str, str] = {}
         self.definition_name = ""
+        self.selects = False
+        """Whether a ``oneOf`` adds the extra rules of the branch the schema selects."""
 
     def definition(self, name: str) -> str | None:
         """The extra function of definition ``name``, or None when no extra rule lies below it."""
@@ -696,7 +728,7 @@ class _ExtraRules:
             del self.code[name]
             return None
         guard = _type_test(strict, "x")
-        body = [] if guard is None else [f"if not {_parenthesized(guard)}:", "    return []"]
+        body = [] if guard is None else [f"if not {guard}:", "    return []"]
         body += _returning_directly(
             _without_empty_accumulator(["e: list[Issue] = []", *lines, "return e"])
         )
@@ -824,7 +856,7 @@ class _ExtraRules:
             else:
                 lines += _nested(_TYPE_TESTS["string"][0].format(x=x), string)
             guard = _type_test(strict, x)
-            return lines if guard is None else list(_nested(_parenthesized(guard), lines))
+            return lines if guard is None else list(_nested(guard, lines))
         target = self._target(pointer, lenient, strict)
         if target is None:
             return []
@@ -840,7 +872,7 @@ class _ExtraRules:
             return
         lines = list(self._lines(pointer, lenient, strict))
         guard = _type_test(strict, "x")
-        yield from lines if guard is None else _nested(_parenthesized(guard), lines)
+        yield from lines if guard is None else _nested(guard, lines)
 
     def _alternatives(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
         if len(strict.get("anyOf", [])) == 1:
@@ -854,20 +886,16 @@ class _ExtraRules:
             )
         if "oneOf" not in strict:
             return
-        key = self.compiler._discriminator(strict["oneOf"])
+        # The lenient schema's discriminator: a const only the rules add must not pick the branch.
+        key = _discriminator(self.lenient, lenient["oneOf"])
         if key is None:
-            if self._any_extra(pointer, "oneOf", lenient, strict):
-                raise _Whole(
-                    f"its ``oneOf`` ({pointer}/oneOf) has branches with extra rules, which then "
-                    "take part in choosing the branch: a value that matches two branches under "
-                    "the schema alone (an issue) can match one of them under the rules (none)"
-                )
+            yield from self._selected(pointer, lenient, strict)
             return
         entries = []
         for branch in strict["oneOf"]:
             target = self._ref(branch["$ref"])
             if target is not None:
-                definition = self.compiler.defs[branch["$ref"].removeprefix("#/$defs/")]
+                definition = self.lenient[branch["$ref"].removeprefix("#/$defs/")]
                 entries.append(f"{definition['properties'][key]['const']!r}: {target}")
         if not entries:
             return
@@ -877,6 +905,25 @@ class _ExtraRules:
         yield f"branch = {table}.get(d) if isinstance(d, str) else None"
         yield "if branch is not None:"
         yield "    e += branch(x)"
+
+    def _selected(self, pointer: str, lenient: Schema, strict: Schema) -> Iterator[str]:
+        """The extra rules of the branch of a ``oneOf`` without a discriminator that the schema
+        alone selects, found by the lenient checks of its branches."""
+        pairs, any_extra = [], False
+        for index, branch in enumerate(strict["oneOf"]):
+            at = f"{pointer}/oneOf/{index}"
+            target = self._target(at, lenient["oneOf"][index], branch)
+            any_extra = any_extra or target is not None
+            if isinstance(branch, dict) and set(branch) - _ANNOTATIONS == {"$ref"}:
+                check = self.compiler.def_functions[branch["$ref"].removeprefix("#/$defs/")]
+            else:
+                check = _helper_name(at)
+            pairs.append(f"({_LENIENT}.{check}, {target})")
+        if not any_extra:
+            return
+        self.selects = True
+        table = self._constant(pointer, "EXTRA_ONE_OF", "(" + ", ".join(pairs) + ",)")
+        yield f"e += selected_extra(x, {table})"
 
     def _any_extra(self, pointer: str, keyword: str, lenient: Schema, strict: Schema) -> bool:
         return any(
@@ -922,8 +969,15 @@ def _type_test(schema: Schema, x: str) -> str | None:
     """The test of ``schema``'s ``type`` on ``x``, if it has one."""
     if not isinstance(schema, dict) or "type" not in schema:
         return None
-    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-    return " or ".join(_TYPE_TESTS[t][0].format(x=x) for t in types)
+    return _types_test(schema["type"] if isinstance(schema["type"], list) else [schema["type"]], x)
+
+
+def _types_test(types: list[str], x: str) -> str:
+    """The test that ``x`` has one of ``types``, one operand for ``not`` and ``and``: several
+    are grouped always, since a leading parenthesis (``integer`` and ``number`` have one) does
+    not mean the whole test is in it."""
+    tests = [_TYPE_TESTS[t][0].format(x=x) for t in types]
+    return tests[0] if len(tests) == 1 else "(" + " or ".join(tests) + ")"
 
 
 def _without_empty_accumulator(body: list[str]) -> list[str]:
@@ -933,7 +987,7 @@ def _without_empty_accumulator(body: list[str]) -> list[str]:
         return [*body[:-2], "return []"]
     if len(body) >= 3 and body[-3] == start and body[-1] == "return e":
         call = body[-2].removeprefix("e += ")
-        if call != body[-2] and re.fullmatch(r"_\w+\(x\)", call):
+        if call != body[-2] and re.fullmatch(r"\w+\(x(, _\w+)?\)", call):
             return [*body[:-3], f"return {call}"]
     return body
 
@@ -994,10 +1048,6 @@ def _text(message: str, width: int = 60) -> str:
         current += word
     parts.append(current)
     return "(" + " ".join(repr(part) for part in parts) + ")"
-
-
-def _parenthesized(test: str) -> str:
-    return f"({test})" if " or " in test and not test.startswith("(") else test
 
 
 def _nested(condition: str, lines: list[str]) -> Iterator[str]:

@@ -191,6 +191,28 @@ def events(*, strict: bool = True) -> st.SearchStrategy[dict[str, Json]]:
     )
 
 
+def two_role_facets(*, strict: bool = True) -> st.SearchStrategy[dict[str, Json]]:
+    """Subset facets with an ``inputCondition`` and an ``outputCondition``: under the schema
+    alone both an input and an output facet, which its ``oneOf`` forbids."""
+    return st.tuples(facets(strict=strict, role="input"), conditions(strict=strict)).map(
+        lambda pair: {**pair[0], "outputCondition": pair[1]}
+    )
+
+
+def events_without_run(*, strict: bool = True) -> st.SearchStrategy[dict[str, Json]]:
+    """Events with a job and a dataset but no run, which the schema alone takes for both a
+    JobEvent and a DatasetEvent; their ``schemaURL`` names any of the event definitions."""
+    return st.tuples(
+        events(strict=strict), st.sampled_from(["RunEvent", "JobEvent", "DatasetEvent"])
+    ).map(
+        lambda pair: {
+            **{key: value for key, value in pair[0].items() if key != "run"},
+            "schemaURL": pair[0]["schemaURL"].replace("RunEvent", pair[1]),
+            "dataset": {"namespace": "file", "name": "/data"},
+        }
+    )
+
+
 def _slots(node: Json) -> Iterator[tuple[Json, Any]]:
     """Every (container, key) pair of a JSON tree."""
     if isinstance(node, dict):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import itertools
 from typing import Any
 
 import jsonschema
@@ -176,3 +177,35 @@ def test_strict_module_defines_only_what_its_rules_change() -> None:
     assert own and shared, "the strict module both imports lenient checks and adds its own"
     for name in shared:
         assert strict.VALIDATORS[name] is lenient.VALIDATORS[name]
+
+
+TYPE_LISTS = [
+    *itertools.permutations(["integer", "number", "string", "null", "boolean"], 2),
+    *itertools.permutations(["null", "number", "boolean"]),
+    *itertools.permutations(["integer", "string", "array"]),
+    ("object", "integer", "null"),
+]
+"""Type lists in every order: the tests of ``integer`` and ``number`` are themselves in
+parentheses, which once made ``["integer", "string"]`` compile to ``not (A) or B``."""
+
+
+@pytest.mark.parametrize("types", TYPE_LISTS, ids="-".join)
+def test_type_lists_in_any_order_agree_with_jsonschema(types: tuple[str, ...]) -> None:
+    kind = list(types)
+    schemas = [
+        {"type": kind},
+        {"type": kind, "minimum": 1, "minLength": 1, "minItems": 1, "required": ["a"]},
+        {"type": kind, "enum": ["a", 1, None, True, [1], {"a": "x"}]},
+        {"type": "object", "properties": {"a": {"type": kind}}},
+        {"type": "array", "items": {"type": kind, "maximum": 4}},
+    ]
+    checks = [
+        (_compiled(s), jsonschema.Draft202012Validator({**s, "$defs": DEFS})) for s in schemas
+    ]
+
+    @given(TARGETED | json_values | st.builds(lambda v: {"a": v}, TARGETED) | st.lists(TARGETED))
+    def agree(value: Any) -> None:
+        for schema, (validator, oracle) in zip(schemas, checks, strict=True):
+            assert (not validator(value)) == oracle.is_valid(value), (schema, value)
+
+    agree()

@@ -11,9 +11,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from openlineage_subset import UnknownSpecVersionWarning, spec_versions, validate
 from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER, ROOT, docs_examples
+from tests.strategies import (
+    events,
+    events_without_run,
+    facet_maps,
+    json_values,
+    mutated,
+    two_role_facets,
+)
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 EVENT: dict[str, Any] = {
@@ -180,6 +190,59 @@ def test_strict_only_rules(document: Any, path: str, fragment: str) -> None:
     assert fragment in issues[0].message
 
 
+LIKE = {**COMPARE, "comparison": "LIKE"}
+"""A comparison the schema allows and its prose does not."""
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {
+            "inputCondition": LIKE,
+            "outputCondition": COMPARE,
+            "_producer": PRODUCER,
+            "_schemaURL": INPUT_URL,
+        },
+        {
+            "subset": {
+                "inputCondition": COMPARE,
+                "outputCondition": LIKE,
+                "_producer": PRODUCER,
+                "_schemaURL": OUTPUT_URL,
+            }
+        },
+        {
+            **{key: value for key, value in EVENT.items() if key != "run"},
+            "schemaURL": CORE_URL.replace("RunEvent", "JobEvent"),
+            "dataset": {"namespace": "file", "name": "/data"},
+        },
+        {
+            "eventTime": EVENT["eventTime"],
+            "producer": PRODUCER,
+            "schemaURL": CORE_URL.split("#")[0],
+            "job": EVENT["job"],
+            "dataset": {"namespace": "file", "name": "/data"},
+            "inputs": [
+                {
+                    "namespace": "file",
+                    "name": "/in",
+                    "inputFacets": {"stats": {"_producer": "not a uri", "_schemaURL": PRODUCER}},
+                }
+            ],
+        },
+    ],
+    ids=["facet", "facet map", "event named JobEvent", "event naming no definition"],
+)
+def test_strict_mode_rejects_what_the_schema_rejects(document: Any) -> None:
+    """The schema takes these for two branches of a ``oneOf`` (an input and an output facet, a
+    JobEvent and a DatasetEvent), which only one of them passes with the prose rules: the
+    schema's issue stays, since strict mode is the schema and the rules."""
+    schema_issues = validate(document)
+    assert any("matches more than one of" in issue.message for issue in schema_issues)
+    strict_issues = validate(document, strict=True)
+    assert [issue for issue in strict_issues if issue.rule == "schema"] == schema_issues
+
+
 def test_strict_schema_url_must_match_the_role() -> None:
     document = _facet_map(COMPARE)
     document["subset"]["_schemaURL"] = OUTPUT_URL
@@ -252,6 +315,20 @@ def test_subset_facets_in_events_are_checked_once_with_full_paths() -> None:
     ]
 
 
+def test_an_issue_the_event_check_also_finds_in_a_subset_facet_is_reported() -> None:
+    """The event check's issues inside subset facets are left to the facet check: that one
+    reports them, though it words some the same."""
+    event = _event()
+    event["inputs"][0]["inputFacets"]["subset"]["_producer"] = 5
+    expected = ["$.inputs[0].inputFacets.subset._producer"]
+    assert [issue.path for issue in validate(event)] == expected
+    run_and_dataset = {k: v for k, v in event.items() if k not in ("job", "outputs")}
+    run_and_dataset["dataset"] = {"namespace": "file", "name": "/data"}
+    assert [issue.path for issue in validate(run_and_dataset)] == expected
+    strict_issues = validate(run_and_dataset, strict=True)
+    assert [issue.path for issue in strict_issues if issue.rule == "schema"] == expected
+
+
 def test_documents_that_are_not_documents() -> None:
     (issue,) = validate([1, 2])
     assert issue.path == "$" and "expected a JSON object" in issue.message
@@ -294,3 +371,33 @@ def test_example_files_are_strictly_valid() -> None:
 def test_invalid_test_corpus_is_invalid() -> None:
     for path in sorted((ROOT / "tests" / "data" / "invalid").glob("*.json")):
         assert validate(json.loads(path.read_text())) != [], path
+
+
+def _with_input_facet(pair: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    event, facet = pair
+    return {
+        **event,
+        "inputs": [{"namespace": "file", "name": "/in", "inputFacets": {"subset": facet}}],
+    }
+
+
+DOCUMENTS = (
+    facet_maps(strict=False)
+    | mutated(facet_maps(strict=False))
+    | two_role_facets(strict=False)
+    | mutated(two_role_facets(strict=False).map(lambda facet: {"subset": facet}))
+    | events(strict=False)
+    | mutated(events(strict=False))
+    | mutated(events_without_run(strict=False))
+    | st.tuples(events(strict=False), two_role_facets(strict=False)).map(_with_input_facet)
+    | json_values
+)
+
+
+@given(DOCUMENTS)
+def test_the_schema_issues_of_strict_mode_are_those_of_lenient_mode(document: Any) -> None:
+    """Strict mode reports every issue lenient mode does, in the same order, as schema issues,
+    and adds only issues of the prose rules: it never accepts what the schema rejects."""
+    schema_issues = validate(document)
+    strict_issues = validate(document, strict=True)
+    assert [issue for issue in strict_issues if issue.rule == "schema"] == schema_issues

@@ -191,9 +191,11 @@ class _Checker:
         if not self.strict:
             self.add(prefix, spec.validators.VALIDATORS[definition](value), "schema")
             return
-        # The strict schema only adds constraints: when it passes, so does the lenient one.
         strict = spec.strict_validators.VALIDATORS[strict_definition or definition](value)
-        if strict:
+        # A strict check returns its lenient check's issues and more, so when it passes, so does
+        # the lenient check of the same definition; a narrower definition passing says nothing
+        # of the wider one (a JobEvent can also be a DatasetEvent, which the schema forbids).
+        if strict or strict_definition not in (None, definition):
             lenient = spec.validators.VALIDATORS[definition](value)
             self.add(prefix, lenient, "schema")
             known = set(lenient)
@@ -214,6 +216,8 @@ class _Checker:
                 issue.path == p or issue.path.startswith((p + ".", p + "[")) for p in facet_paths
             )
         ]
+        # What was dropped must not count as reported, or the facet check could not report it.
+        self._seen = {(issue.path, issue.message) for issue in self.issues}
         for path, role, facet in facets:
             self.facet(facet, path, role)
 

@@ -8,16 +8,13 @@ The strict check of a definition is its lenient one, from ``validators``, follow
 ``_<location>_extra``: the checks of the extra rules alone, which go down only where an extra
 rule lies below. A definition with no extra rule below it is its lenient check, imported.
 
-Defined whole, the schema with the rules compiled in, since lenient issues plus extra ones would
-differ from its strict issues:
+A ``oneOf`` takes its branch by the schema alone, and adds the extra rules of that branch only
+when the value matches exactly one (``selected_extra``): were the rules to choose too, a value
+matching two branches under the schema, an issue, could match one under the rules, and strict
+mode would accept what the schema rejects.
 
-- ``SubsetFacetMap``: it refers to ``BaseSubsetDatasetFacet``, which is whole.
-- ``BaseSubsetDatasetFacet``: its ``oneOf`` (#/$defs/BaseSubsetDatasetFacet/oneOf) has branches
-  with extra rules, which then take part in choosing the branch: a value that matches two
-  branches under the schema alone (an issue) can match one of them under the rules (none).
-- ``OpenLineageEvent``: its ``oneOf`` (#/$defs/OpenLineageEvent/oneOf) has branches with extra
-  rules, which then take part in choosing the branch: a value that matches two branches under
-  the schema alone (an issue) can match one of them under the rules (none).
+Nothing here is compiled whole: every strict check returns exactly the issues of its lenient
+check, then those of the extra rules.
 """
 
 from __future__ import annotations
@@ -27,10 +24,10 @@ from typing import Any
 
 from openlineage_subset_generated._support import (
     Issue,
-    closest_branch,
     describe,
     matches_format,
     prefixed,
+    selected_extra,
 )
 from openlineage_subset_generated.v1_0_0 import validators as lenient
 from openlineage_subset_generated.v1_0_0.validators import (
@@ -43,41 +40,23 @@ from openlineage_subset_generated.v1_0_0.validators import (
 
 
 def _SubsetFacetMap(x: Any) -> list[Issue]:
+    return lenient._SubsetFacetMap(x) + _SubsetFacetMap_extra(x)
+
+
+def _SubsetFacetMap_extra(x: Any) -> list[Issue]:
     if not isinstance(x, dict):
-        return [((), "expected an object, got " + describe(x))]
-    e: list[Issue] = []
-    if "subset" not in x:
-        e.append(((), "missing required property 'subset'"))
-    if "subset" in x and (r := _BaseSubsetDatasetFacet(x["subset"])):
-        e += prefixed("subset", r)
-    return e
+        return []
+    if "subset" in x and (r := _BaseSubsetDatasetFacet_extra(x["subset"])):
+        return prefixed("subset", r)
+    return []
 
 
 def _BaseSubsetDatasetFacet(x: Any) -> list[Issue]:
-    e: list[Issue] = []
-    results = [
-        branch(x)
-        for branch in (
-            _InputSubsetInputDatasetFacet,
-            _OutputSubsetOutputDatasetFacet,
-        )
-    ]
-    matched = [
-        label
-        for label, r in zip(
-            ("InputSubsetInputDatasetFacet", "OutputSubsetOutputDatasetFacet"), results, strict=True
-        )
-        if not r
-    ]
-    if not matched:
-        e += closest_branch(
-            results, ("InputSubsetInputDatasetFacet", "OutputSubsetOutputDatasetFacet")
-        )
-    elif len(matched) > 1:
-        e.append(
-            ((), "matches more than one of " + ", ".join(matched) + "; it must match exactly one")
-        )
-    return e
+    return lenient._BaseSubsetDatasetFacet(x) + _BaseSubsetDatasetFacet_extra(x)
+
+
+def _BaseSubsetDatasetFacet_extra(x: Any) -> list[Issue]:
+    return selected_extra(x, _BaseSubsetDatasetFacet_EXTRA_ONE_OF)
 
 
 def _InputSubsetInputDatasetFacet(x: Any) -> list[Issue]:
@@ -169,27 +148,11 @@ def _CompareSubsetCondition_extra(x: Any) -> list[Issue]:
 
 
 def _OpenLineageEvent(x: Any) -> list[Issue]:
-    e: list[Issue] = []
-    results = [
-        branch(x)
-        for branch in (
-            _RunEvent,
-            _DatasetEvent,
-            _JobEvent,
-        )
-    ]
-    matched = [
-        label
-        for label, r in zip(("RunEvent", "DatasetEvent", "JobEvent"), results, strict=True)
-        if not r
-    ]
-    if not matched:
-        e += closest_branch(results, ("RunEvent", "DatasetEvent", "JobEvent"))
-    elif len(matched) > 1:
-        e.append(
-            ((), "matches more than one of " + ", ".join(matched) + "; it must match exactly one")
-        )
-    return e
+    return lenient._OpenLineageEvent(x) + _OpenLineageEvent_extra(x)
+
+
+def _OpenLineageEvent_extra(x: Any) -> list[Issue]:
+    return selected_extra(x, _OpenLineageEvent_EXTRA_ONE_OF)
 
 
 def _BaseFacet(x: Any) -> list[Issue]:
@@ -483,10 +446,19 @@ _BinarySubsetCondition__operator_ENUM = frozenset(["AND", "OR"])
 _CompareSubsetCondition__comparison_ENUM = frozenset(
     ["EQUAL", "GREATER_EQUAL_THAN", "GREATER_THAN", "LESS_EQUAL_THAN", "LESS_THAN"]
 )
+_BaseSubsetDatasetFacet_EXTRA_ONE_OF = (
+    (lenient._InputSubsetInputDatasetFacet, _InputSubsetInputDatasetFacet_extra),
+    (lenient._OutputSubsetOutputDatasetFacet, _OutputSubsetOutputDatasetFacet_extra),
+)
 _BaseSubsetCondition_EXTRA_BRANCHES = {
     "binary": _BinarySubsetCondition_extra,
     "compare": _CompareSubsetCondition_extra,
 }
+_OpenLineageEvent_EXTRA_ONE_OF = (
+    (lenient._RunEvent, _RunEvent_extra),
+    (lenient._DatasetEvent, _DatasetEvent_extra),
+    (lenient._JobEvent, _JobEvent_extra),
+)
 
 VALIDATORS: dict[str, Callable[[Any], list[Issue]]] = {
     "SubsetFacetMap": _SubsetFacetMap,

@@ -221,8 +221,9 @@ class _Graph:
             "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
             "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
             f"WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
-            "AND (a.listed = 0 OR a.access_id IN (SELECT access_id FROM access_partitions "
-            "WHERE dataset_id = ? AND dimensions IN (SELECT value FROM json_each(?)))) "
+            "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
+            "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
+            "AND p.dimensions IN (SELECT value FROM json_each(?)))) "
             "ORDER BY r.started_at, r.run_id",
             (dataset_id, after, after, dataset_id, wanted),
         )

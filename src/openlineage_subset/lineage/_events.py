@@ -1,0 +1,453 @@
+"""Ingest's checking side: input lines to what the writer stores, one chunk of lines at a time.
+
+:func:`check_chunk` is a pure function of its chunk, so that chunks can be checked in worker
+processes and their outcomes stored in input order with the same result. Each line is parsed
+strictly (a repeated key makes it invalid), validated, and turned into an :data:`EVENT` outcome
+holding everything the writer needs: the digest of the event's canonical JSON, the run's fields,
+and each dataset's condition as canonical JSON with the partitions it lists.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
+from typing import Any
+
+from openlineage_subset._evaluate import _guessed_type
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._validate import _validate_within, validate
+from openlineage_subset.lineage._time import normal_time
+
+EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
+PLACES = (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "output"))
+
+# What a chunk holds (from the reader) and what checking it gives (to the writer): tuples whose
+# first member says which.
+LINE = 0  # (LINE, source, line number, raw bytes)
+WHOLE = 1  # (WHOLE, source, bytes): a .json file that is one document over several lines
+UNREADABLE = 2  # (UNREADABLE, source, message): an input that could not be read
+INVALID = 3  # (INVALID, source, line or None, message)
+SKIPPED = 4  # (SKIPPED,): a DatasetEvent or JobEvent
+EVENT = 5  # (EVENT, source, line, digest, run id, job namespace, job name, type, time, accesses)
+"""``accesses``: (namespace, name, direction, index of the condition in the chunk's conditions
+or -1 for none), for each input then each output."""
+
+Condition = tuple[str, bool, list[tuple[str, str | None]], tuple[str, ...], tuple[Any, ...]]
+"""A condition as the writer stores it: canonical JSON, whether it only lists partitions (see
+:func:`only_lists`), (canonical dimensions, identifier) of each partition it lists, the distinct
+column sets of those (canonical JSON arrays) and their distinct (column, kind)."""
+
+# A condition seen again (a run's START and COMPLETE, a partition list one job writes and the
+# next reads) is not worked through twice; bounded, it costs a few MB at most.
+_KNOWN_CONDITIONS: dict[str, Condition] = {}
+_KNOWN_CONDITIONS_MAX = 256
+# The markers that stand for conditions in the skeleton of an event (see _spelled): a private
+# use character no event needs, and the condition's number.
+_MARKER = re.compile('"\ue000([0-9]+)"')
+_SPACED_COLON = (b" :", b"\t:", b"\n:", b"\r:")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b'"[]{}'))
+_BRACKETS = bytes.maketrans(b"[]", b"{}")
+_SHALLOW = 64
+
+
+def check_chunk(items: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], list[Condition]]:
+    """The outcome of each item of a chunk, in order, and the conditions the events refer to."""
+    chunk = _Chunk()
+    for item in items:
+        kind = item[0]
+        if kind == LINE:
+            chunk.line(item[1], item[2], item[3])
+        elif kind == WHOLE:
+            chunk.whole(item[1], item[2])
+        else:
+            chunk.outcomes.append(item)
+    return chunk.outcomes, chunk.conditions
+
+
+class _Chunk:
+    def __init__(self) -> None:
+        self.outcomes: list[tuple[Any, ...]] = []
+        self.conditions: list[Condition] = []
+        self.numbers: dict[str, int] = {}
+
+    def line(self, source: str, number: int, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.outcomes.append((INVALID, source, number, f"not UTF-8 text ({error.reason})"))
+            return
+        try:
+            document, spelled, levels = _read_line(raw, text)
+        except ValueError as problem:
+            self.outcomes.append((INVALID, source, number, str(problem)))
+            return
+        self.document(source, number, document, spelled, levels)
+
+    def whole(self, source: str, data: bytes) -> None:
+        try:
+            document = parse(data.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            self.outcomes.append((INVALID, source, None, f"not UTF-8 text ({error.reason})"))
+            return
+        except ValueError as problem:
+            self.outcomes.append((INVALID, source, None, str(problem)))
+            return
+        if isinstance(document, list):
+            for index, item in enumerate(document):
+                self.document(f"{source}[{index}]", None, item, None, None)
+        else:
+            self.document(source, None, document, None, None)
+
+    def document(
+        self,
+        source: str,
+        line: int | None,
+        document: Any,
+        spelled: tuple[str, list[tuple[Any, str] | None]] | None,
+        levels: int | None,
+    ) -> None:
+        if (
+            isinstance(document, Mapping)
+            and "run" not in document
+            and ("dataset" in document or "job" in document)
+        ):
+            self.outcomes.append((SKIPPED,))  # a DatasetEvent or JobEvent: no run to attach it to
+            return
+        found = problem(document, levels)
+        if found is not None:
+            self.outcomes.append((INVALID, source, line, found))
+            return
+        try:
+            self.outcomes.append(self.event(source, line, document, spelled))
+        except (ValueError, TypeError) as error:
+            self.outcomes.append((INVALID, source, line, f"not stored: {error}"))
+
+    def event(
+        self,
+        source: str,
+        line: int | None,
+        event: Mapping[str, Any],
+        spelled: tuple[str, list[tuple[Any, str] | None]] | None,
+    ) -> tuple[Any, ...]:
+        text, conditions = _spelled(event) if spelled is None else spelled
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        job = event["job"]
+        accesses = []
+        slots = iter(conditions)
+        for list_key, _, direction in PLACES:
+            for dataset in event.get(list_key) or ():
+                slot = next(slots)
+                index = -1 if slot is None else self.number(*slot)
+                accesses.append((dataset["namespace"], dataset["name"], direction, index))
+        return (
+            EVENT,
+            source,
+            line,
+            digest,
+            event["run"]["runId"],
+            job["namespace"],
+            job["name"],
+            event["eventType"],
+            normal_time(event["eventTime"]),
+            accesses,
+        )
+
+    def number(self, condition: Any, text: str) -> int:
+        """The condition's index in this chunk's conditions, adding it when new."""
+        found = self.numbers.get(text)
+        if found is None:
+            found = self.numbers[text] = len(self.conditions)
+            self.conditions.append(_condition(condition, text))
+        return found
+
+
+def _condition(condition: Any, text: str) -> Condition:
+    found = _KNOWN_CONDITIONS.get(text)
+    if found is None:
+        rows = []
+        shapes: dict[tuple[str, ...], str] = {}
+        kinds: dict[tuple[str, str], None] = {}
+        for dimensions, identifier in listed_partitions(condition):
+            rows.append((canonical_dimensions(dimensions), identifier))
+            shape = tuple(sorted(dimensions))
+            if shape not in shapes:
+                shapes[shape] = canonical(list(shape))
+            for column, value in dimensions.items():
+                kinds[column, "null" if value is None else _kind(value)] = None
+        found = (text, only_lists(condition), rows, tuple(shapes.values()), tuple(kinds))
+        if len(_KNOWN_CONDITIONS) >= _KNOWN_CONDITIONS_MAX:
+            _KNOWN_CONDITIONS.clear()
+        _KNOWN_CONDITIONS[text] = found
+    return found
+
+
+def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
+    """The document of a line, strictly parsed (raises ValueError as :func:`parse`); with its
+    canonical spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
+
+    Without a backslash in the text, no string holds a quote, so ``":`` follows each key and
+    nothing else (when no space comes before a colon): the line repeats a key exactly when it
+    has more of them than the canonical JSON of what the plain parser kept. Such lines need no
+    check of each object's keys as they are read, the slow part of :func:`parse`.
+    """
+    if b"\\" in raw or any(spaced in raw for spaced in _SPACED_COLON):
+        return parse(text), None, None
+    try:
+        document = _PLAIN.decode(text)
+        spelled = _spelled(document)
+    except (ValueError, RecursionError):
+        return parse(text), None, None  # the strict parser says why, as for any other line
+    if raw.count(b'":') != spelled[0].count('":'):
+        return parse(text), None, None  # a repeated key: the strict parser names it
+    return document, spelled, _depth(raw)
+
+
+def _depth(raw: bytes) -> int | None:
+    """How many levels of objects and arrays the JSON text ``raw`` (without a backslash) nests,
+    when at most 64 and no string holds a bracket; else None.
+
+    Kept to quotes and brackets, each string is a pair of quotes (with brackets between them
+    when it holds some); with the empty pairs gone, the brackets are the structure, and
+    removing the innermost pairs takes one pass per level.
+    """
+    shape = raw.translate(None, _NOT_BRACKETS).replace(b'""', b"")
+    if b'"' in shape:
+        return None
+    shape = shape.translate(_BRACKETS)
+    levels = 0
+    while shape:
+        if levels == _SHALLOW:
+            return None
+        shape = shape.replace(b"{}", b"")
+        levels += 1
+    return levels
+
+
+def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
+    """:func:`canonical` of a document, and (condition, its canonical JSON) of each dataset of
+    its inputs then outputs (None for a dataset without one), encoding each condition once.
+
+    The conditions are most of an event: the rest is encoded as a skeleton with a marker string
+    in the place of each, replaced by the condition's text. Should the document hold a string
+    that looks like a marker, it is encoded whole instead.
+    """
+    if not isinstance(document, Mapping):
+        return canonical(document), []
+    skeleton = dict(document)
+    found: list[tuple[Any, str] | None] = []
+    texts: list[str] = []
+    for list_key, facets_key, _ in PLACES:
+        items = document.get(list_key)
+        if not isinstance(items, list):
+            continue
+        copied = []
+        for dataset in items:
+            slot = _condition_slot(dataset, facets_key)
+            if slot is None:
+                found.append(None)
+                copied.append(dataset)
+                continue
+            key, condition = slot
+            text = canonical(condition)
+            found.append((condition, text))
+            facets = dict(dataset[facets_key])
+            facets["subset"] = {**facets["subset"], key: f"\ue000{len(texts)}"}
+            copied.append({**dataset, facets_key: facets})
+            texts.append(text)
+        skeleton[list_key] = copied
+    if not texts:
+        return canonical(document), found
+    used: list[int] = []
+
+    def condition_text(marker: re.Match[str]) -> str:
+        used.append(int(marker.group(1)))
+        return texts[used[-1]] if used[-1] < len(texts) else ""
+
+    text = _MARKER.sub(condition_text, canonical(skeleton))
+    if sorted(used) != list(range(len(texts))):
+        text = canonical(document)
+    return text, found
+
+
+def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
+    """Where :func:`condition_of` finds a dataset's condition: its key in the subset facet."""
+    facets = dataset.get(facets_key) if isinstance(dataset, Mapping) else None
+    facet = facets.get("subset") if isinstance(facets, Mapping) else None
+    if not isinstance(facet, Mapping):
+        return None
+    for key in ("inputCondition", "outputCondition"):
+        condition = facet.get(key)
+        if isinstance(condition, Mapping):
+            return key, condition
+    return None
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        repeated = next(key for key, count in Counter(k for k, _ in pairs).items() if count > 1)
+        raise ValueError(f"the key {repeated!r} appears more than once in one object")
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_strict_object, parse_constant=_no_constant)
+_PLAIN = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def parse(text: str) -> Any:
+    """JSON text as ingest reads it: no repeated key in an object, no NaN or Infinity; raises
+    ValueError saying why not."""
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
+    except RecursionError:
+        raise ValueError("not usable JSON: nested too deeply") from None
+
+
+def problem(document: Any, levels: int | None = None) -> str | None:
+    """Why ``document`` is not a RunEvent ingest can store, or None. ``levels``: how deep it
+    nests, when known (at most 64; a parsed document holds no cycle)."""
+    if not isinstance(document, Mapping):
+        return f"expected an OpenLineage RunEvent (a JSON object), got {type(document).__name__}"
+    try:
+        issues = validate(document) if levels is None else _validate_within(document, levels)
+    except SubsetDocumentError as error:  # pragma: no cover - validate() reports, not raises
+        return str(error)
+    if issues:
+        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+        return f"invalid RunEvent: {issues[0]}{more}"
+    run, job = document.get("run"), document.get("job")
+    if not isinstance(run, Mapping) or not isinstance(run.get("runId"), str):
+        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id"
+    if document.get("eventType") not in EVENT_TYPES:
+        return (
+            f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
+            f"of {', '.join(EVENT_TYPES)}"
+        )
+    if normal_time(document.get("eventTime")) is None:
+        return (
+            f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
+            "time such as '2024-10-15T10:00:00Z'"
+        )
+    if not isinstance(job, Mapping) or not all(
+        isinstance(job.get(key), str) for key in ("namespace", "name")
+    ):
+        return "invalid RunEvent: $.job: lineage needs the job's namespace and name"
+    return None
+
+
+def canonical(value: Any) -> str:
+    """JSON text with sorted keys and no spaces: one spelling per value.
+
+    >>> canonical({"b": 1, "a": [True, None]})
+    '{"a":[true,null],"b":1}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=65536)
+def _kind(value: str) -> str:
+    """How :func:`~openlineage_subset.partition_overlap` types a partition value."""
+    return _guessed_type(value)
+
+
+def canonical_dimensions(dimensions: dict[str, str | None]) -> str:
+    """:func:`canonical` of a partition's dimensions (string or null values), without the
+    general encoder: a partition list of thousands of partitions is recorded partition by
+    partition."""
+    return (
+        "{"
+        + ",".join(
+            f"{_string(name)}:{'null' if value is None else _string(value)}"
+            for name, value in sorted(dimensions.items())
+        )
+        + "}"
+    )
+
+
+def any_of_json(conditions: list[Any]) -> Any:
+    """One condition, or a balanced ``OR`` of several (JSON).
+
+    >>> any_of_json([{"type": "location", "locations": ["a"]}])["type"]
+    'location'
+    >>> any_of_json([{"n": 1}, {"n": 2}, {"n": 3}])["right"]["operator"]
+    'OR'
+    """
+    if len(conditions) == 1:
+        return conditions[0]
+    middle = len(conditions) // 2
+    return {
+        "type": "binary",
+        "operator": "OR",
+        "left": any_of_json(conditions[:middle]),
+        "right": any_of_json(conditions[middle:]),
+    }
+
+
+def only_lists(condition: Any) -> bool:
+    """Whether a condition is partition lists joined by OR, each partition's dimensions a
+    non-empty object of string or null values: all of which :func:`listed_partitions` lists.
+    The ``OR`` of conditions (:func:`any_of_json`) only lists when each of them does.
+
+    >>> only_lists({"type": "partition", "partitions": [{"dimensions": {"day": "1"}}]})
+    True
+    >>> only_lists({"type": "binary", "operator": "AND", "left": {}, "right": {}})
+    False
+    """
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping):
+            return False
+        if node.get("type") == "binary" and node.get("operator") == "OR":
+            stack.extend((node.get("right"), node.get("left")))
+            continue
+        items = node.get("partitions")
+        if node.get("type") != "partition" or not isinstance(items, list):
+            return False
+        for item in items:
+            dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
+            if not isinstance(dimensions, Mapping) or not dimensions:
+                return False
+            if not all(value is None or isinstance(value, str) for value in dimensions.values()):
+                return False
+    return True
+
+
+def listed_partitions(condition: Any) -> Iterator[tuple[dict[str, str | None], str | None]]:
+    """(dimensions, identifier) of each partition a condition lists, anywhere in it.
+
+    >>> list(listed_partitions({"type": "partition", "partitions": [
+    ...     {"dimensions": {"day": "2024-10-15"}, "identifier": "day=2024-10-15"}]}))
+    [({'day': '2024-10-15'}, 'day=2024-10-15')]
+    """
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Mapping):
+            continue
+        if node.get("type") == "binary":
+            stack.extend((node.get("right"), node.get("left")))
+        elif node.get("type") == "partition" and isinstance(node.get("partitions"), list):
+            for item in node["partitions"]:
+                dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
+                if not isinstance(dimensions, Mapping) or not dimensions:
+                    continue
+                if not all(
+                    value is None or isinstance(value, str) for value in dimensions.values()
+                ):
+                    continue
+                identifier = item.get("identifier")
+                yield dict(dimensions), identifier if isinstance(identifier, str) else None

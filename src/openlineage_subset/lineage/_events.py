@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
@@ -39,17 +39,18 @@ or -1 for none), for each input then each output."""
 
 Condition = tuple[str, bool, list[tuple[str, str | None]], tuple[str, ...], tuple[Any, ...]]
 """A condition as the writer stores it: canonical JSON, whether it only lists partitions (see
-:func:`only_lists`), (canonical dimensions, identifier) of each partition it lists, the distinct
-column sets of those (canonical JSON arrays) and their distinct (column, kind)."""
+:func:`listed_partitions`), (canonical dimensions, identifier) of each partition it lists, the
+distinct column sets of those (canonical JSON arrays) and their distinct (column, kind)."""
 
 # A condition seen again (a run's START and COMPLETE, a partition list one job writes and the
 # next reads) is not worked through twice; bounded, it costs a few MB at most.
 _KNOWN_CONDITIONS: dict[str, Condition] = {}
 _KNOWN_CONDITIONS_MAX = 256
+_KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[Any, ...]]] = {}
+_KNOWN_DIMENSIONS_MAX = 16384
 # The markers that stand for conditions in the skeleton of an event (see _spelled): a private
 # use character no event needs, and the condition's number.
 _MARKER = re.compile('"\ue000([0-9]+)"')
-_SPACED_COLON = (b" :", b"\t:", b"\n:", b"\r:")
 _NOT_BRACKETS = bytes(set(range(256)) - set(b'"[]{}'))
 _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
@@ -172,39 +173,58 @@ def _condition(condition: Any, text: str) -> Condition:
     found = _KNOWN_CONDITIONS.get(text)
     if found is None:
         rows = []
-        shapes: dict[tuple[str, ...], str] = {}
-        kinds: dict[tuple[str, str], None] = {}
-        for dimensions, identifier in listed_partitions(condition):
-            rows.append((canonical_dimensions(dimensions), identifier))
-            shape = tuple(sorted(dimensions))
-            if shape not in shapes:
-                shapes[shape] = canonical(list(shape))
-            for column, value in dimensions.items():
-                kinds[column, "null" if value is None else _kind(value)] = None
-        found = (text, only_lists(condition), rows, tuple(shapes.values()), tuple(kinds))
+        catalog: dict[tuple[str, tuple[Any, ...]], None] = {}
+        partitions, lists = listed_partitions(condition)
+        for dimensions, identifier in partitions:
+            key = tuple(dimensions.items())
+            known = _KNOWN_DIMENSIONS.get(key)
+            if known is None:
+                if len(_KNOWN_DIMENSIONS) >= _KNOWN_DIMENSIONS_MAX:
+                    _KNOWN_DIMENSIONS.clear()
+                known = _KNOWN_DIMENSIONS[key] = _dimensions(dimensions)
+            rows.append((known[0], identifier))
+            catalog[known[1:]] = None
+        shapes = tuple(dict.fromkeys(shape for shape, _ in catalog))
+        kinds = tuple(dict.fromkeys(kind for _, column_kinds in catalog for kind in column_kinds))
+        found = (text, lists, rows, shapes, kinds)
         if len(_KNOWN_CONDITIONS) >= _KNOWN_CONDITIONS_MAX:
             _KNOWN_CONDITIONS.clear()
         _KNOWN_CONDITIONS[text] = found
     return found
 
 
+def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[Any, ...]]:
+    """A partition's canonical dimensions, columns (a canonical JSON array) and (column, kind)
+    of each value."""
+    columns = sorted(dimensions)
+    text = ",".join(
+        f"{_string(name)}:{'null' if value is None else _string(value)}"
+        for name, value in sorted(dimensions.items())
+    )
+    kinds = tuple(
+        (column, "null" if value is None else _kind(value)) for column, value in dimensions.items()
+    )
+    return "{" + text + "}", canonical(columns), kinds
+
+
 def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
     """The document of a line, strictly parsed (raises ValueError as :func:`parse`); with its
     canonical spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
 
-    Without a backslash in the text, no string holds a quote, so ``":`` follows each key and
-    nothing else (when no space comes before a colon): the line repeats a key exactly when it
-    has more of them than the canonical JSON of what the plain parser kept. Such lines need no
-    check of each object's keys as they are read, the slow part of :func:`parse`.
+    Without a backslash in the text, every string in it is spelled as in canonical JSON, and
+    each key is followed by a colon: the text has as many colons as the canonical JSON of what
+    the plain parser kept, unless a key was repeated (whose colon, at least, was dropped with
+    it). Such lines need no check of each object's keys as they are read, the slow part of
+    :func:`parse`.
     """
-    if b"\\" in raw or any(spaced in raw for spaced in _SPACED_COLON):
+    if b"\\" in raw:
         return parse(text), None, None
     try:
         document = _PLAIN.decode(text)
         spelled = _spelled(document)
     except (ValueError, RecursionError):
         return parse(text), None, None  # the strict parser says why, as for any other line
-    if raw.count(b'":') != spelled[0].count('":'):
+    if raw.count(b":") != spelled[0].count(":"):
         return parse(text), None, None  # a repeated key: the strict parser names it
     return document, spelled, _depth(raw)
 
@@ -349,32 +369,25 @@ def problem(document: Any, levels: int | None = None) -> str | None:
 
 
 def canonical(value: Any) -> str:
-    """JSON text with sorted keys and no spaces: one spelling per value.
+    """JSON text with sorted keys and no spaces: one spelling per value (of parsed JSON, or
+    made from it: no value contains itself).
 
     >>> canonical({"b": 1, "a": [True, None]})
     '{"a":[true,null],"b":1}'
     """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
+
+
+# Checking for cycles costs a fifth of the encoding, and parsed JSON has none.
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False
+)
 
 
 @functools.lru_cache(maxsize=65536)
 def _kind(value: str) -> str:
     """How :func:`~openlineage_subset.partition_overlap` types a partition value."""
     return _guessed_type(value)
-
-
-def canonical_dimensions(dimensions: dict[str, str | None]) -> str:
-    """:func:`canonical` of a partition's dimensions (string or null values), without the
-    general encoder: a partition list of thousands of partitions is recorded partition by
-    partition."""
-    return (
-        "{"
-        + ",".join(
-            f"{_string(name)}:{'null' if value is None else _string(value)}"
-            for name, value in sorted(dimensions.items())
-        )
-        + "}"
-    )
 
 
 def any_of_json(conditions: list[Any]) -> Any:
@@ -396,58 +409,46 @@ def any_of_json(conditions: list[Any]) -> Any:
     }
 
 
-def only_lists(condition: Any) -> bool:
-    """Whether a condition is partition lists joined by OR, each partition's dimensions a
-    non-empty object of string or null values: all of which :func:`listed_partitions` lists.
-    The ``OR`` of conditions (:func:`any_of_json`) only lists when each of them does.
+def listed_partitions(
+    condition: Any,
+) -> tuple[list[tuple[Mapping[str, str | None], str | None]], bool]:
+    """(dimensions, identifier) of each partition a condition lists, anywhere in it; and
+    whether it only lists partitions: partition lists joined by OR, each partition's dimensions
+    a non-empty object of string or null values (then it selects no other partition). The OR
+    of conditions (:func:`any_of_json`) only lists partitions when each of them does.
 
-    >>> only_lists({"type": "partition", "partitions": [{"dimensions": {"day": "1"}}]})
-    True
-    >>> only_lists({"type": "binary", "operator": "AND", "left": {}, "right": {}})
-    False
+    >>> listed_partitions({"type": "partition", "partitions": [
+    ...     {"dimensions": {"day": "2024-10-15"}, "identifier": "day=2024-10-15"}]})
+    ([({'day': '2024-10-15'}, 'day=2024-10-15')], True)
+    >>> listed_partitions({"type": "binary", "operator": "AND", "left": {}, "right": {}})
+    ([], False)
     """
+    found = []
+    lists = True
     stack = [condition]
     while stack:
         node = stack.pop()
         if not isinstance(node, Mapping):
-            return False
-        if node.get("type") == "binary" and node.get("operator") == "OR":
+            lists = False
+            continue
+        kind = node.get("type")
+        if kind == "binary":
+            lists = lists and node.get("operator") == "OR"
             stack.extend((node.get("right"), node.get("left")))
             continue
         items = node.get("partitions")
-        if node.get("type") != "partition" or not isinstance(items, list):
-            return False
+        if kind != "partition" or not isinstance(items, list):
+            lists = False
+            continue
         for item in items:
             dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
-            if not isinstance(dimensions, Mapping) or not dimensions:
-                return False
-            if not all(value is None or isinstance(value, str) for value in dimensions.values()):
-                return False
-    return True
-
-
-def listed_partitions(condition: Any) -> Iterator[tuple[dict[str, str | None], str | None]]:
-    """(dimensions, identifier) of each partition a condition lists, anywhere in it.
-
-    >>> list(listed_partitions({"type": "partition", "partitions": [
-    ...     {"dimensions": {"day": "2024-10-15"}, "identifier": "day=2024-10-15"}]}))
-    [({'day': '2024-10-15'}, 'day=2024-10-15')]
-    """
-    stack = [condition]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, Mapping):
-            continue
-        if node.get("type") == "binary":
-            stack.extend((node.get("right"), node.get("left")))
-        elif node.get("type") == "partition" and isinstance(node.get("partitions"), list):
-            for item in node["partitions"]:
-                dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
-                if not isinstance(dimensions, Mapping) or not dimensions:
-                    continue
-                if not all(
-                    value is None or isinstance(value, str) for value in dimensions.values()
-                ):
-                    continue
-                identifier = item.get("identifier")
-                yield dict(dimensions), identifier if isinstance(identifier, str) else None
+            if (
+                not isinstance(dimensions, Mapping)
+                or not dimensions
+                or not all(value is None or isinstance(value, str) for value in dimensions.values())
+            ):
+                lists = False
+                continue
+            identifier = item.get("identifier")
+            found.append((dimensions, identifier if isinstance(identifier, str) else None))
+    return found, lists

@@ -17,9 +17,7 @@ at all), so that the outcome and the order of the problems never depend on how m
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 import sys
 import time
@@ -38,12 +36,14 @@ from openlineage_subset.lineage._events import (
     parse,
 )
 from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._workers import Worker, Workers
 from openlineage_subset.lineage._writer import Writer
 
 _SUFFIXES = (".jsonl", ".json", ".ndjson")
 _PROGRESS_BYTES = 8 * 1024 * 1024  # below this much input, no progress bar and no workers
 _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker, and to hold
 _BOM = b"\xef\xbb\xbf"
+_AHEAD = 2  # chunks given to a worker at a time: it never waits for the next one
 
 
 @dataclasses.dataclass(frozen=True)
@@ -285,49 +285,45 @@ def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Any, int]]:
         for items, done in chunks:
             yield check_chunk(items), done
         return
-    pool = concurrent.futures.ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context("spawn")
-    )
-    try:
-        yield from _in_order(pool, chunks, jobs)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    with Workers(jobs) as workers:
+        yield from _in_order(workers.all, chunks)
 
 
-def _in_order(
-    pool: concurrent.futures.Executor, chunks: Iterator[Chunk], jobs: int
-) -> Iterator[tuple[Any, int]]:
+def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[Any, int]]:
     """The chunks checked by the workers, in input order, a bounded number read ahead. While
     the oldest is still being checked, this process checks the next one itself rather than
     wait."""
-    ahead = 2 * jobs  # enough that no worker waits for work; each is a few MB in memory
-    queue: collections.deque[tuple[Any, int]] = collections.deque()
-    working = 0
+    # (worker checking it, or None and its outcomes checked here; bytes read by its end)
+    queue: collections.deque[tuple[Worker | None, Any, int]] = collections.deque()
     more = True
     while True:
-        while more and working < ahead:
+        while more:
+            idlest = min(workers, key=lambda worker: worker.waiting)
+            if idlest.waiting >= _AHEAD:
+                break
             chunk = next(chunks, None)
             if chunk is None:
                 more = False
             else:
-                queue.append((pool.submit(check_chunk, chunk[0]), chunk[1]))
-                working += 1
+                idlest.send(chunk[0])
+                queue.append((idlest, None, chunk[1]))
         if not queue:
             return
-        head, done = queue[0]
-        waiting = isinstance(head, concurrent.futures.Future) and not head.done()
-        if waiting and more and len(queue) < ahead + jobs:
+        head, outcomes, done = queue[0]
+        if (
+            head is not None
+            and not head.ready()
+            and more
+            and len(queue) < _AHEAD * len(workers) + 2
+        ):
             chunk = next(chunks, None)
             if chunk is None:
                 more = False
             else:
-                queue.append((check_chunk(chunk[0]), chunk[1]))
+                queue.append((None, check_chunk(chunk[0]), chunk[1]))
             continue
         queue.popleft()
-        if isinstance(head, concurrent.futures.Future):
-            working -= 1
-            head = head.result()
-        yield head, done
+        yield (outcomes if head is None else head.receive()), done
 
 
 def _unreadable(report: IngestReport, source: str, message: str) -> None:

@@ -12,10 +12,11 @@ Tables:
 - ``datasets``: (namespace, name);
 - ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
   condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
-- ``access_conditions``: those distinct conditions, one row each;
+- ``access_conditions``: those distinct conditions, one row each, for the accesses that have
+  several (the one condition of the others is theirs);
 - ``partitions``: the partitions of each dataset that some read or write listed, each with a
   ``partition_id``;
-- ``access_partitions``: the partitions each access's conditions list (partition and access
+- ``access_partitions``: the partitions each read's conditions list (partition and access
   ids), to find the reads of a partition without reading every condition;
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
@@ -81,7 +82,7 @@ CREATE TABLE accesses (
     direction   TEXT NOT NULL CHECK (direction IN ('input', 'output')),
     condition   TEXT,  -- canonical JSON; NULL: the whole dataset
     -- 1 when the condition only lists partitions (partition lists joined by OR), each listed
-    -- in access_partitions: then it selects no partition it does not list
+    -- in access_partitions (for a read): then it selects no partition it does not list
     listed      INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );

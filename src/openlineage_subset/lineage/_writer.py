@@ -3,30 +3,26 @@
 A chunk's events are stored together: one query finds those already stored, one the runs they
 merge into, and each table gets its new rows in one ``executemany``. Ids of new datasets,
 accesses and partitions are given here (this connection holds the write lock), so that no row
-has to be read back after it is written. Should storing a chunk fail, it is undone and its events
-are stored one at a time, so that only the event that fails is left out.
+has to be read back after it is written, and the references between tables hold by
+construction: the writer does not have SQLite check them row by row, which would cost a third of
+its time (the tests check them). Should storing a chunk fail, it is undone and its events are
+stored one at a time, so that only the event that fails is left out.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
-from openlineage_subset.lineage._events import (
-    EVENT,
-    Condition,
-    any_of_json,
-    canonical,
-)
+from openlineage_subset.lineage._events import EVENT, Condition, any_of_json, canonical
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
-# Known ids, so that an event naming a dataset or partition seen lately costs no query; cleared
-# when full, a few MB at most.
+# Ids known without a query: the datasets and partitions met lately. Cleared when full; a few MB.
 _CACHED_IDS = 16384
-_NEW, _CHANGED, _SAME = 0, 1, 2  # an access: made by this chunk, given a condition, unchanged
+_IN = "(SELECT value FROM json_each(?))"  # a list of values given as one JSON parameter
 
 Outcome = tuple[Any, ...]
 Counter = Callable[[Outcome, bool | str], None]
@@ -37,8 +33,11 @@ class Writer:
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self.db = connection
+        self.db.execute("PRAGMA foreign_keys = OFF")
         self.dataset_ids: dict[tuple[str, str], int] = {}
-        self.partition_ids: dict[tuple[int, str], int] = {}
+        self.partition_ids: dict[int, dict[str, int]] = {}
+        """By dataset id: the ids of partitions, by canonical dimensions."""
+        self.cached = 0
         self.unnamed: set[int] = set()
         """Partitions among ``partition_ids`` stored without an identifier."""
         self.catalog: set[tuple[Any, ...]] = set()
@@ -85,17 +84,11 @@ class Writer:
 
     def _read_next_ids(self) -> None:
         # Read at each transaction's start: another process may have written in between.
-        def after(column: str, table: str) -> int:
-            return (
-                int(
-                    self.db.execute(f"SELECT coalesce(max({column}), 0) FROM {table}").fetchone()[0]
-                )
-                + 1
-            )
-
-        self.next_dataset = after("dataset_id", "datasets")
-        self.next_access = after("access_id", "accesses")
-        self.next_partition = after("partition_id", "partitions")
+        (self.next_dataset, self.next_access, self.next_partition) = self.db.execute(
+            "SELECT (SELECT coalesce(max(dataset_id), 0) + 1 FROM datasets), "
+            "(SELECT coalesce(max(access_id), 0) + 1 FROM accesses), "
+            "(SELECT coalesce(max(partition_id), 0) + 1 FROM partitions)"
+        ).fetchone()
 
     def _undo(self, savepoint: str) -> None:
         self.db.execute(f"ROLLBACK TO {savepoint}")
@@ -103,6 +96,7 @@ class Writer:
         # What the undone statements added is gone: forget it.
         self.dataset_ids.clear()
         self.partition_ids.clear()
+        self.cached = 0
         self.unnamed.clear()
         self.catalog.clear()
         self._read_next_ids()
@@ -126,9 +120,13 @@ class Writer:
 
     def _store(self, events: list[Outcome], conditions: list[Condition]) -> list[bool]:
         """Store the events; for each, whether it was new."""
-        known = set(
-            self._each("SELECT digest FROM events WHERE digest IN {}", [e[3] for e in events])
-        )
+        known = {
+            row[0]
+            for row in self.db.execute(
+                f"SELECT digest FROM events WHERE digest IN {_IN}",
+                (json.dumps([event[3] for event in events]),),
+            )
+        }
         fresh = []
         new = []
         for event in events:
@@ -138,94 +136,64 @@ class Writer:
                 fresh.append(event)
             new.append(is_new)
         if fresh:
-            merged = self._runs(fresh)
+            old_runs = self._runs(fresh)
             self.db.executemany(
                 "INSERT INTO events (digest, run_id, event_type, event_time, source) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(e[3], e[4], e[7], e[8], _where(e[1], e[2])) for e in fresh],
+                [
+                    (digest, run_id, kind, time, source if line is None else f"{source}:{line}")
+                    for _, source, line, digest, run_id, _, _, kind, time, _ in fresh
+                ],
             )
-            self._accesses(fresh, [run for run, state in merged.items() if state[8]], conditions)
+            self._accesses(fresh, old_runs, conditions)
         return new
 
-    def _each(self, query: str, values: Iterable[Any]) -> list[Any]:
-        """The first column of ``query``'s rows, its ``{}`` the given values (as an IN list)."""
-        listed = json.dumps(list(values))
-        found = self.db.execute(query.format("(SELECT value FROM json_each(?))"), (listed,))
-        return [row[0] for row in found]
-
-    def _runs(self, events: list[Outcome]) -> dict[str, list[Any]]:
-        """Merge the events into their runs, whatever order they come in; the runs' states
-        (job namespace and name, then what ``runs`` merges from, then whether it was there)."""
+    def _runs(self, events: list[Outcome]) -> list[str]:
+        """Merge the events into their runs, whatever order they come in; the ids of the runs
+        that were stored before."""
         states: dict[str, list[Any]] = {}
-        for row in self.db.execute(
-            "SELECT run_id, job_namespace, job_name, start_event_at, first_event_at, "
-            "latest_state, latest_state_at, terminal_state, ended_at FROM runs "
-            "WHERE run_id IN (SELECT value FROM json_each(?))",
+        jobs: dict[str, tuple[str, str]] = {}
+        for run_id, *state in self.db.execute(
+            "SELECT run_id, start_event_at, first_event_at, latest_state, latest_state_at, "
+            f"terminal_state, ended_at FROM runs WHERE run_id IN {_IN}",
             (json.dumps(list(dict.fromkeys(event[4] for event in events))),),
         ):
-            states[row[0]] = [*row[1:], True]
+            states[run_id] = state
+        old = list(states)
         for _, _, _, _, run_id, namespace, name, event_type, event_time, _ in events:
             state = states.get(run_id)
             if state is None:
-                state = states[run_id] = [
-                    namespace,
-                    name,
-                    None,
-                    event_time,
-                    None,
-                    None,
-                    None,
-                    None,
-                    False,
-                ]
+                state = states[run_id] = [None, event_time, None, None, None, None]
+                jobs[run_id] = (namespace, name)
             _merge(state, event_type, event_time)
-        new, old = [], []
-        for run_id, state in states.items():
-            namespace, name, start_at, first_at, latest, latest_at, terminal, ended, there = state
-            status, started = terminal or latest, start_at or first_at
-            if there:
-                old.append(
-                    (
-                        status,
-                        started,
-                        ended,
-                        start_at,
-                        first_at,
-                        latest,
-                        latest_at,
-                        terminal,
-                        run_id,
-                    )
-                )
-            else:
-                new.append(
-                    (
-                        run_id,
-                        namespace,
-                        name,
-                        status,
-                        started,
-                        ended,
-                        start_at,
-                        first_at,
-                        latest,
-                        latest_at,
-                        terminal,
-                    )
-                )
+        rows = [
+            (
+                *jobs.get(run_id, (None, None)),
+                terminal or latest,
+                start_at or first_at,
+                start_at,
+                first_at,
+                latest,
+                latest_at,
+                terminal,
+                ended,
+                run_id,
+            )
+            for run_id, (start_at, first_at, latest, latest_at, terminal, ended) in states.items()
+        ]
         self.db.executemany(
-            "INSERT INTO runs (run_id, job_namespace, job_name, status, started_at, "
-            "ended_at, start_event_at, first_event_at, latest_state, latest_state_at, "
-            "terminal_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            new,
+            "INSERT INTO runs (job_namespace, job_name, status, started_at, start_event_at, "
+            "first_event_at, latest_state, latest_state_at, terminal_state, ended_at, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows[len(old) :],
         )
         self.db.executemany(
-            "UPDATE runs SET status = ?, started_at = ?, ended_at = ?, start_event_at = ?, "
-            "first_event_at = ?, latest_state = ?, latest_state_at = ?, terminal_state = ? "
-            "WHERE run_id = ?",
-            old,
+            "UPDATE runs SET status = ?, started_at = ?, start_event_at = ?, "
+            "first_event_at = ?, latest_state = ?, latest_state_at = ?, terminal_state = ?, "
+            "ended_at = ? WHERE run_id = ?",
+            [row[2:] for row in rows[: len(old)]],
         )
-        return states
+        return old
 
     def _dataset_ids(self, events: list[Outcome]) -> dict[tuple[str, str], int]:
         ids = self.dataset_ids
@@ -263,39 +231,21 @@ class Writer:
     ) -> None:
         """The events' reads and writes, the conditions new to each, and what those list."""
         dataset_ids = self._dataset_ids(events)
-        accesses: dict[tuple[str, int, str], list[Any]] = {}
-        if old_runs:
-            by_id = {}
-            for access_id, run_id, dataset_id, direction, listed in self.db.execute(
-                "SELECT access_id, run_id, dataset_id, direction, listed FROM accesses "
-                "WHERE run_id IN (SELECT value FROM json_each(?))",
-                (json.dumps(old_runs),),
-            ):
-                by_id[access_id] = accesses[run_id, dataset_id, direction] = [
-                    access_id,
-                    [],
-                    bool(listed),
-                    _SAME,
-                ]
-            for access_id, text in self.db.execute(
-                "SELECT access_id, condition FROM access_conditions "
-                "WHERE access_id IN (SELECT value FROM json_each(?))",
-                (json.dumps(list(by_id)),),
-            ):
-                by_id[access_id][1].append(text)
-        added = []  # (access id, dataset id, condition index) of each condition new to an access
+        # By (run, dataset, direction): [access id, distinct conditions, whether they only list
+        # partitions, how many of them access_conditions holds (None: a new access), whether
+        # this chunk adds one].
+        accesses: dict[tuple[str, int, str], list[Any]] = self._stored_accesses(old_runs)
+        # (access id, dataset id, condition index, whether a read) of each condition new to an
+        # access
+        added = []
         for event in events:
             run_id = event[4]
             for namespace, name, direction, index in event[9]:
                 dataset_id = dataset_ids[namespace, name]
                 access = accesses.get((run_id, dataset_id, direction))
                 if access is None:
-                    access = accesses[run_id, dataset_id, direction] = [
-                        self.next_access,
-                        [],
-                        False,
-                        _NEW,
-                    ]
+                    access = [self.next_access, [], False, None, False]
+                    accesses[run_id, dataset_id, direction] = access
                     self.next_access += 1
                 if index < 0:
                     continue  # no facet: says nothing about the subset, and overrides nothing
@@ -303,18 +253,21 @@ class Writer:
                 texts = access[1]
                 if text in texts:
                     continue  # a condition stored before: its partitions were recorded with it
-                # A condition only lists partitions when each of those it is the OR of does.
+                # The OR of conditions only lists partitions when each of them does.
                 access[2] = (access[2] or not texts) and lists
                 texts.append(text)
-                if access[3] == _SAME:
-                    access[3] = _CHANGED
-                added.append((access[0], dataset_id, index))
-        new, changed = [], []
-        for (run_id, dataset_id, direction), (access_id, texts, listed, state) in accesses.items():
-            if state == _NEW:
-                new.append((access_id, run_id, dataset_id, direction, _merged(texts), int(listed)))
-            elif state == _CHANGED:
-                changed.append((_merged(texts), int(listed), access_id))
+                access[4] = True
+                added.append((access[0], dataset_id, index, direction == "input"))
+        new: list[tuple[Any, ...]] = []
+        changed: list[tuple[Any, ...]] = []
+        several: list[tuple[int, str]] = []
+        for key, (access_id, texts, lists, held, grown) in accesses.items():
+            if held is None:
+                new.append((access_id, *key, _merged(texts), lists))
+            elif grown:
+                changed.append((_merged(texts), lists, access_id))
+            if len(texts) > 1:  # the one condition of an access is its condition
+                several.extend((access_id, text) for text in texts[held or 0 :])
         self.db.executemany(
             "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -324,28 +277,56 @@ class Writer:
             "UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?", changed
         )
         self.db.executemany(
-            "INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)",
-            [(access_id, conditions[index][0]) for access_id, _, index in added],
+            "INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several
         )
         self._partitions(added, conditions)
 
-    def _partitions(self, added: list[tuple[int, int, int]], conditions: list[Condition]) -> None:
-        """Record the partitions the conditions new to accesses list, and their columns."""
-        ids = self._partition_ids(
-            (dataset_id, dimensions)
-            for _, dataset_id, index in added
-            for dimensions, _ in conditions[index][2]
-        )
+    def _stored_accesses(self, runs: list[str]) -> dict[tuple[str, int, str], list[Any]]:
+        """The accesses of runs stored before, as :meth:`_accesses` keeps them."""
+        accesses = {}
+        by_id = {}
+        for access_id, run_id, dataset_id, direction, condition, listed in self.db.execute(
+            "SELECT access_id, run_id, dataset_id, direction, condition, listed FROM accesses "
+            f"WHERE run_id IN {_IN}",
+            (json.dumps(runs),),
+        ):
+            texts = [] if condition is None else [condition]
+            by_id[access_id] = accesses[run_id, dataset_id, direction] = [
+                access_id,
+                texts,
+                bool(listed),
+                0,
+                False,
+            ]
+        several: dict[int, list[str]] = {}
+        for access_id, text in self.db.execute(
+            f"SELECT access_id, condition FROM access_conditions WHERE access_id IN {_IN}",
+            (json.dumps(list(by_id)),),
+        ):
+            several.setdefault(access_id, []).append(text)
+        for access_id, texts in several.items():
+            by_id[access_id][1] = texts
+            by_id[access_id][3] = len(texts)
+        return accesses
+
+    def _partitions(
+        self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
+    ) -> None:
+        """Record the partitions the conditions new to accesses list, and their columns; and
+        for a read, which it lists (the queries look for the reads of a partition, never for
+        its writes)."""
+        self._look_up_partitions(added, conditions)
         unnamed = self.unnamed
         catalog = self.catalog
         made: dict[int, list[Any]] = {}
         named, links, columns, kinds = [], [], [], []
-        for access_id, dataset_id, index in added:
+        for access_id, dataset_id, index, read in added:
             _, _, rows, shapes, column_kinds = conditions[index]
+            ids = self.partition_ids[dataset_id]
             for dimensions, identifier in rows:
-                partition_id = ids.get((dataset_id, dimensions))
+                partition_id = ids.get(dimensions)
                 if partition_id is None:
-                    partition_id = ids[dataset_id, dimensions] = self.next_partition
+                    partition_id = ids[dimensions] = self.next_partition
                     self.next_partition += 1
                     made[partition_id] = [dataset_id, dimensions, identifier, partition_id]
                     if identifier is None:
@@ -356,7 +337,9 @@ class Writer:
                         made[partition_id][2] = identifier
                     else:
                         named.append((identifier, partition_id))
-                links.append((partition_id, access_id))
+                if read:
+                    links.append((partition_id, access_id))
+            self.cached += len(rows)
             for shape in shapes:
                 if (dataset_id, shape) not in catalog:
                     catalog.add((dataset_id, shape))
@@ -390,35 +373,36 @@ class Writer:
         if len(catalog) > _CACHED_IDS:
             catalog.clear()
 
-    def _partition_ids(self, keys: Iterable[tuple[int, str]]) -> dict[tuple[int, str], int]:
-        """Known partition ids, with those of the given partitions that are stored."""
-        ids = self.partition_ids
-        if len(ids) > _CACHED_IDS:
-            ids.clear()
+    def _look_up_partitions(
+        self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
+    ) -> None:
+        """Have :attr:`partition_ids` hold the stored ones among the partitions listed."""
+        if self.cached > _CACHED_IDS:
+            self.partition_ids.clear()
             self.unnamed.clear()
+            self.cached = 0
         missing: dict[int, dict[str, None]] = {}
-        for key in keys:
-            if key not in ids:
-                missing.setdefault(key[0], {})[key[1]] = None
+        for _, dataset_id, index, _ in added:
+            ids = self.partition_ids.setdefault(dataset_id, {})
+            for dimensions, _ in conditions[index][2]:
+                if dimensions not in ids:
+                    missing.setdefault(dataset_id, {})[dimensions] = None
         for dataset_id, wanted in missing.items():
+            ids = self.partition_ids[dataset_id]
             for dimensions, partition_id, unnamed in self.db.execute(
                 "SELECT dimensions, partition_id, identifier IS NULL FROM partitions "
-                "WHERE dataset_id = ? AND dimensions IN (SELECT value FROM json_each(?))",
+                f"WHERE dataset_id = ? AND dimensions IN {_IN}",
                 (dataset_id, json.dumps(list(wanted))),
             ):
-                ids[dataset_id, dimensions] = partition_id
+                ids[dimensions] = partition_id
                 if unnamed:
                     self.unnamed.add(partition_id)
-        return ids
-
-
-def _where(source: str, line: int | None) -> str:
-    return source if line is None else f"{source}:{line}"
 
 
 def _merge(state: list[Any], event_type: str, event_time: str) -> None:
-    """Merge one event into a run's state (see :meth:`Writer._runs`)."""
-    start_at, first_at, latest, latest_at, terminal, ended = state[2:8]
+    """Merge one event into a run's (start event time, first event time, latest state and
+    its time, terminal state, end time)."""
+    start_at, first_at, latest, latest_at, terminal, ended = state
     first_at = min(first_at, event_time)
     if event_type == "START":
         start_at = event_time if start_at is None else min(start_at, event_time)
@@ -431,7 +415,7 @@ def _merge(state: list[Any], event_type: str, event_time: str) -> None:
         latest, latest_at = event_type, event_time
     if latest is None:  # only terminal events so far: nothing ran before the end
         latest, latest_at = terminal, ended
-    state[2:8] = start_at, first_at, latest, latest_at, terminal, ended
+    state[:] = start_at, first_at, latest, latest_at, terminal, ended
 
 
 def _merged(texts: list[str]) -> str | None:

@@ -115,18 +115,18 @@ class _Chunk:
         levels: int | None,
     ) -> None:
         if (
-            isinstance(document, Mapping)
+            isinstance(document, dict)
             and "run" not in document
             and ("dataset" in document or "job" in document)
         ):
             self.outcomes.append((SKIPPED,))  # a DatasetEvent or JobEvent: no run to attach it to
             return
-        found = problem(document, levels)
+        found, time = _checked(document, levels)
         if found is not None:
             self.outcomes.append((INVALID, source, line, found))
             return
         try:
-            self.outcomes.append(self.event(source, line, document, spelled))
+            self.outcomes.append(self.event(source, line, document, time, spelled))
         except (ValueError, TypeError) as error:
             self.outcomes.append((INVALID, source, line, f"not stored: {error}"))
 
@@ -134,7 +134,8 @@ class _Chunk:
         self,
         source: str,
         line: int | None,
-        event: Mapping[str, Any],
+        event: dict[str, Any],
+        time: str,
         spelled: tuple[str, list[tuple[Any, str] | None]] | None,
     ) -> tuple[Any, ...]:
         text, conditions = _spelled(event) if spelled is None else spelled
@@ -156,7 +157,7 @@ class _Chunk:
             job["namespace"],
             job["name"],
             event["eventType"],
-            normal_time(event["eventTime"]),
+            time,
             accesses,
         )
 
@@ -196,7 +197,7 @@ def _condition(condition: Any, text: str) -> Condition:
 def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[Any, ...]]:
     """A partition's canonical dimensions, columns (a canonical JSON array) and (column, kind)
     of each value."""
-    columns = sorted(dimensions)
+    names = ",".join(_string(name) for name in sorted(dimensions))
     text = ",".join(
         f"{_string(name)}:{'null' if value is None else _string(value)}"
         for name, value in sorted(dimensions.items())
@@ -204,7 +205,7 @@ def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[A
     kinds = tuple(
         (column, "null" if value is None else _kind(value)) for column, value in dimensions.items()
     )
-    return "{" + text + "}", canonical(columns), kinds
+    return "{" + text + "}", "[" + names + "]", kinds
 
 
 def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
@@ -258,7 +259,7 @@ def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
     in the place of each, replaced by the condition's text. Should the document hold a string
     that looks like a marker, it is encoded whole instead.
     """
-    if not isinstance(document, Mapping):
+    if not isinstance(document, dict):
         return canonical(document), []
     skeleton = dict(document)
     found: list[tuple[Any, str] | None] = []
@@ -297,14 +298,15 @@ def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
 
 
 def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
-    """Where :func:`condition_of` finds a dataset's condition: its key in the subset facet."""
-    facets = dataset.get(facets_key) if isinstance(dataset, Mapping) else None
-    facet = facets.get("subset") if isinstance(facets, Mapping) else None
-    if not isinstance(facet, Mapping):
+    """A dataset's condition, and its key in the dataset's subset facet: the first of
+    ``inputCondition`` and ``outputCondition`` that is an object, whatever the facet's place."""
+    facets = dataset.get(facets_key) if isinstance(dataset, dict) else None
+    facet = facets.get("subset") if isinstance(facets, dict) else None
+    if not isinstance(facet, dict):
         return None
     for key in ("inputCondition", "outputCondition"):
         condition = facet.get(key)
-        if isinstance(condition, Mapping):
+        if isinstance(condition, dict):
             return key, condition
     return None
 
@@ -336,36 +338,43 @@ def parse(text: str) -> Any:
         raise ValueError("not usable JSON: nested too deeply") from None
 
 
-def problem(document: Any, levels: int | None = None) -> str | None:
-    """Why ``document`` is not a RunEvent ingest can store, or None. ``levels``: how deep it
+def problem(document: Any) -> str | None:
+    """Why a parsed JSON document is not a RunEvent ingest can store, or None."""
+    return _checked(document, None)[0]
+
+
+def _checked(document: Any, levels: int | None) -> tuple[str | None, str]:
+    """:func:`problem`, and the event's time in stored form. ``levels``: how deep the document
     nests, when known (at most 64; a parsed document holds no cycle)."""
-    if not isinstance(document, Mapping):
-        return f"expected an OpenLineage RunEvent (a JSON object), got {type(document).__name__}"
+    if not isinstance(document, dict):
+        kind = type(document).__name__
+        return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", ""
     try:
         issues = validate(document) if levels is None else _validate_within(document, levels)
     except SubsetDocumentError as error:  # pragma: no cover - validate() reports, not raises
-        return str(error)
+        return str(error), ""
     if issues:
         more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        return f"invalid RunEvent: {issues[0]}{more}"
+        return f"invalid RunEvent: {issues[0]}{more}", ""
     run, job = document.get("run"), document.get("job")
-    if not isinstance(run, Mapping) or not isinstance(run.get("runId"), str):
-        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id"
+    if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
+        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id", ""
     if document.get("eventType") not in EVENT_TYPES:
         return (
             f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
             f"of {', '.join(EVENT_TYPES)}"
-        )
-    if normal_time(document.get("eventTime")) is None:
+        ), ""
+    time = normal_time(document.get("eventTime"))
+    if time is None:
         return (
             f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
             "time such as '2024-10-15T10:00:00Z'"
-        )
-    if not isinstance(job, Mapping) or not all(
+        ), ""
+    if not isinstance(job, dict) or not all(
         isinstance(job.get(key), str) for key in ("namespace", "name")
     ):
-        return "invalid RunEvent: $.job: lineage needs the job's namespace and name"
-    return None
+        return "invalid RunEvent: $.job: lineage needs the job's namespace and name", ""
+    return None, time
 
 
 def canonical(value: Any) -> str:
@@ -423,12 +432,12 @@ def listed_partitions(
     >>> listed_partitions({"type": "binary", "operator": "AND", "left": {}, "right": {}})
     ([], False)
     """
-    found = []
+    found: list[tuple[Mapping[str, str | None], str | None]] = []
     lists = True
     stack = [condition]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):
             lists = False
             continue
         kind = node.get("type")
@@ -441,9 +450,9 @@ def listed_partitions(
             lists = False
             continue
         for item in items:
-            dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
+            dimensions = item.get("dimensions") if isinstance(item, dict) else None
             if (
-                not isinstance(dimensions, Mapping)
+                not isinstance(dimensions, dict)
                 or not dimensions
                 or not all(value is None or isinstance(value, str) for value in dimensions.values())
             ):

@@ -47,7 +47,7 @@ distinct column sets of those (canonical JSON arrays) and their distinct (column
 _KNOWN_CONDITIONS: dict[str, Condition] = {}
 _KNOWN_CONDITIONS_MAX = 256
 _KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[Any, ...]]] = {}
-_KNOWN_DIMENSIONS_MAX = 16384
+_KNOWN_DIMENSIONS_MAX = 4096
 # The markers that stand for conditions in the skeleton of an event (see _spelled): a private
 # use character no event needs, and the condition's number.
 _MARKER = re.compile('"\ue000([0-9]+)"')

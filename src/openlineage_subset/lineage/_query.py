@@ -108,6 +108,7 @@ class _Graph:
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
+        self._agreeing: dict[Any, list[list[tuple[Unit, Label]]]] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -335,6 +336,22 @@ class _Graph:
             found = self._candidates(self.compiled(access), access.dataset_id)
             self._candidate_sets[key] = None if found is None else frozenset(found)
         return self._candidate_sets[key]
+
+    def agreeing(
+        self, units: tuple[tuple[Unit, Label], ...], fields: frozenset[str] | None
+    ) -> list[list[tuple[Unit, Label]]]:
+        """The units in groups that agree on the given columns (the whole dataset, None, in a
+        group of its own): what a comparison of those columns decides alike. Asked for each
+        read of a dataset, with the same units: made once."""
+        key = (units, fields)
+        found = self._agreeing.get(key)
+        if found is None:
+            groups: dict[Any, list[tuple[Unit, Label]]] = {}
+            for unit, label in units:
+                seen = None if unit is None else tuple(p for p in unit if p[0] in (fields or ()))
+                groups.setdefault((unit is None, seen), []).append((unit, label))
+            found = self._agreeing[key] = list(groups.values())
+        return found
 
     def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:
         if tree.kind == "listing":
@@ -930,7 +947,7 @@ def _affected(
 def _read_label(
     graph: _Graph,
     read: _Access,
-    units: Iterable[tuple[Unit, Label]],
+    units: tuple[tuple[Unit, Label], ...],
     known: Mapping[Unit, Values] | None = None,
 ) -> tuple[Label | None, list[Unit]]:
     """How sure it is that ``read`` overlaps the units, and which it may overlap. ``known``:
@@ -941,20 +958,24 @@ def _read_label(
     matched = []
     listed = None if read.text is None else graph.candidates(read)
     tree = None if read.text is None else graph.compiled(read)
-    # Comparisons decide alike for the partitions that agree on the columns they name: one
-    # evaluation per distinct value of those (a day), not per partition (a day's countries).
-    fields = tree.fields if tree is not None and tree.kind == "compared" else None
-    answers: dict[Dimensions, bool | None] = {}
+    if tree is not None and tree.kind == "compared":
+        # Comparisons decide alike for the partitions that agree on the columns they name: one
+        # evaluation per distinct value of those (a day), not per partition (a day's
+        # countries). No partition list narrows them (listed is None).
+        for group in graph.agreeing(units, tree.fields):
+            found = graph.overlap(read, group[0][0])
+            if found is False:
+                continue
+            for unit, unit_label in group:
+                matched.append(unit)
+                label = stronger(
+                    label, "definite" if found and unit_label == "definite" else "possible"
+                )
+        return label, matched
     for unit, unit_label in units:
         if listed is not None and unit in known and known[unit] not in listed:
             continue  # a known partition the read's partition lists leave out
-        if fields is not None and unit is not None:
-            seen = tuple(pair for pair in unit if pair[0] in fields)
-            if seen not in answers:
-                answers[seen] = graph.overlap(read, unit)
-            found = answers[seen]
-        else:
-            found = graph.overlap(read, unit)
+        found = graph.overlap(read, unit)
         if found is False:
             continue
         matched.append(unit)
@@ -1088,7 +1109,7 @@ def history(
             for access in graph.accesses(dataset_id, direction):
                 label: Label | None = "definite"
                 if values is not None:
-                    label, _ = _read_label(graph, access, ((u, "definite") for u in units))
+                    label, _ = _read_label(graph, access, tuple((u, "definite") for u in units))
                 if label is not None:
                     entries.append(HistoryEntry(access.run, verb, access.rendered, label))  # type: ignore[arg-type]
     finally:

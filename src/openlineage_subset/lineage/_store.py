@@ -86,7 +86,8 @@ CREATE TABLE accesses (
     listed      INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );
-CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction);
+-- with listed: the reads of a partition are found without reading each row (and its condition)
+CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction, listed);
 
 CREATE TABLE access_conditions (
     access_id   INTEGER NOT NULL REFERENCES accesses (access_id),

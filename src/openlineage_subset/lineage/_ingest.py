@@ -280,8 +280,9 @@ def _lines(
 
 
 def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Any, int]]:
-    """The chunks checked, in order: here, or by ``jobs`` worker processes."""
-    if jobs == 1:
+    """The chunks checked, in order: here, or by ``jobs`` worker processes (when there is a
+    Python to run them: an embedding application may have none)."""
+    if jobs == 1 or not sys.executable:
         for items, done in chunks:
             yield check_chunk(items), done
         return

@@ -23,11 +23,12 @@ size is 5,475 successful runs (about 5,500 with the failed ones, 11,000 events) 
 partitions.
 
 Then it prints, from one run: the events and the file's size; the ingest rate (events stored per
-second, into a new database) with one worker process per CPU checking the events and this
-process storing them (``ingest()``'s default for a large input), and with ``jobs=1`` (all in this
-process), with the CPU time each took per event and the machine's load; the peak memory of an
-ingest in a child process, of this file and of a file of its first tenth, with the same number of
-workers (streamed: the peak does not grow with the file); the median time of ``impact`` from one
+second, into a new database) with ``jobs`` one per CPU (``ingest()``'s default for a large input:
+this process checks events and stores them, one worker process per other CPU checks events), and
+with ``jobs=1`` (all in this process), with the CPU time each took per event and the machine's
+load; the peak memory of an ingest in a child process, of this file and of a file of its first
+tenth, with the same number of workers (streamed: the peak does not grow with the file); the
+median time of ``impact`` from one
 ``raw/events`` partition (the middle date, first country) through all 5 stages, and of
 ``provenance`` of one ``reports/daily`` partition; then the naive way to answer the same impact:
 re-reading the events file into a new temporary database and asking there (what a tool without
@@ -278,7 +279,7 @@ def main() -> None:
     start = {"business_date": first.isoformat(), "country": CODES[0]}
     last = FIRST_DAY + dt.timedelta(days=args.days - 1)
     target = {"business_date": last.isoformat(), "country": CODES[0]}
-    cpus = os.cpu_count() or 1  # workers: ingest()'s default for 8 MB of input or more
+    cpus = os.cpu_count() or 1  # jobs: ingest()'s default for 8 MB of input or more
     with tempfile.TemporaryDirectory() as folder:
         events_file = Path(folder, "events.jsonl")
         events, written = write_history(events_file, history(args.days, args.countries, args.seed))
@@ -324,15 +325,15 @@ def main() -> None:
     print(f"file size:          {size / MB:12,.1f} MB")
     print(f"ingest:             {events / ingest_seconds:12,.0f} events/s ({ingest_seconds:.2f} s)")
     print(
-        f"  {cpus} worker processes checking, this one storing, on {cpus} CPUs (load "
-        f"average {load:.1f} before); CPU per event: {main_cpu / events * 1e6:.0f} us here, "
-        f"{worker_cpu / events * 1e6:.0f} us in the workers"
+        f"  jobs={cpus} on {cpus} CPUs: {cpus - 1} worker process(es) checking events, this "
+        f"one checking and storing (load average {load:.1f} before); CPU per event: "
+        f"{main_cpu / events * 1e6:.0f} us here, {worker_cpu / events * 1e6:.0f} us in workers"
     )
     print(
         f"  one process (jobs=1): {events / alone_seconds:,.0f} events/s ({alone_seconds:.2f} s, "
         f"{alone_cpu / events * 1e6:.0f} us CPU per event)"
     )
-    workers = f" + {cpus} workers of {{:,.0f}} MB at most" if cpus > 1 else ""
+    workers = f" + {cpus - 1} worker(s) of {{:,.0f}} MB at most" if cpus > 1 else ""
     print(
         f"peak memory:        {peak:12,.0f} MB RSS of an ingest of the file in a child process"
         + workers.format(peak_workers)

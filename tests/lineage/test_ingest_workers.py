@@ -83,7 +83,7 @@ def test_workers_store_what_one_process_stores(tmp_path: Path) -> None:
     assert alone[1]["access_conditions"], "some access has several conditions"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_ingest, "_CHUNK_BYTES", 2000)  # many chunks, for both workers and here
-        assert _ingest_all(paths, tmp_path / "workers.db", jobs=2) == alone
+        assert _ingest_all(paths, tmp_path / "workers.db", jobs=3) == alone
         assert _ingest_all(paths, tmp_path / "one_by_one.db", jobs=1) == alone
 
 

@@ -62,8 +62,8 @@ def add_lineage_parser(commands: Any) -> None:
         "--jobs",
         metavar="N",
         type=_jobs,
-        help="processes checking the events while one stores them; 1: no worker processes "
-        "(default: one per CPU for 8 MB of input or more, else 1)",
+        help="processes checking the events (parse, validate), this one included, which alone "
+        "stores them (default: one per CPU for 8 MB of input or more, else 1)",
     )
     _common(read, dataset=False)
     read.set_defaults(handler=_ingest_command)

@@ -112,9 +112,9 @@ def ingest(
     array of them. Lines are read a chunk at a time, never a whole JSON Lines file. DatasetEvents
     and JobEvents are skipped and counted. ``progress``: where to draw a progress bar (only
     when it is a terminal and the input is large); ``sys.stderr`` by default. ``jobs``: how many
-    worker processes check the events (parse, validate) while this process stores them; 1
-    checks them here. By default, one per CPU for an input of 8 MB or more, else 1. The
-    report is the same whatever the number.
+    processes check the events (parse, validate): this one, which alone stores them, and
+    ``jobs - 1`` worker processes. By default, one per CPU for an input of 8 MB or more, else 1.
+    The database and the report are the same whatever the number.
 
     >>> import json, os, tempfile
     >>> folder = tempfile.mkdtemp()
@@ -280,13 +280,13 @@ def _lines(
 
 
 def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Any, int]]:
-    """The chunks checked, in order: here, or by ``jobs`` worker processes (when there is a
-    Python to run them: an embedding application may have none)."""
+    """The chunks checked, in order: here, and by ``jobs - 1`` worker processes (when there is
+    a Python to run them: an embedding application may have none)."""
     if jobs == 1 or not sys.executable:
         for items, done in chunks:
             yield check_chunk(items), done
         return
-    with Workers(jobs) as workers:
+    with Workers(jobs - 1) as workers:
         yield from _in_order(workers.all, chunks)
 
 

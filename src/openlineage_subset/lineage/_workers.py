@@ -1,4 +1,4 @@
-"""Worker processes that check chunks of ingest's input (``ingest(..., jobs=N)``).
+"""Worker processes that check chunks of ingest's input (``ingest(..., jobs=N)``: N - 1 of them).
 
 A worker is ``python -c`` reading chunks from its standard input and writing their outcomes to
 its standard output, both pickled; it imports this package from the caller's ``sys.path`` and

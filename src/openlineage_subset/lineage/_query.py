@@ -110,7 +110,7 @@ class _Graph:
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
-        self._agreeing: dict[Any, list[list[tuple[Unit, Label]]]] = {}
+        self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -344,15 +344,17 @@ class _Graph:
     ) -> list[list[tuple[Unit, Label]]]:
         """The units in groups that agree on the given columns (the whole dataset, None, in a
         group of its own): what a comparison of those columns decides alike. Asked for each
-        read of a dataset, with the same units: made once."""
-        key = (units, fields)
-        found = self._agreeing.get(key)
-        if found is None:
-            groups: dict[Any, list[tuple[Unit, Label]]] = {}
-            for unit, label in units:
-                seen = None if unit is None else tuple(p for p in unit if p[0] in (fields or ()))
-                groups.setdefault((unit is None, seen), []).append((unit, label))
-            found = self._agreeing[key] = list(groups.values())
+        read of a dataset, with the same units (the same tuple: hashing it each time would
+        cost more than the rest of a read's check): made once."""
+        last_units, last_fields, found = self._agreeing
+        if units is last_units and fields == last_fields:
+            return found
+        groups: dict[Any, list[tuple[Unit, Label]]] = {}
+        for unit, label in units:
+            seen = None if unit is None else tuple(p for p in unit if p[0] in (fields or ()))
+            groups.setdefault((unit is None, seen), []).append((unit, label))
+        found = list(groups.values())
+        self._agreeing = (units, fields, found)
         return found
 
     def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:

@@ -12,8 +12,8 @@ Tables:
 - ``datasets``: (namespace, name);
 - ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
   condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
-- ``access_conditions``: those distinct conditions, one row each, for the accesses that have
-  several (the one condition of the others is theirs);
+- ``access_conditions``: those distinct conditions, one row each, of the accesses that have
+  several (an access with one has it as its condition alone);
 - ``partitions``: the partitions of each dataset that some read or write listed, each with a
   ``partition_id``;
 - ``access_partitions``: the partitions each read's conditions list (partition and access
@@ -100,7 +100,7 @@ CREATE TABLE partitions (
     -- canonical JSON object: column -> value (null: the null partition)
     dimensions   TEXT NOT NULL,
     identifier   TEXT,
-    -- a short key for access_partitions, which has a row per partition an access lists
+    -- a short key for access_partitions, which has a row per partition a read lists
     partition_id INTEGER NOT NULL UNIQUE,
     PRIMARY KEY (dataset_id, dimensions)
 ) WITHOUT ROWID;

@@ -38,6 +38,7 @@ class Writer:
         self.partition_ids: dict[int, dict[str, int]] = {}
         """By dataset id: the ids of partitions, by canonical dimensions."""
         self.cached = 0
+        """How many ids ``partition_ids`` holds."""
         self.unnamed: set[int] = set()
         """Partitions among ``partition_ids`` stored without an identifier."""
         self.catalog: set[tuple[Any, ...]] = set()
@@ -328,6 +329,7 @@ class Writer:
                 if partition_id is None:
                     partition_id = ids[dimensions] = self.next_partition
                     self.next_partition += 1
+                    self.cached += 1
                     made[partition_id] = [dataset_id, dimensions, identifier, partition_id]
                     if identifier is None:
                         unnamed.add(partition_id)
@@ -339,7 +341,6 @@ class Writer:
                         named.append((identifier, partition_id))
                 if read:
                     links.append((partition_id, access_id))
-            self.cached += len(rows)
             for shape in shapes:
                 if (dataset_id, shape) not in catalog:
                     catalog.add((dataset_id, shape))
@@ -395,6 +396,7 @@ class Writer:
                 (dataset_id, json.dumps(list(wanted))),
             ):
                 ids[dimensions] = partition_id
+                self.cached += 1
                 if unnamed:
                     self.unnamed.add(partition_id)
 

@@ -23,12 +23,16 @@ size is 5,475 successful runs (about 5,500 with the failed ones, 11,000 events) 
 partitions.
 
 Then it prints, from one run: the events and the file's size; the ingest rate (events stored per
-second, into a new database) and the peak memory of an ingest in a child process, of this file
-and of a file of its first tenth (streamed: the peak does not grow with the file); the median
-time of ``impact`` from one ``raw/events`` partition (the middle date, first country) through
-all 5 stages, and of ``provenance`` of one ``reports/daily`` partition; then the naive way to
-answer the same impact: re-reading the events file into a new temporary database and asking
-there (what a tool without a stored index does every time), and the ratio of the two.
+second, into a new database) with ``jobs`` one per CPU (``ingest()``'s default for a large input:
+this process checks events and stores them, one worker process per other CPU checks events), and
+with ``jobs=1`` (all in this process), with the CPU time each took per event and the machine's
+load; the peak memory of an ingest in a child process, of this file and of a file of its first
+tenth, with the same number of workers (streamed: the peak does not grow with the file); the
+median time of ``impact`` from one
+``raw/events`` partition (the middle date, first country) through all 5 stages, and of
+``provenance`` of one ``reports/daily`` partition; then the naive way to answer the same impact:
+re-reading the events file into a new temporary database and asking there (what a tool without
+a stored index does every time), and the ratio of the two.
 
 Targets: ingest at least 10,000 events/s; impact at most 100 ms; the naive re-read at least
 100x slower than impact; peak memory bounded (about the same for the whole file and a tenth).
@@ -43,6 +47,7 @@ import datetime as dt
 import json
 import os
 import random
+import resource
 import statistics
 import string
 import subprocess
@@ -222,17 +227,36 @@ def timed(function: Callable[[], T], rounds: int) -> tuple[T, float]:
     return answer, statistics.median(times)
 
 
-def child_peak(events: Path, db: Path) -> float:
-    """Peak resident memory (MB) of a child process ingesting ``events`` into ``db``."""
+def child_peak(events: Path, db: Path, jobs: int) -> tuple[float, float]:
+    """Peak resident memory (MB) of a child process ingesting ``events`` into ``db`` with
+    ``jobs``, and the largest of its worker processes' (0 without workers)."""
     code = (
-        "import sys; from openlineage_subset.lineage import ingest; "
-        "ingest([sys.argv[1]], sys.argv[2])"
+        "import resource, sys; from openlineage_subset.lineage import ingest; "
+        "ingest([sys.argv[1]], sys.argv[2], jobs=int(sys.argv[3])); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
-    child = subprocess.Popen([sys.executable, "-c", code, str(events), str(db)])
-    _, status, usage = os.wait4(child.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, "the child's ingest failed"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(events), str(db), str(jobs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KB on Linux
-    return usage.ru_maxrss * scale / MB
+    own, workers = (int(value) * scale / MB for value in done.stdout.split())
+    return own, workers
+
+
+def timed_ingest(events: Path, db: Path, jobs: int | None) -> tuple[Any, float, float, float]:
+    """The report of an ingest into a new database, its seconds, and the CPU seconds of this
+    process and of the worker processes it started."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began, cpu = time.perf_counter(), time.process_time()
+    report = ingest([events], db, jobs=jobs)
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    return report, seconds, cpu, workers
 
 
 def start_day(days: int) -> int:
@@ -255,6 +279,7 @@ def main() -> None:
     start = {"business_date": first.isoformat(), "country": CODES[0]}
     last = FIRST_DAY + dt.timedelta(days=args.days - 1)
     target = {"business_date": last.isoformat(), "country": CODES[0]}
+    cpus = os.cpu_count() or 1  # jobs: ingest()'s default for 8 MB of input or more
     with tempfile.TemporaryDirectory() as folder:
         events_file = Path(folder, "events.jsonl")
         events, written = write_history(events_file, history(args.days, args.countries, args.seed))
@@ -266,12 +291,13 @@ def main() -> None:
                     break
                 out.write(line)
         db = Path(folder, "lineage.db")
-        began = time.perf_counter()
-        report = ingest([events_file], db)
-        ingest_seconds = time.perf_counter() - began
+        load = os.getloadavg()[0]
+        report, ingest_seconds, main_cpu, worker_cpu = timed_ingest(events_file, db, cpus)
         assert report.stored == events and report.invalid == 0, report.summary()
-        peak = child_peak(events_file, Path(folder, "peak.db"))
-        peak_tenth = child_peak(tenth, Path(folder, "peak_tenth.db"))
+        alone, alone_seconds, alone_cpu, _ = timed_ingest(events_file, Path(folder, "1.db"), 1)
+        assert alone.as_json() == report.as_json(), "one process stored otherwise"
+        peak, peak_workers = child_peak(events_file, Path(folder, "peak.db"), cpus)
+        peak_tenth, tenth_workers = child_peak(tenth, Path(folder, "peak_tenth.db"), cpus)
         affected, impact_seconds = timed(
             lambda: impact(db, "raw/events", partition=start), args.rounds
         )
@@ -298,8 +324,24 @@ def main() -> None:
     print(f"partitions written: {written:12,} (by completed runs)")
     print(f"file size:          {size / MB:12,.1f} MB")
     print(f"ingest:             {events / ingest_seconds:12,.0f} events/s ({ingest_seconds:.2f} s)")
-    print(f"peak memory:        {peak:12,.0f} MB RSS of an ingest of the file in a child process")
-    print(f"                    {peak_tenth:12,.0f} MB RSS of one of its first tenth")
+    print(
+        f"  jobs={cpus} on {cpus} CPUs: {cpus - 1} worker process(es) checking events, this "
+        f"one checking and storing (load average {load:.1f} before); CPU per event: "
+        f"{main_cpu / events * 1e6:.0f} us here, {worker_cpu / events * 1e6:.0f} us in workers"
+    )
+    print(
+        f"  one process (jobs=1): {events / alone_seconds:,.0f} events/s ({alone_seconds:.2f} s, "
+        f"{alone_cpu / events * 1e6:.0f} us CPU per event)"
+    )
+    workers = f" + {cpus - 1} worker(s) of {{:,.0f}} MB at most" if cpus > 1 else ""
+    print(
+        f"peak memory:        {peak:12,.0f} MB RSS of an ingest of the file in a child process"
+        + workers.format(peak_workers)
+    )
+    print(
+        f"                    {peak_tenth:12,.0f} MB RSS of one of its first tenth"
+        + workers.format(tenth_workers)
+    )
     print(f"impact:             {impact_seconds * 1000:12,.1f} ms ({rounds})")
     print(f"  of raw/events business_date={start['business_date']}/country={start['country']}")
     print(

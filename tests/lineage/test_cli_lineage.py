@@ -46,6 +46,16 @@ def test_ingest_reports_invalid_lines_and_exits_1(
     assert (tmp_path / "lineage.db").is_file(), "the default database is lineage.db, here"
 
 
+def test_ingest_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_events(tmp_path / "events.jsonl", EVENTS)
+    db = str(tmp_path / "lineage.db")
+    status, out, _ = _run(capsys, "ingest", str(source), "--db", db, "--jobs", "2")
+    assert status == 0 and "6 event(s) stored" in out
+    with pytest.raises(SystemExit):
+        main(["lineage", "ingest", str(source), "--jobs", "0"])
+    assert "--jobs: a number of processes, 1 or more; got '0'" in capsys.readouterr().err
+
+
 def test_ingest_into_a_foreign_file_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

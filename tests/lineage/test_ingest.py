@@ -16,7 +16,7 @@ from openlineage_subset.lineage import (
     history,
     ingest,
 )
-from openlineage_subset.lineage import _ingest as ingest_module
+from openlineage_subset.lineage import _writer as writer_module
 from tests.lineage.events import LAKE, at, compare, day, event, run, run_id, write_events
 
 
@@ -97,14 +97,16 @@ def test_invalid_lines_are_reported_with_file_and_line(tmp_path: Path) -> None:
 def test_an_event_failing_while_stored_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    original = ingest_module._Writer._access
+    original = writer_module.Writer._dataset_ids
 
-    def failing(self: Any, run: str, dataset: Any, facets_key: str, direction: str) -> None:
-        if dataset["name"].endswith("/boom"):
+    def failing(self: Any, events: list[tuple[Any, ...]]) -> Any:
+        names = [name for event in events for _, name, _, _ in event[-1]]
+        if any(name.endswith("/boom") for name in names):
             raise ValueError("cannot store this dataset")
-        original(self, run, dataset, facets_key, direction)
+        return original(self, events)
 
-    monkeypatch.setattr(ingest_module._Writer, "_access", failing)
+    # The chunk fails as a whole, then each of its events is stored on its own.
+    monkeypatch.setattr(writer_module.Writer, "_dataset_ids", failing)
     source = write_events(
         tmp_path / "events.jsonl",
         [event(1, "START", 0, reads=[("a", None), ("boom", None)]), *run(2, 0, 1)],
@@ -113,6 +115,7 @@ def test_an_event_failing_while_stored_leaves_nothing(
     report = ingest([source], db)
     assert (report.stored, report.invalid) == (2, 1)
     assert report.problems[0].where == f"{source}:1"
+    assert report.problems[0].message == "not stored: cannot store this dataset"
     tables = _tables(db)
     assert [row[0] for row in tables["runs"]] == [run_id(2)]
     assert tables["accesses"] == [] and tables["datasets"] == []

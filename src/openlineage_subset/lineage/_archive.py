@@ -28,7 +28,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from openlineage_subset.lineage._ingest import _parse, _problem, ingest
+from openlineage_subset.lineage._events import parse, problem
+from openlineage_subset.lineage._ingest import ingest
 from openlineage_subset.lineage._model import ImpactReport, ProvenanceReport
 from openlineage_subset.lineage._query import LineageQueryError, _Graph, impact, provenance
 from openlineage_subset.lineage._store import LineageStore
@@ -269,7 +270,7 @@ def _checked_records(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
         if text is None or not text.strip():
             continue
         try:
-            document = _parse(text.lstrip("\ufeff"))
+            document = parse(text.lstrip("\ufeff"))
         except ValueError as error:
             yield None, row["source"], row["position"], text, [], str(error)
             continue
@@ -279,9 +280,9 @@ def _checked_records(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
             and ("dataset" in document or "job" in document)
         ):
             continue  # a DatasetEvent or JobEvent: ingest() skips it too
-        problem = _problem(document)
-        if problem is not None:
-            yield None, row["source"], row["position"], text, [], problem
+        found = problem(document)
+        if found is not None:
+            yield None, row["source"], row["position"], text, [], found
             continue
         accesses = [
             (item["namespace"], item["name"], direction)

@@ -58,6 +58,13 @@ def add_lineage_parser(commands: Any) -> None:
         ),
     )
     read.add_argument("events", nargs="+", metavar="EVENTS")
+    read.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        help="processes checking the events (parse, validate), this one included, which alone "
+        "stores them (default: one per CPU for 8 MB of input or more, else 1)",
+    )
     _common(read, dataset=False)
     read.set_defaults(handler=_ingest_command)
     queries: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
@@ -142,9 +149,19 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     return EXIT_UNUSABLE
 
 
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"a number of processes, 1 or more; got {text!r}")
+    return jobs
+
+
 def _ingest_command(args: argparse.Namespace) -> int:
     try:
-        report = ingest(args.events, args.db)
+        report = ingest(args.events, args.db, jobs=args.jobs)
     except LineageDatabaseError as error:
         return _fail(args, str(error))
     if args.format == "json":

@@ -51,6 +51,8 @@ from openlineage_subset.lineage._model import (
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import normal_time
 
+# Conditions here are parsed JSON: their objects are dicts, and isinstance(node, dict) skips the
+# abstract class check of Mapping (a third of a microsecond, tens of thousands of times a query).
 Values = tuple[str | None, ...]
 """A partition's values, in the order of its sorted columns."""
 Unit = Dimensions | None
@@ -108,6 +110,7 @@ class _Graph:
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
+        self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -221,8 +224,9 @@ class _Graph:
             "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
             "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
             f"WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
-            "AND (a.listed = 0 OR a.access_id IN (SELECT access_id FROM access_partitions "
-            "WHERE dataset_id = ? AND dimensions IN (SELECT value FROM json_each(?)))) "
+            "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
+            "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
+            "AND p.dimensions IN (SELECT value FROM json_each(?)))) "
             "ORDER BY r.started_at, r.run_id",
             (dataset_id, after, after, dataset_id, wanted),
         )
@@ -279,14 +283,14 @@ class _Graph:
             self._serial += 1
             return _Node("compared", node, serial=self._serial, fields=fields)
         if (
-            isinstance(node, Mapping)
+            isinstance(node, dict)
             and node.get("type") == "binary"
             and node.get("operator") in ("AND", "OR")
         ):
             left, right = self._compile(node.get("left")), self._compile(node.get("right"))
             return _Node("both", node, node.get("operator") == "AND", (left, right))
         self._serial += 1
-        listing = _Listing.of(node) if isinstance(node, Mapping) else None
+        listing = _Listing.of(node) if isinstance(node, dict) else None
         if listing is not None and node.get("type") == "partition":
             return _Node("listing", node, serial=self._serial, listing=listing)
         return _Node("other", node, serial=self._serial)
@@ -334,6 +338,24 @@ class _Graph:
             found = self._candidates(self.compiled(access), access.dataset_id)
             self._candidate_sets[key] = None if found is None else frozenset(found)
         return self._candidate_sets[key]
+
+    def agreeing(
+        self, units: tuple[tuple[Unit, Label], ...], fields: frozenset[str] | None
+    ) -> list[list[tuple[Unit, Label]]]:
+        """The units in groups that agree on the given columns (the whole dataset, None, in a
+        group of its own): what a comparison of those columns decides alike. Asked for each
+        read of a dataset, with the same units (the same tuple: hashing it each time would
+        cost more than the rest of a read's check): made once."""
+        last_units, last_fields, found = self._agreeing
+        if units is last_units and fields == last_fields:
+            return found
+        groups: dict[Any, list[tuple[Unit, Label]]] = {}
+        for unit, label in units:
+            seen = None if unit is None else tuple(p for p in unit if p[0] in (fields or ()))
+            groups.setdefault((unit is None, seen), []).append((unit, label))
+        found = list(groups.values())
+        self._agreeing = (units, fields, found)
+        return found
 
     def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:
         if tree.kind == "listing":
@@ -425,6 +447,26 @@ class _Graph:
             ).fetchone()
             self._identifiers[key] = None if row is None else (row[0] or "")
         return self._identifiers[key]
+
+    def look_up(self, dataset_id: int, units: Iterable[Unit]) -> None:
+        """Have :meth:`identifier` know the units, found in one query rather than one each."""
+        if dataset_id in self._known:
+            return
+        wanted = {
+            _canonical_unit(unit): unit
+            for unit in units
+            if unit is not None and (dataset_id, unit) not in self._identifiers
+        }
+        if not wanted:
+            return
+        for unit in wanted.values():
+            self._identifiers[dataset_id, unit] = None
+        for text, identifier in self.db.execute(
+            "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
+            "AND dimensions IN (SELECT value FROM json_each(?))",
+            (dataset_id, json.dumps(list(wanted))),
+        ):
+            self._identifiers[dataset_id, wanted[text]] = identifier or ""
 
     def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
@@ -569,7 +611,11 @@ def _kind(value: str) -> str:
 
 def _canonical_unit(unit: Dimensions) -> str:
     """The ``partitions.dimensions`` text of a unit: canonical JSON, keys sorted."""
-    return json.dumps(dict(unit), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(dict(unit))
+
+
+# One encoder for every unit: json.dumps with options makes a new one each call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -659,9 +705,9 @@ def _quick_overlap(node: Any, values: Mapping[str, str | None]) -> Any:
     days), for partitions whose values of those columns are ISO dates: such dates compare as
     their text. ``_UNDECIDED`` for any other condition or value, which it leaves to
     :func:`partition_overlap`."""
-    kind = node.get("type") if isinstance(node, Mapping) else None
+    kind = node.get("type") if isinstance(node, dict) else None
     if kind == "binary":
-        assert isinstance(node, Mapping)
+        assert isinstance(node, dict)
         operator_name = node.get("operator")
         if operator_name not in ("AND", "OR"):
             return _UNDECIDED
@@ -674,13 +720,13 @@ def _quick_overlap(node: Any, values: Mapping[str, str | None]) -> Any:
         return True if True in (left, right) else (False if left is right is False else None)
     if kind != "compare":
         return _UNDECIDED
-    assert isinstance(node, Mapping)
+    assert isinstance(node, dict)
     compare = _ORDERS.get(node.get("comparison"))  # type: ignore[arg-type]
     field, literal = node.get("left"), node.get("right")
     if (
         compare is None
-        or not isinstance(field, Mapping)
-        or not isinstance(literal, Mapping)
+        or not isinstance(field, dict)
+        or not isinstance(literal, dict)
         or field.get("type") != "field"
         or literal.get("type") != "literal"
     ):
@@ -702,14 +748,14 @@ def _compared_fields(condition: Any) -> frozenset[str] | None:
     stack = [condition]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):
             return None
         kind = node.get("type")
         if kind == "binary":
             stack.extend((node.get("left"), node.get("right")))
         elif kind == "compare":
             for side in (node.get("left"), node.get("right")):
-                if isinstance(side, Mapping) and side.get("type") == "field":
+                if isinstance(side, dict) and side.get("type") == "field":
                     if not isinstance(side.get("field"), str):
                         return None
                     names.add(side["field"])
@@ -726,7 +772,7 @@ def _key(dimensions: Mapping[str, Any]) -> Dimensions:
 
 def _lists_no_partition(condition: Any) -> bool:
     return (
-        isinstance(condition, Mapping)
+        isinstance(condition, dict)
         and condition.get("type") == "partition"
         and condition.get("partitions") == []
     )
@@ -738,14 +784,14 @@ def _only_partitions(condition: Any) -> list[Mapping[str, Any]] | None:
     stack = [condition]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):
             return None
         if node.get("type") == "binary" and node.get("operator") == "OR":
             stack.extend((node.get("right"), node.get("left")))
         elif node.get("type") == "partition" and isinstance(node.get("partitions"), list):
             for item in node["partitions"]:
-                dimensions = item.get("dimensions") if isinstance(item, Mapping) else None
-                if not isinstance(dimensions, Mapping) or not dimensions:
+                dimensions = item.get("dimensions") if isinstance(item, dict) else None
+                if not isinstance(dimensions, dict) or not dimensions:
                     return None
                 found.append(dimensions)
         else:
@@ -872,6 +918,7 @@ def _affected(
         reached = queue.popleft()
         if limit is not None and reached.hops > limit:
             continue
+        graph.look_up(reached.dataset_id, (unit for unit, _ in reached.units))
         known: dict[Unit, Values] = {
             unit: tuple(value for _, value in unit)
             for unit, _ in reached.units
@@ -929,7 +976,7 @@ def _affected(
 def _read_label(
     graph: _Graph,
     read: _Access,
-    units: Iterable[tuple[Unit, Label]],
+    units: tuple[tuple[Unit, Label], ...],
     known: Mapping[Unit, Values] | None = None,
 ) -> tuple[Label | None, list[Unit]]:
     """How sure it is that ``read`` overlaps the units, and which it may overlap. ``known``:
@@ -940,20 +987,24 @@ def _read_label(
     matched = []
     listed = None if read.text is None else graph.candidates(read)
     tree = None if read.text is None else graph.compiled(read)
-    # Comparisons decide alike for the partitions that agree on the columns they name: one
-    # evaluation per distinct value of those (a day), not per partition (a day's countries).
-    fields = tree.fields if tree is not None and tree.kind == "compared" else None
-    answers: dict[Dimensions, bool | None] = {}
+    if tree is not None and tree.kind == "compared":
+        # Comparisons decide alike for the partitions that agree on the columns they name: one
+        # evaluation per distinct value of those (a day), not per partition (a day's
+        # countries). No partition list narrows them (listed is None).
+        for group in graph.agreeing(units, tree.fields):
+            found = graph.overlap(read, group[0][0])
+            if found is False:
+                continue
+            for unit, unit_label in group:
+                matched.append(unit)
+                label = stronger(
+                    label, "definite" if found and unit_label == "definite" else "possible"
+                )
+        return label, matched
     for unit, unit_label in units:
         if listed is not None and unit in known and known[unit] not in listed:
             continue  # a known partition the read's partition lists leave out
-        if fields is not None and unit is not None:
-            seen = tuple(pair for pair in unit if pair[0] in fields)
-            if seen not in answers:
-                answers[seen] = graph.overlap(read, unit)
-            found = answers[seen]
-        else:
-            found = graph.overlap(read, unit)
+        found = graph.overlap(read, unit)
         if found is False:
             continue
         matched.append(unit)
@@ -1087,7 +1138,7 @@ def history(
             for access in graph.accesses(dataset_id, direction):
                 label: Label | None = "definite"
                 if values is not None:
-                    label, _ = _read_label(graph, access, ((u, "definite") for u in units))
+                    label, _ = _read_label(graph, access, tuple((u, "definite") for u in units))
                 if label is not None:
                     entries.append(HistoryEntry(access.run, verb, access.rendered, label))  # type: ignore[arg-type]
     finally:

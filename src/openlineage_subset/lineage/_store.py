@@ -12,10 +12,12 @@ Tables:
 - ``datasets``: (namespace, name);
 - ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
   condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
-- ``access_conditions``: those distinct conditions, one row each;
-- ``access_partitions``: the partitions each access's conditions list, to find the reads of a
-  partition without reading every condition;
-- ``partitions``: the partitions of each dataset that some read or write listed;
+- ``access_conditions``: those distinct conditions, one row each, of the accesses that have
+  several (an access with one has it as its condition alone);
+- ``partitions``: the partitions of each dataset that some read or write listed, each with a
+  ``partition_id``;
+- ``access_partitions``: the partitions each read's conditions list (partition and access
+  ids), to find the reads of a partition without reading every condition;
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text.
@@ -30,7 +32,7 @@ from types import TracebackType
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The ``PRAGMA user_version`` of the layout this version writes and reads."""
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -80,11 +82,12 @@ CREATE TABLE accesses (
     direction   TEXT NOT NULL CHECK (direction IN ('input', 'output')),
     condition   TEXT,  -- canonical JSON; NULL: the whole dataset
     -- 1 when the condition only lists partitions (partition lists joined by OR), each listed
-    -- in access_partitions: then it selects no partition it does not list
+    -- in access_partitions (for a read): then it selects no partition it does not list
     listed      INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );
-CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction);
+-- with listed: the reads of a partition are found without reading each row (and its condition)
+CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction, listed);
 
 CREATE TABLE access_conditions (
     access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
@@ -92,18 +95,20 @@ CREATE TABLE access_conditions (
     PRIMARY KEY (access_id, condition)
 ) WITHOUT ROWID;
 
-CREATE TABLE access_partitions (
-    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
-    dimensions  TEXT NOT NULL,  -- as in partitions
-    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
-    PRIMARY KEY (dataset_id, dimensions, access_id)
+CREATE TABLE partitions (
+    dataset_id   INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    -- canonical JSON object: column -> value (null: the null partition)
+    dimensions   TEXT NOT NULL,
+    identifier   TEXT,
+    -- a short key for access_partitions, which has a row per partition a read lists
+    partition_id INTEGER NOT NULL UNIQUE,
+    PRIMARY KEY (dataset_id, dimensions)
 ) WITHOUT ROWID;
 
-CREATE TABLE partitions (
-    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
-    dimensions  TEXT NOT NULL,  -- canonical JSON object: column -> value (null: the null partition)
-    identifier  TEXT,
-    PRIMARY KEY (dataset_id, dimensions)
+CREATE TABLE access_partitions (
+    partition_id INTEGER NOT NULL REFERENCES partitions (partition_id),
+    access_id    INTEGER NOT NULL REFERENCES accesses (access_id),
+    PRIMARY KEY (partition_id, access_id)
 ) WITHOUT ROWID;
 
 CREATE TABLE partition_columns (
@@ -137,7 +142,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    2
+    3
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:

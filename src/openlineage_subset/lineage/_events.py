@@ -1,0 +1,463 @@
+"""Ingest's checking side: input lines to what the writer stores, one chunk of lines at a time.
+
+:func:`check_chunk` is a pure function of its chunk, so that chunks can be checked in worker
+processes and their outcomes stored in input order with the same result. Each line is parsed
+strictly (a repeated key makes it invalid), validated, and turned into an :data:`EVENT` outcome
+holding everything the writer needs: the digest of the event's canonical JSON, the run's fields,
+and each dataset's condition as canonical JSON with the partitions it lists.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
+from typing import Any
+
+from openlineage_subset._evaluate import _guessed_type
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._validate import _validate_within, validate
+from openlineage_subset.lineage._time import normal_time
+
+EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
+PLACES = (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "output"))
+
+# What a chunk holds (from the reader) and what checking it gives (to the writer): tuples whose
+# first member says which.
+LINE = 0  # (LINE, source, line number, raw bytes)
+WHOLE = 1  # (WHOLE, source, bytes): a .json file that is one document over several lines
+UNREADABLE = 2  # (UNREADABLE, source, message): an input that could not be read
+INVALID = 3  # (INVALID, source, line or None, message)
+SKIPPED = 4  # (SKIPPED,): a DatasetEvent or JobEvent
+EVENT = 5  # (EVENT, source, line, digest, run id, job namespace, job name, type, time, accesses)
+"""``accesses``: (namespace, name, direction, index of the condition in the chunk's conditions
+or -1 for none), for each input then each output."""
+
+Condition = tuple[str, bool, list[tuple[str, str | None]], tuple[str, ...], tuple[Any, ...]]
+"""A condition as the writer stores it: canonical JSON, whether it only lists partitions (see
+:func:`listed_partitions`), (canonical dimensions, identifier) of each partition it lists, the
+distinct column sets of those (canonical JSON arrays) and their distinct (column, kind)."""
+
+# A condition seen again (a run's START and COMPLETE, a partition list one job writes and the
+# next reads) is not worked through twice; bounded, it costs a few MB at most.
+_KNOWN_CONDITIONS: dict[str, Condition] = {}
+_KNOWN_CONDITIONS_MAX = 256
+_KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[Any, ...]]] = {}
+_KNOWN_DIMENSIONS_MAX = 4096
+# The markers that stand for conditions in the skeleton of an event (see _spelled): a private
+# use character no event needs, and the condition's number.
+_MARKER = re.compile('"\ue000([0-9]+)"')
+_NOT_BRACKETS = bytes(set(range(256)) - set(b'"[]{}'))
+_BRACKETS = bytes.maketrans(b"[]", b"{}")
+_SHALLOW = 64
+
+
+def check_chunk(items: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], list[Condition]]:
+    """The outcome of each item of a chunk, in order, and the conditions the events refer to."""
+    chunk = _Chunk()
+    for item in items:
+        kind = item[0]
+        if kind == LINE:
+            chunk.line(item[1], item[2], item[3])
+        elif kind == WHOLE:
+            chunk.whole(item[1], item[2])
+        else:
+            chunk.outcomes.append(item)
+    return chunk.outcomes, chunk.conditions
+
+
+class _Chunk:
+    def __init__(self) -> None:
+        self.outcomes: list[tuple[Any, ...]] = []
+        self.conditions: list[Condition] = []
+        self.numbers: dict[str, int] = {}
+
+    def line(self, source: str, number: int, raw: bytes) -> None:
+        if not raw.strip():
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.outcomes.append((INVALID, source, number, f"not UTF-8 text ({error.reason})"))
+            return
+        try:
+            document, spelled, levels = _read_line(raw, text)
+        except ValueError as problem:
+            self.outcomes.append((INVALID, source, number, str(problem)))
+            return
+        self.document(source, number, document, spelled, levels)
+
+    def whole(self, source: str, data: bytes) -> None:
+        try:
+            document = parse(data.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            self.outcomes.append((INVALID, source, None, f"not UTF-8 text ({error.reason})"))
+            return
+        except ValueError as problem:
+            self.outcomes.append((INVALID, source, None, str(problem)))
+            return
+        if isinstance(document, list):
+            for index, item in enumerate(document):
+                self.document(f"{source}[{index}]", None, item, None, None)
+        else:
+            self.document(source, None, document, None, None)
+
+    def document(
+        self,
+        source: str,
+        line: int | None,
+        document: Any,
+        spelled: tuple[str, list[tuple[Any, str] | None]] | None,
+        levels: int | None,
+    ) -> None:
+        if (
+            isinstance(document, dict)
+            and "run" not in document
+            and ("dataset" in document or "job" in document)
+        ):
+            self.outcomes.append((SKIPPED,))  # a DatasetEvent or JobEvent: no run to attach it to
+            return
+        found, time = _checked(document, levels)
+        if found is not None:
+            self.outcomes.append((INVALID, source, line, found))
+            return
+        try:
+            self.outcomes.append(self.event(source, line, document, time, spelled))
+        except (ValueError, TypeError) as error:
+            self.outcomes.append((INVALID, source, line, f"not stored: {error}"))
+
+    def event(
+        self,
+        source: str,
+        line: int | None,
+        event: dict[str, Any],
+        time: str,
+        spelled: tuple[str, list[tuple[Any, str] | None]] | None,
+    ) -> tuple[Any, ...]:
+        text, conditions = _spelled(event) if spelled is None else spelled
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        job = event["job"]
+        accesses = []
+        slots = iter(conditions)
+        for list_key, _, direction in PLACES:
+            for dataset in event.get(list_key) or ():
+                slot = next(slots)
+                index = -1 if slot is None else self.number(*slot)
+                accesses.append((dataset["namespace"], dataset["name"], direction, index))
+        return (
+            EVENT,
+            source,
+            line,
+            digest,
+            event["run"]["runId"],
+            job["namespace"],
+            job["name"],
+            event["eventType"],
+            time,
+            accesses,
+        )
+
+    def number(self, condition: Any, text: str) -> int:
+        """The condition's index in this chunk's conditions, adding it when new."""
+        found = self.numbers.get(text)
+        if found is None:
+            found = self.numbers[text] = len(self.conditions)
+            self.conditions.append(_condition(condition, text))
+        return found
+
+
+def _condition(condition: Any, text: str) -> Condition:
+    found = _KNOWN_CONDITIONS.get(text)
+    if found is None:
+        rows = []
+        catalog: dict[tuple[str, tuple[Any, ...]], None] = {}
+        partitions, lists = listed_partitions(condition)
+        for dimensions, identifier in partitions:
+            key = tuple(dimensions.items())
+            known = _KNOWN_DIMENSIONS.get(key)
+            if known is None:
+                if len(_KNOWN_DIMENSIONS) >= _KNOWN_DIMENSIONS_MAX:
+                    _KNOWN_DIMENSIONS.clear()
+                known = _KNOWN_DIMENSIONS[key] = _dimensions(dimensions)
+            rows.append((known[0], identifier))
+            catalog[known[1:]] = None
+        shapes = tuple(dict.fromkeys(shape for shape, _ in catalog))
+        kinds = tuple(dict.fromkeys(kind for _, column_kinds in catalog for kind in column_kinds))
+        found = (text, lists, rows, shapes, kinds)
+        if len(_KNOWN_CONDITIONS) >= _KNOWN_CONDITIONS_MAX:
+            _KNOWN_CONDITIONS.clear()
+        _KNOWN_CONDITIONS[text] = found
+    return found
+
+
+def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[Any, ...]]:
+    """A partition's canonical dimensions, columns (a canonical JSON array) and (column, kind)
+    of each value."""
+    names = ",".join(_string(name) for name in sorted(dimensions))
+    text = ",".join(
+        f"{_string(name)}:{'null' if value is None else _string(value)}"
+        for name, value in sorted(dimensions.items())
+    )
+    kinds = tuple(
+        (column, "null" if value is None else _kind(value)) for column, value in dimensions.items()
+    )
+    return "{" + text + "}", "[" + names + "]", kinds
+
+
+def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
+    """The document of a line, strictly parsed (raises ValueError as :func:`parse`); with its
+    canonical spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
+
+    Without a backslash in the text, every string in it is spelled as in canonical JSON, and
+    each key is followed by a colon: the text has as many colons as the canonical JSON of what
+    the plain parser kept, unless a key was repeated (whose colon, at least, was dropped with
+    it). Such lines need no check of each object's keys as they are read, the slow part of
+    :func:`parse`.
+    """
+    if b"\\" in raw:
+        return parse(text), None, None
+    try:
+        document = _PLAIN.decode(text)
+        spelled = _spelled(document)
+    except (ValueError, RecursionError):
+        return parse(text), None, None  # the strict parser says why, as for any other line
+    if raw.count(b":") != spelled[0].count(":"):
+        return parse(text), None, None  # a repeated key: the strict parser names it
+    return document, spelled, _depth(raw)
+
+
+def _depth(raw: bytes) -> int | None:
+    """How many levels of objects and arrays the JSON text ``raw`` (without a backslash) nests,
+    when at most 64 and no string holds a bracket; else None.
+
+    Kept to quotes and brackets, each string is a pair of quotes (with brackets between them
+    when it holds some); with the empty pairs gone, the brackets are the structure, and
+    removing the innermost pairs takes one pass per level.
+    """
+    shape = raw.translate(None, _NOT_BRACKETS).replace(b'""', b"")
+    if b'"' in shape:
+        return None
+    shape = shape.translate(_BRACKETS)
+    levels = 0
+    while shape:
+        if levels == _SHALLOW:
+            return None
+        shape = shape.replace(b"{}", b"")
+        levels += 1
+    return levels
+
+
+def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
+    """:func:`canonical` of a document, and (condition, its canonical JSON) of each dataset of
+    its inputs then outputs (None for a dataset without one), encoding each condition once.
+
+    The conditions are most of an event: the rest is encoded as a skeleton with a marker string
+    in the place of each, replaced by the condition's text. Should the document hold a string
+    that looks like a marker, it is encoded whole instead.
+    """
+    if not isinstance(document, dict):
+        return canonical(document), []
+    skeleton = dict(document)
+    found: list[tuple[Any, str] | None] = []
+    texts: list[str] = []
+    for list_key, facets_key, _ in PLACES:
+        items = document.get(list_key)
+        if not isinstance(items, list):
+            continue
+        copied = []
+        for dataset in items:
+            slot = _condition_slot(dataset, facets_key)
+            if slot is None:
+                found.append(None)
+                copied.append(dataset)
+                continue
+            key, condition = slot
+            text = canonical(condition)
+            found.append((condition, text))
+            facets = dict(dataset[facets_key])
+            facets["subset"] = {**facets["subset"], key: f"\ue000{len(texts)}"}
+            copied.append({**dataset, facets_key: facets})
+            texts.append(text)
+        skeleton[list_key] = copied
+    if not texts:
+        return canonical(document), found
+    used: list[int] = []
+
+    def condition_text(marker: re.Match[str]) -> str:
+        used.append(int(marker.group(1)))
+        return texts[used[-1]] if used[-1] < len(texts) else ""
+
+    text = _MARKER.sub(condition_text, canonical(skeleton))
+    if sorted(used) != list(range(len(texts))):
+        text = canonical(document)
+    return text, found
+
+
+def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
+    """A dataset's condition, and its key in the dataset's subset facet: the first of
+    ``inputCondition`` and ``outputCondition`` that is an object, whatever the facet's place."""
+    facets = dataset.get(facets_key) if isinstance(dataset, dict) else None
+    facet = facets.get("subset") if isinstance(facets, dict) else None
+    if not isinstance(facet, dict):
+        return None
+    for key in ("inputCondition", "outputCondition"):
+        condition = facet.get(key)
+        if isinstance(condition, dict):
+            return key, condition
+    return None
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        repeated = next(key for key, count in Counter(k for k, _ in pairs).items() if count > 1)
+        raise ValueError(f"the key {repeated!r} appears more than once in one object")
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_strict_object, parse_constant=_no_constant)
+_PLAIN = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def parse(text: str) -> Any:
+    """JSON text as ingest reads it: no repeated key in an object, no NaN or Infinity; raises
+    ValueError saying why not."""
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
+    except RecursionError:
+        raise ValueError("not usable JSON: nested too deeply") from None
+
+
+def problem(document: Any) -> str | None:
+    """Why a parsed JSON document is not a RunEvent ingest can store, or None."""
+    return _checked(document, None)[0]
+
+
+def _checked(document: Any, levels: int | None) -> tuple[str | None, str]:
+    """:func:`problem`, and the event's time in stored form. ``levels``: how deep the document
+    nests, when known (at most 64; a parsed document holds no cycle)."""
+    if not isinstance(document, dict):
+        kind = type(document).__name__
+        return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", ""
+    try:
+        issues = validate(document) if levels is None else _validate_within(document, levels)
+    except SubsetDocumentError as error:  # pragma: no cover - validate() reports, not raises
+        return str(error), ""
+    if issues:
+        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+        return f"invalid RunEvent: {issues[0]}{more}", ""
+    run, job = document.get("run"), document.get("job")
+    if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
+        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id", ""
+    if document.get("eventType") not in EVENT_TYPES:
+        return (
+            f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
+            f"of {', '.join(EVENT_TYPES)}"
+        ), ""
+    time = normal_time(document.get("eventTime"))
+    if time is None:
+        return (
+            f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
+            "time such as '2024-10-15T10:00:00Z'"
+        ), ""
+    if not isinstance(job, dict) or not all(
+        isinstance(job.get(key), str) for key in ("namespace", "name")
+    ):
+        return "invalid RunEvent: $.job: lineage needs the job's namespace and name", ""
+    return None, time
+
+
+def canonical(value: Any) -> str:
+    """JSON text with sorted keys and no spaces: one spelling per value (of parsed JSON, or
+    made from it: no value contains itself).
+
+    >>> canonical({"b": 1, "a": [True, None]})
+    '{"a":[true,null],"b":1}'
+    """
+    return _CANONICAL.encode(value)
+
+
+# Checking for cycles costs a fifth of the encoding, and parsed JSON has none.
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def _kind(value: str) -> str:
+    """How :func:`~openlineage_subset.partition_overlap` types a partition value."""
+    return _guessed_type(value)
+
+
+def any_of_json(conditions: list[Any]) -> Any:
+    """One condition, or a balanced ``OR`` of several (JSON).
+
+    >>> any_of_json([{"type": "location", "locations": ["a"]}])["type"]
+    'location'
+    >>> any_of_json([{"n": 1}, {"n": 2}, {"n": 3}])["right"]["operator"]
+    'OR'
+    """
+    if len(conditions) == 1:
+        return conditions[0]
+    middle = len(conditions) // 2
+    return {
+        "type": "binary",
+        "operator": "OR",
+        "left": any_of_json(conditions[:middle]),
+        "right": any_of_json(conditions[middle:]),
+    }
+
+
+def listed_partitions(
+    condition: Any,
+) -> tuple[list[tuple[Mapping[str, str | None], str | None]], bool]:
+    """(dimensions, identifier) of each partition a condition lists, anywhere in it; and
+    whether it only lists partitions: partition lists joined by OR, each partition's dimensions
+    a non-empty object of string or null values (then it selects no other partition). The OR
+    of conditions (:func:`any_of_json`) only lists partitions when each of them does.
+
+    >>> listed_partitions({"type": "partition", "partitions": [
+    ...     {"dimensions": {"day": "2024-10-15"}, "identifier": "day=2024-10-15"}]})
+    ([({'day': '2024-10-15'}, 'day=2024-10-15')], True)
+    >>> listed_partitions({"type": "binary", "operator": "AND", "left": {}, "right": {}})
+    ([], False)
+    """
+    found: list[tuple[Mapping[str, str | None], str | None]] = []
+    lists = True
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            lists = False
+            continue
+        kind = node.get("type")
+        if kind == "binary":
+            lists = lists and node.get("operator") == "OR"
+            stack.extend((node.get("right"), node.get("left")))
+            continue
+        items = node.get("partitions")
+        if kind != "partition" or not isinstance(items, list):
+            lists = False
+            continue
+        for item in items:
+            dimensions = item.get("dimensions") if isinstance(item, dict) else None
+            if (
+                not isinstance(dimensions, dict)
+                or not dimensions
+                or not all(value is None or isinstance(value, str) for value in dimensions.values())
+            ):
+                lists = False
+                continue
+            identifier = item.get("identifier")
+            found.append((dimensions, identifier if isinstance(identifier, str) else None))
+    return found, lists

@@ -1,0 +1,427 @@
+"""Ingest's storing side: the checked events of a chunk into the database, a few statements each.
+
+A chunk's events are stored together: one query finds those already stored, one the runs they
+merge into, and each table gets its new rows in one ``executemany``. Ids of new datasets,
+accesses and partitions are given here (this connection holds the write lock), so that no row
+has to be read back after it is written, and the references between tables hold by
+construction: the writer does not have SQLite check them row by row, which would cost a third of
+its time (the tests check them). Should storing a chunk fail, it is undone and its events are
+stored one at a time, so that only the event that fails is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from openlineage_subset.lineage._events import EVENT, Condition, any_of_json, canonical
+
+_TERMINAL = ("COMPLETE", "FAIL", "ABORT")
+_COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
+# Ids known without a query: the datasets and partitions met lately. Cleared when full; a few MB.
+_CACHED_IDS = 16384
+_IN = "(SELECT value FROM json_each(?))"  # a list of values given as one JSON parameter
+
+Outcome = tuple[Any, ...]
+Counter = Callable[[Outcome, bool | str], None]
+
+
+class Writer:
+    """Stores the outcomes of checked chunks, in order; :meth:`commit` at the end."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.db = connection
+        self.db.execute("PRAGMA foreign_keys = OFF")
+        self.dataset_ids: dict[tuple[str, str], int] = {}
+        self.partition_ids: dict[int, dict[str, int]] = {}
+        """By dataset id: the ids of partitions, by canonical dimensions."""
+        self.cached = 0
+        """How many ids ``partition_ids`` holds."""
+        self.unnamed: set[int] = set()
+        """Partitions among ``partition_ids`` stored without an identifier."""
+        self.catalog: set[tuple[Any, ...]] = set()
+        """(dataset id, columns) and (dataset id, column, kind) stored."""
+        self.pending = 0
+        self.open = False
+        self._begin()
+
+    def store(self, outcomes: list[Outcome], conditions: list[Condition], count: Counter) -> None:
+        """Store the events among a chunk's outcomes; ``count`` is told each outcome in order,
+        with True for an event stored, False for one already there, or why it was not stored."""
+        events = [outcome for outcome in outcomes if outcome[0] == EVENT]
+        self.db.execute("SAVEPOINT chunk")
+        try:
+            stored = iter(self._store(events, conditions))
+        except (sqlite3.IntegrityError, ValueError, TypeError):
+            self._undo("chunk")
+            self._one_by_one(outcomes, conditions, count)
+        else:
+            self.db.execute("RELEASE chunk")
+            for outcome in outcomes:
+                count(outcome, next(stored) if outcome[0] == EVENT else False)
+        self.pending += len(events)
+        if self.pending >= _COMMIT_EVENTS:
+            self.db.execute("COMMIT")
+            self.open = False
+            self._begin()
+
+    def commit(self) -> None:
+        if self.open:
+            self.db.execute("COMMIT")
+            self.open = False
+
+    def rollback(self) -> None:
+        if self.open:
+            self.db.execute("ROLLBACK")
+            self.open = False
+
+    def _begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        self.open = True
+        self.pending = 0
+        self._read_next_ids()
+
+    def _read_next_ids(self) -> None:
+        # Read at each transaction's start: another process may have written in between.
+        (self.next_dataset, self.next_access, self.next_partition) = self.db.execute(
+            "SELECT (SELECT coalesce(max(dataset_id), 0) + 1 FROM datasets), "
+            "(SELECT coalesce(max(access_id), 0) + 1 FROM accesses), "
+            "(SELECT coalesce(max(partition_id), 0) + 1 FROM partitions)"
+        ).fetchone()
+
+    def _undo(self, savepoint: str) -> None:
+        self.db.execute(f"ROLLBACK TO {savepoint}")
+        self.db.execute(f"RELEASE {savepoint}")
+        # What the undone statements added is gone: forget it.
+        self.dataset_ids.clear()
+        self.partition_ids.clear()
+        self.cached = 0
+        self.unnamed.clear()
+        self.catalog.clear()
+        self._read_next_ids()
+
+    def _one_by_one(
+        self, outcomes: list[Outcome], conditions: list[Condition], count: Counter
+    ) -> None:
+        for outcome in outcomes:
+            if outcome[0] != EVENT:
+                count(outcome, False)
+                continue
+            self.db.execute("SAVEPOINT event")
+            try:
+                (stored,) = self._store([outcome], conditions)
+            except (sqlite3.IntegrityError, ValueError, TypeError) as error:
+                self._undo("event")
+                count(outcome, f"not stored: {error}")
+            else:
+                self.db.execute("RELEASE event")
+                count(outcome, stored)
+
+    def _store(self, events: list[Outcome], conditions: list[Condition]) -> list[bool]:
+        """Store the events; for each, whether it was new."""
+        known = {
+            row[0]
+            for row in self.db.execute(
+                f"SELECT digest FROM events WHERE digest IN {_IN}",
+                (json.dumps([event[3] for event in events]),),
+            )
+        }
+        fresh = []
+        new = []
+        for event in events:
+            is_new = event[3] not in known
+            if is_new:
+                known.add(event[3])
+                fresh.append(event)
+            new.append(is_new)
+        if fresh:
+            old_runs = self._runs(fresh)
+            self.db.executemany(
+                "INSERT INTO events (digest, run_id, event_type, event_time, source) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (digest, run_id, kind, time, source if line is None else f"{source}:{line}")
+                    for _, source, line, digest, run_id, _, _, kind, time, _ in fresh
+                ],
+            )
+            self._accesses(fresh, old_runs, conditions)
+        return new
+
+    def _runs(self, events: list[Outcome]) -> list[str]:
+        """Merge the events into their runs, whatever order they come in; the ids of the runs
+        that were stored before."""
+        states: dict[str, list[Any]] = {}
+        jobs: dict[str, tuple[str, str]] = {}
+        for run_id, *state in self.db.execute(
+            "SELECT run_id, start_event_at, first_event_at, latest_state, latest_state_at, "
+            f"terminal_state, ended_at FROM runs WHERE run_id IN {_IN}",
+            (json.dumps(list(dict.fromkeys(event[4] for event in events))),),
+        ):
+            states[run_id] = state
+        old = list(states)
+        for _, _, _, _, run_id, namespace, name, event_type, event_time, _ in events:
+            state = states.get(run_id)
+            if state is None:
+                state = states[run_id] = [None, event_time, None, None, None, None]
+                jobs[run_id] = (namespace, name)
+            _merge(state, event_type, event_time)
+        rows = [
+            (
+                *jobs.get(run_id, (None, None)),
+                terminal or latest,
+                start_at or first_at,
+                start_at,
+                first_at,
+                latest,
+                latest_at,
+                terminal,
+                ended,
+                run_id,
+            )
+            for run_id, (start_at, first_at, latest, latest_at, terminal, ended) in states.items()
+        ]
+        self.db.executemany(
+            "INSERT INTO runs (job_namespace, job_name, status, started_at, start_event_at, "
+            "first_event_at, latest_state, latest_state_at, terminal_state, ended_at, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows[len(old) :],
+        )
+        self.db.executemany(
+            "UPDATE runs SET status = ?, started_at = ?, start_event_at = ?, "
+            "first_event_at = ?, latest_state = ?, latest_state_at = ?, terminal_state = ?, "
+            "ended_at = ? WHERE run_id = ?",
+            [row[2:] for row in rows[: len(old)]],
+        )
+        return old
+
+    def _dataset_ids(self, events: list[Outcome]) -> dict[tuple[str, str], int]:
+        ids = self.dataset_ids
+        if len(ids) > _CACHED_IDS:
+            ids.clear()
+        missing = list(
+            dict.fromkeys(
+                (namespace, name)
+                for event in events
+                for namespace, name, _, _ in event[9]
+                if (namespace, name) not in ids
+            )
+        )
+        if missing:
+            for dataset_id, namespace, name in self.db.execute(
+                "SELECT d.dataset_id, d.namespace, d.name FROM json_each(?) j JOIN datasets d "
+                "ON d.namespace = json_extract(j.value, '$[0]') "
+                "AND d.name = json_extract(j.value, '$[1]')",
+                (json.dumps(missing),),
+            ):
+                ids[namespace, name] = dataset_id
+            rows = []
+            for key in missing:
+                if key not in ids:
+                    ids[key] = self.next_dataset
+                    rows.append((self.next_dataset, *key))
+                    self.next_dataset += 1
+            self.db.executemany(
+                "INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)", rows
+            )
+        return ids
+
+    def _accesses(
+        self, events: list[Outcome], old_runs: list[str], conditions: list[Condition]
+    ) -> None:
+        """The events' reads and writes, the conditions new to each, and what those list."""
+        dataset_ids = self._dataset_ids(events)
+        # By (run, dataset, direction): [access id, distinct conditions, whether they only list
+        # partitions, how many of them access_conditions holds (None: a new access), whether
+        # this chunk adds one].
+        accesses: dict[tuple[str, int, str], list[Any]] = self._stored_accesses(old_runs)
+        # (access id, dataset id, condition index, whether a read) of each condition new to an
+        # access
+        added = []
+        for event in events:
+            run_id = event[4]
+            for namespace, name, direction, index in event[9]:
+                dataset_id = dataset_ids[namespace, name]
+                access = accesses.get((run_id, dataset_id, direction))
+                if access is None:
+                    access = [self.next_access, [], False, None, False]
+                    accesses[run_id, dataset_id, direction] = access
+                    self.next_access += 1
+                if index < 0:
+                    continue  # no facet: says nothing about the subset, and overrides nothing
+                text, lists = conditions[index][:2]
+                texts = access[1]
+                if text in texts:
+                    continue  # a condition stored before: its partitions were recorded with it
+                # The OR of conditions only lists partitions when each of them does.
+                access[2] = (access[2] or not texts) and lists
+                texts.append(text)
+                access[4] = True
+                added.append((access[0], dataset_id, index, direction == "input"))
+        new: list[tuple[Any, ...]] = []
+        changed: list[tuple[Any, ...]] = []
+        several: list[tuple[int, str]] = []
+        for key, (access_id, texts, lists, held, grown) in accesses.items():
+            if held is None:
+                new.append((access_id, *key, _merged(texts), lists))
+            elif grown:
+                changed.append((_merged(texts), lists, access_id))
+            if len(texts) > 1:  # the one condition of an access is its condition
+                several.extend((access_id, text) for text in texts[held or 0 :])
+        self.db.executemany(
+            "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            new,
+        )
+        self.db.executemany(
+            "UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?", changed
+        )
+        self.db.executemany(
+            "INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several
+        )
+        self._partitions(added, conditions)
+
+    def _stored_accesses(self, runs: list[str]) -> dict[tuple[str, int, str], list[Any]]:
+        """The accesses of runs stored before, as :meth:`_accesses` keeps them."""
+        accesses = {}
+        by_id = {}
+        for access_id, run_id, dataset_id, direction, condition, listed in self.db.execute(
+            "SELECT access_id, run_id, dataset_id, direction, condition, listed FROM accesses "
+            f"WHERE run_id IN {_IN}",
+            (json.dumps(runs),),
+        ):
+            texts = [] if condition is None else [condition]
+            by_id[access_id] = accesses[run_id, dataset_id, direction] = [
+                access_id,
+                texts,
+                bool(listed),
+                0,
+                False,
+            ]
+        several: dict[int, list[str]] = {}
+        for access_id, text in self.db.execute(
+            f"SELECT access_id, condition FROM access_conditions WHERE access_id IN {_IN}",
+            (json.dumps(list(by_id)),),
+        ):
+            several.setdefault(access_id, []).append(text)
+        for access_id, texts in several.items():
+            by_id[access_id][1] = texts
+            by_id[access_id][3] = len(texts)
+        return accesses
+
+    def _partitions(
+        self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
+    ) -> None:
+        """Record the partitions the conditions new to accesses list, and their columns; and
+        for a read, which it lists (the queries look for the reads of a partition, never for
+        its writes)."""
+        self._look_up_partitions(added, conditions)
+        unnamed = self.unnamed
+        catalog = self.catalog
+        made: dict[int, list[Any]] = {}
+        named, links, columns, kinds = [], [], [], []
+        for access_id, dataset_id, index, read in added:
+            _, _, rows, shapes, column_kinds = conditions[index]
+            ids = self.partition_ids[dataset_id]
+            for dimensions, identifier in rows:
+                partition_id = ids.get(dimensions)
+                if partition_id is None:
+                    partition_id = ids[dimensions] = self.next_partition
+                    self.next_partition += 1
+                    self.cached += 1
+                    made[partition_id] = [dataset_id, dimensions, identifier, partition_id]
+                    if identifier is None:
+                        unnamed.add(partition_id)
+                elif identifier is not None and partition_id in unnamed:
+                    unnamed.discard(partition_id)  # the first identifier given is kept
+                    if partition_id in made:
+                        made[partition_id][2] = identifier
+                    else:
+                        named.append((identifier, partition_id))
+                if read:
+                    links.append((partition_id, access_id))
+            for shape in shapes:
+                if (dataset_id, shape) not in catalog:
+                    catalog.add((dataset_id, shape))
+                    columns.append((dataset_id, shape))
+            for column, kind in column_kinds:
+                if (dataset_id, column, kind) not in catalog:
+                    catalog.add((dataset_id, column, kind))
+                    kinds.append((dataset_id, column, kind))
+        self.db.executemany(
+            "INSERT INTO partitions (dataset_id, dimensions, identifier, partition_id) "
+            "VALUES (?, ?, ?, ?)",
+            made.values(),
+        )
+        self.db.executemany(
+            "UPDATE partitions SET identifier = ? WHERE partition_id = ? AND identifier IS NULL",
+            named,
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) VALUES (?, ?)",
+            links,
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO partition_columns (dataset_id, columns) VALUES (?, ?)",
+            columns,
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO partition_kinds (dataset_id, column_name, kind) "
+            "VALUES (?, ?, ?)",
+            kinds,
+        )
+        if len(catalog) > _CACHED_IDS:
+            catalog.clear()
+
+    def _look_up_partitions(
+        self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
+    ) -> None:
+        """Have :attr:`partition_ids` hold the stored ones among the partitions listed."""
+        if self.cached > _CACHED_IDS:
+            self.partition_ids.clear()
+            self.unnamed.clear()
+            self.cached = 0
+        missing: dict[int, dict[str, None]] = {}
+        for _, dataset_id, index, _ in added:
+            ids = self.partition_ids.setdefault(dataset_id, {})
+            for dimensions, _ in conditions[index][2]:
+                if dimensions not in ids:
+                    missing.setdefault(dataset_id, {})[dimensions] = None
+        for dataset_id, wanted in missing.items():
+            ids = self.partition_ids[dataset_id]
+            for dimensions, partition_id, unnamed in self.db.execute(
+                "SELECT dimensions, partition_id, identifier IS NULL FROM partitions "
+                f"WHERE dataset_id = ? AND dimensions IN {_IN}",
+                (dataset_id, json.dumps(list(wanted))),
+            ):
+                ids[dimensions] = partition_id
+                self.cached += 1
+                if unnamed:
+                    self.unnamed.add(partition_id)
+
+
+def _merge(state: list[Any], event_type: str, event_time: str) -> None:
+    """Merge one event into a run's (start event time, first event time, latest state and
+    its time, terminal state, end time)."""
+    start_at, first_at, latest, latest_at, terminal, ended = state
+    first_at = min(first_at, event_time)
+    if event_type == "START":
+        start_at = event_time if start_at is None else min(start_at, event_time)
+    if event_type in _TERMINAL:
+        # The latest terminal event wins; ties go to the state named last alphabetically,
+        # so that the outcome never depends on the order the events were read in.
+        if ended is None or (event_time, event_type) > (ended, terminal):
+            terminal, ended = event_type, event_time
+    elif latest_at is None or (event_time, event_type) > (latest_at, latest):
+        latest, latest_at = event_type, event_time
+    if latest is None:  # only terminal events so far: nothing ran before the end
+        latest, latest_at = terminal, ended
+    state[:] = start_at, first_at, latest, latest_at, terminal, ended
+
+
+def _merged(texts: list[str]) -> str | None:
+    """The condition of an access: the ``OR`` of its distinct conditions (None: whole)."""
+    if len(texts) <= 1:
+        return texts[0] if texts else None
+    return canonical(any_of_json([json.loads(text) for text in sorted(texts)]))

@@ -1,0 +1,171 @@
+"""Ingest's quick paths read a line exactly as the strict ones do.
+
+A line without a backslash is parsed without checking each object's keys as it is read (a count
+of colons tells a repeated key), its depth is read from its brackets rather than walked, and an
+event's canonical JSON is encoded once with its conditions reused: each must give what the
+strict parser, ``check_nesting`` and ``canonical`` give, on any text.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._nesting import check_nesting
+from openlineage_subset.lineage._events import _read_line, _spelled, canonical, parse
+from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
+
+MARKER = "\ue000"  # what _spelled puts in the place of a condition
+CHARACTERS = st.sampled_from(["a", ":", '"', "\\", "{", "}", "[", "]", " ", MARKER, "0", "é"])
+TEXTS = st.text(CHARACTERS, max_size=5)
+KEYS = st.sampled_from(["a", "b", "type", "a:b", '"', f"{MARKER}0", ""]) | TEXTS
+
+
+class Pairs(list[tuple[str, Any]]):
+    """An object as written: its keys in order, repeated or not."""
+
+
+SCALARS = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False) | TEXTS
+VALUES = st.recursive(
+    SCALARS,
+    lambda children: (
+        st.lists(children, max_size=3) | st.lists(st.tuples(KEYS, children), max_size=3).map(Pairs)
+    ),
+    max_leaves=12,
+)
+SPACES = ["", " ", "\n", "\t", " \r\n "]
+
+
+def _write(value: Any, spacing: random.Random, ascii_only: bool) -> str:
+    """JSON text of ``value``, with spaces where JSON allows them (a few of the places)."""
+
+    def space() -> str:
+        return spacing.choice(SPACES)
+
+    if isinstance(value, Pairs):
+        members = (
+            f"{space()}{json.dumps(key, ensure_ascii=ascii_only)}{space()}:"
+            f"{space()}{_write(item, spacing, ascii_only)}{space()}"
+            for key, item in value
+        )
+        return "{" + ",".join(members) + "}"
+    if isinstance(value, list):
+        return (
+            "[" + ",".join(f"{space()}{_write(item, spacing, ascii_only)}" for item in value) + "]"
+        )
+    return json.dumps(value, ensure_ascii=ascii_only)
+
+
+def _outcome(read: Any) -> tuple[str, Any]:
+    try:
+        return "read", read()
+    except ValueError as error:
+        return "refused", str(error)
+
+
+def _levels(document: Any) -> int | None:
+    try:
+        return check_nesting(document, "document")
+    except SubsetDocumentError:
+        return None
+
+
+@given(VALUES, st.randoms(use_true_random=False), st.booleans())
+@example(Pairs([("a", 1), ("a", 2)]), random.Random(0), False)
+@example(Pairs([("a", Pairs([("b", 1), ("b", 1)]))]), random.Random(1), False)
+@example(Pairs([("a:b", "x"), ("a:b", "y:z")]), random.Random(2), False)
+def test_the_quick_read_of_a_line_is_the_strict_read(
+    value: Any, spacing: random.Random, ascii_only: bool
+) -> None:
+    text = _write(value, spacing, ascii_only)
+    raw = text.encode("utf-8")
+    strict = _outcome(lambda: parse(text))
+    quick = _outcome(lambda: _read_line(raw, text))
+    if strict[0] == "refused":
+        assert quick == strict
+        return
+    assert quick[0] == "read"
+    document, spelled, levels = quick[1]
+    assert canonical(document) == canonical(strict[1])
+    if spelled is not None:
+        assert spelled[0] == canonical(document)
+    if levels is not None:
+        assert levels == _levels(document)
+
+
+def test_a_repeated_key_is_named_as_the_strict_parser_names_it() -> None:
+    text = '{"a": {"type": "location", "b": 1, "type": "binary"}}'
+    raw = text.encode("utf-8")
+    assert b"\\" not in raw, "the quick path is taken"
+    try:
+        _read_line(raw, text)
+    except ValueError as error:
+        assert str(error) == "the key 'type' appears more than once in one object"
+    else:
+        raise AssertionError("a repeated key was not refused")
+
+
+def test_depth_from_brackets_is_the_nesting() -> None:
+    for levels in (2, 3, 63, 64):
+        text = "[" * (levels - 2) + '{"a": "x:y", "b": [], "c": {}}' + "]" * (levels - 2)
+        document, _, found = _read_line(text.encode("utf-8"), text)
+        assert found == levels == check_nesting(document, "document")
+    for text in ("[" * 65 + "]" * 65, '{"a": "[{"}'):
+        assert _read_line(text.encode("utf-8"), text)[2] is None, "walked as before"
+
+
+CONDITIONS = st.recursive(
+    SCALARS | st.sampled_from([f"{MARKER}0", f"{MARKER}1", f"{MARKER}9"]),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["type", "left", MARKER + "1"]), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@st.composite
+def events(draw: st.DrawFn) -> dict[str, Any]:
+    def dataset(place: str, key: str, url: str) -> dict[str, Any]:
+        item: dict[str, Any] = {"namespace": draw(TEXTS), "name": draw(TEXTS)}
+        if draw(st.booleans()):
+            subset = {"_producer": PRODUCER, "_schemaURL": url, key: draw(CONDITIONS)}
+            item[place] = {"subset": subset, draw(TEXTS): draw(CONDITIONS)}
+        return item
+
+    return {
+        "eventType": draw(st.sampled_from(["START", f"{MARKER}0"])),
+        "run": {"runId": draw(TEXTS)},
+        "inputs": draw(
+            st.lists(st.builds(lambda: dataset("inputFacets", "inputCondition", INPUT_URL)))
+        ),
+        "outputs": draw(
+            st.lists(st.builds(lambda: dataset("outputFacets", "outputCondition", OUTPUT_URL)))
+        ),
+    }
+
+
+@given(events())
+@example(
+    {
+        "job": {"name": f"{MARKER}0"},
+        "inputs": [{"inputFacets": {"subset": {"inputCondition": {"type": f"{MARKER}1"}}}}],
+        "outputs": [{"outputFacets": {"subset": {"outputCondition": {"type": "partition"}}}}],
+    }
+)
+def test_an_event_is_spelled_canonically_with_its_conditions(event: dict[str, Any]) -> None:
+    text, conditions = _spelled(event)
+    assert text == canonical(event)
+    expected = []
+    for place, facets in (("inputs", "inputFacets"), ("outputs", "outputFacets")):
+        for dataset in event[place]:
+            subset = dataset.get(facets, {}).get("subset", {})
+            found = [subset[k] for k in ("inputCondition", "outputCondition") if k in subset]
+            found = [item for item in found if isinstance(item, dict)]
+            expected.append(None if not found else (found[0], canonical(found[0])))
+    assert conditions == expected

@@ -1,0 +1,141 @@
+"""Ingest in chunks and worker processes: the same database and report, whatever the split.
+
+Chunks are checked here or in worker processes and stored in input order, each with a few bulk
+statements; a chunk boundary, a worker or a chunk that fails to store and is stored event by
+event must change nothing in the database or the report, invalid and duplicate lines included.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_subset.lineage import _ingest, _workers, _writer, ingest
+from openlineage_subset.lineage._workers import WorkerError
+from tests.lineage.events import both, compare, day, event, parts, pipeline_history, run
+
+
+def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
+        names = [
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
+        return {
+            name: sorted(connection.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
+            for name in names
+        }
+
+
+def _inputs(folder: Path) -> list[Path]:
+    """Events of every kind ingest meets: valid ones, a run spread over files, conditions an
+    access gets several of, invalid lines, duplicates spelled otherwise, skipped events, a
+    multi-line .json file, a file that is not there."""
+    folder.mkdir()
+    history = pipeline_history(days=6)
+    late = [
+        event(900, "START", 1, reads=[("raw", day("2024-10-01"))]),
+        event(900, "RUNNING", 2, reads=[("raw", day("2024-10-02")), ("clean", None)]),
+        event(900, "COMPLETE", 3, reads=[("raw", day("2024-10-03"))], writes=[("x", day("d"))]),
+        *run(901, 4, 5, reads=[("raw", both(day("2024-10-01"), "OR", day("2024-10-09")))]),
+        *run(902, 6, 7, writes=[("raw", parts({"day": "2024-10-01", "country": None}))]),
+        *run(903, 8, 9, reads=[("clean", compare("amount", "GREATER_THAN", "1"))]),
+    ]
+    lines = [json.dumps(item) for item in history[:40]]
+    lines += [
+        "{not json",
+        '{"eventType": "START", "eventType": "COMPLETE"}',
+        json.dumps({**history[0], "eventTime": "yesterday"}),
+        json.dumps(history[3], indent=1).replace("\n", " "),  # a duplicate, spelled otherwise
+        json.dumps(dict(reversed(list(history[5].items())))),  # another, keys reversed
+        json.dumps({"eventTime": history[0]["eventTime"], "dataset": {"name": "d"}}),
+        "",
+        json.dumps(late[0]),
+        json.dumps(event(904, "START", 1, reads=[("\ud800", None)])),  # no UTF-8 for it
+    ]
+    first = folder / "a.jsonl"
+    first.write_bytes("\n".join(lines).encode("utf-8") + b"\n\xff\xfe\n")
+    second = folder / "b.jsonl"
+    second.write_text("\n".join(json.dumps(item) for item in history[40:] + late[1:]) + "\n")
+    whole = folder / "c.json"
+    whole.write_text(json.dumps([late[2], history[7], {"eventType": "START"}], indent=2))
+    return [first, second, whole, folder / "missing.jsonl", first]
+
+
+def _ingest_all(paths: list[Path], db: Path, **options: Any) -> tuple[Any, Any]:
+    report = ingest(paths, db, **options)
+    return report.as_json(), _tables(db)
+
+
+def test_workers_store_what_one_process_stores(tmp_path: Path) -> None:
+    paths = _inputs(tmp_path / "in")
+    alone = _ingest_all(paths, tmp_path / "alone.db", jobs=1)
+    assert (alone[0]["invalid"], alone[0]["skipped"], alone[0]["unreadable"]) == (11, 2, 1)
+    assert alone[0]["duplicates"] > 40
+    assert "not stored: 'utf-8' codec can't encode" in alone[0]["problems"][4]["message"]
+    assert alone[1]["access_conditions"], "some access has several conditions"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_ingest, "_CHUNK_BYTES", 2000)  # many chunks, for both workers and here
+        assert _ingest_all(paths, tmp_path / "workers.db", jobs=3) == alone
+        assert _ingest_all(paths, tmp_path / "one_by_one.db", jobs=1) == alone
+
+
+def test_a_chunk_that_fails_is_stored_event_by_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _inputs(tmp_path / "in")
+    alone = _ingest_all(paths, tmp_path / "alone.db")
+    original = _writer.Writer._store
+
+    def once_whole(self: Any, events: list[Any], conditions: Any) -> Any:
+        if len(events) > 1:
+            original(self, events, conditions)  # half stored, then undone
+            raise sqlite3.IntegrityError("a chunk that cannot be stored whole")
+        return original(self, events, conditions)
+
+    monkeypatch.setattr(_writer.Writer, "_store", once_whole)
+    assert _ingest_all(paths, tmp_path / "events.db") == alone
+
+
+def test_jobs_is_a_number_of_processes(tmp_path: Path) -> None:
+    for wrong in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="jobs is a number of processes"):
+            ingest([], tmp_path / "lineage.db", jobs=wrong)  # type: ignore[arg-type]
+
+
+def test_a_worker_that_stops_is_an_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _inputs(tmp_path / "in")
+    monkeypatch.setattr(_workers, "_CODE", "import sys; sys.exit(3)")
+    with pytest.raises(WorkerError, match=r"exit status 3"):
+        ingest(paths, tmp_path / "lineage.db", jobs=2)
+    assert _tables(tmp_path / "lineage.db")["events"] == []
+
+
+def test_a_script_without_a_main_guard_can_use_workers(tmp_path: Path) -> None:
+    paths = _inputs(tmp_path / "in")
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import sys\n"
+        "from openlineage_subset.lineage import ingest\n"
+        "print('top-level code')\n"
+        "print(ingest(sys.argv[2:], sys.argv[1], jobs=2).stored)\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "lineage.db"), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    stored = ingest(paths, tmp_path / "again.db").as_json()["stored"]
+    assert done.stdout == f"top-level code\n{stored}\n", "the workers never run the script"

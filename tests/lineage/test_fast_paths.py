@@ -3,7 +3,8 @@
 ``_quick_overlap`` (comparisons with ISO dates, decided on their text) and ``_Listing`` (partition
 lists, decided by lookup) answer most questions of a large history without evaluating the
 condition; wherever they answer, the answer must be the evaluator's (an error there counts as
-unknown, as the queries count it)."""
+unknown, as the queries count it). The date ranges of ``_bounds`` leave reads out unread: a
+partition outside one must be one the condition does not select."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import partition_overlap
+from openlineage_subset.lineage._bounds import date_bounds, outside
 from openlineage_subset.lineage._query import _UNDECIDED, _key, _Listing, _quick_overlap
 
 DATES = ["2024-01-01", "2024-01-02", "2024-01-10", "2024-02-29", "2023-12-31"]
@@ -57,7 +59,19 @@ def _binary(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[di
     )
 
 
-conditions = st.recursive(comparisons | listings, _binary, max_leaves=4)
+others = st.sampled_from(
+    [
+        {"type": "location", "locations": ["s3://lake/x/day=2024-01-02"]},
+        _compare("day", "LIKE", "2024-01-02"),
+        {
+            "type": "compare",
+            "comparison": "EQUAL",
+            "left": {"type": "literal", "value": "2024-01-02"},
+            "right": {"type": "field", "field": "day"},
+        },
+    ]
+)
+conditions = st.recursive(comparisons | listings | others, _binary, max_leaves=4)
 
 
 def _reference(condition: dict[str, Any], values: dict[str, str | None]) -> bool | None:
@@ -89,3 +103,30 @@ def test_the_listing_lookup_agrees_with_partition_overlap(
     event("decided" if found is not _UNDECIDED else "left to partition_overlap")
     if found is not _UNDECIDED:
         assert found == _reference(condition, values), (condition, values)
+
+
+# Comparisons of the day with dates most of the time: ranges of days, as rolling windows read.
+day_ranges = st.recursive(
+    st.builds(_compare, st.just("day"), COMPARISONS, st.sampled_from(DATES)) | comparisons,
+    _binary,
+    max_leaves=5,
+)
+
+
+# Partitions with a date for the day, most of the time: those a range can leave out.
+dated_partitions = st.fixed_dictionaries(
+    {"day": st.sampled_from(DATES)},
+    optional={"country": st.sampled_from(TEXTS + DATES[:2])},
+)
+
+
+@given(conditions | day_ranges, dated_partitions | partitions)
+@settings(max_examples=3000)
+def test_a_partition_outside_a_date_range_is_not_selected(
+    condition: dict[str, Any], values: dict[str, str | None]
+) -> None:
+    bounds = date_bounds(condition)
+    left_out = any(outside(bound, values.get(column)) for column, bound in bounds.items())
+    event("left out by a date range" if left_out else "kept")
+    if left_out:
+        assert _reference(condition, values) is False, (condition, values, bounds)

@@ -243,3 +243,33 @@ def test_bad_arguments_say_what_to_write(lineage_db: Build) -> None:
         impact(db, "raw", depth=0)
     with pytest.raises(LineageQueryError, match="partition must map"):
         impact(db, "raw", partition={})
+
+
+def test_date_ranges_leave_out_only_reads_of_other_days(lineage_db: Build) -> None:
+    # A backfill writes three days at once; later reads select days by range, as rolling
+    # windows do. The index of those ranges may leave a read out only when it selects none of
+    # the days written: below the least, or above the greatest.
+    days = ("2024-10-01", "2024-10-02", "2024-10-03")
+    db = lineage_db(
+        [
+            *run(
+                1,
+                0,
+                10,
+                reads=[("raw", None)],
+                writes=[("daily", parts(*({"day": d} for d in days)))],
+            ),
+            *run(2, 20, 30, reads=[("daily", compare("day", "LESS_EQUAL_THAN", days[0]))]),
+            *run(3, 20, 30, reads=[("daily", compare("day", "GREATER_EQUAL_THAN", days[2]))]),
+            *run(4, 20, 30, reads=[("daily", compare("day", "LESS_THAN", days[0]))]),
+            *run(5, 20, 30, reads=[("daily", compare("day", "GREATER_THAN", days[2]))]),
+            *run(6, 20, 30, reads=[("daily", compare("day", "EQUAL", days[1]))]),
+        ]
+    )
+    report = impact(db, "raw")
+    assert _labels(report) == {
+        run_id(1): "definite",
+        run_id(2): "definite",
+        run_id(3): "definite",
+        run_id(6): "definite",
+    }

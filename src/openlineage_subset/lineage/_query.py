@@ -217,7 +217,9 @@ class _Graph:
     ) -> list[_Access]:
         """:meth:`readers_after`, less the reads that only list partitions and list none of
         ``units``: known partitions of a dataset with a :meth:`plain_shape`, which such a read
-        does not select. Found with the ``access_partitions`` index, in the same order."""
+        does not select (found with the ``access_partitions`` index), and the reads whose date
+        ranges (``access_bounds``) leave every unit out. In the same order."""
+        units = list(units)
         wanted = json.dumps([_canonical_unit(unit) for unit in units if unit is not None])
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
         rows = self.db.execute(
@@ -227,8 +229,13 @@ class _Graph:
             "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
             "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
             "AND p.dimensions IN (SELECT value FROM json_each(?)))) "
+            # A range below the units' least date of a column, or above their greatest.
+            "AND NOT EXISTS (SELECT 1 FROM access_bounds b JOIN json_each(?) u "
+            "ON u.key = b.column_name WHERE b.access_id = a.access_id "
+            "AND (b.high < json_extract(u.value, '$[0]') "
+            "OR b.low > json_extract(u.value, '$[1]'))) "
             "ORDER BY r.started_at, r.run_id",
-            (dataset_id, after, after, dataset_id, wanted),
+            (dataset_id, after, after, dataset_id, wanted, json.dumps(_date_spans(units))),
         )
         return [self._access(row, dataset_id, "input") for row in rows]
 
@@ -740,6 +747,28 @@ def _quick_overlap(node: Any, values: Mapping[str, str | None]) -> Any:
     if value is None or _kind(value) != "date" or _kind(text) != "date":
         return _UNDECIDED
     return compare(value, text)
+
+
+def _date_spans(units: list[Unit]) -> dict[str, list[str]]:
+    """The least and the greatest value of each column that every unit has an ISO date in."""
+    spans: dict[str, list[str]] | None = None
+    for unit in units:
+        if unit is None:
+            return {}  # the whole dataset: every date
+        dates = {
+            name: value for name, value in unit if value is not None and _kind(value) == "date"
+        }
+        if spans is None:
+            spans = {name: [value, value] for name, value in dates.items()}
+            continue
+        for name in list(spans):
+            value = dates.get(name)
+            if value is None:
+                del spans[name]
+            else:
+                span = spans[name]
+                span[0], span[1] = min(span[0], value), max(span[1], value)
+    return spans or {}
 
 
 def _compared_fields(condition: Any) -> frozenset[str] | None:

@@ -18,6 +18,9 @@ Tables:
   ``partition_id``;
 - ``access_partitions``: the partitions each read's conditions list (partition and access
   ids), to find the reads of a partition without reading every condition;
+- ``access_bounds``: the ranges of ISO dates the condition of a read that lists no partition
+  keeps partition columns in (``business_date`` within the last seven days), to leave out the
+  reads of other days without reading their conditions (see ``lineage/_bounds.py``);
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text.
@@ -109,6 +112,14 @@ CREATE TABLE access_partitions (
     partition_id INTEGER NOT NULL REFERENCES partitions (partition_id),
     access_id    INTEGER NOT NULL REFERENCES accesses (access_id),
     PRIMARY KEY (partition_id, access_id)
+) WITHOUT ROWID;
+
+CREATE TABLE access_bounds (
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    column_name TEXT NOT NULL,
+    low         TEXT,  -- the least ISO date the column may hold; NULL: no least
+    high        TEXT,  -- the greatest; NULL: no greatest
+    PRIMARY KEY (access_id, column_name)
 ) WITHOUT ROWID;
 
 CREATE TABLE partition_columns (

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._events import EVENT, Condition, any_of_json, canonical
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
@@ -262,13 +263,23 @@ class Writer:
         new: list[tuple[Any, ...]] = []
         changed: list[tuple[Any, ...]] = []
         several: list[tuple[int, str]] = []
+        bounds: list[tuple[int, str, str | None, str | None]] = []
         for key, (access_id, texts, lists, held, grown) in accesses.items():
             if held is None:
-                new.append((access_id, *key, _merged(texts), lists))
+                merged = _merged(texts)
+                new.append((access_id, *key, merged, lists))
             elif grown:
-                changed.append((_merged(texts), lists, access_id))
+                merged = _merged(texts)
+                changed.append((merged, lists, access_id))
+            else:
+                continue
             if len(texts) > 1:  # the one condition of an access is its condition
                 several.extend((access_id, text) for text in texts[held or 0 :])
+            if key[2] == "input" and merged is not None and not lists:
+                bounds.extend(
+                    (access_id, column, low, high)
+                    for column, (low, high) in date_bounds(json.loads(merged)).items()
+                )
         self.db.executemany(
             "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -279,6 +290,14 @@ class Writer:
         )
         self.db.executemany(
             "INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several
+        )
+        # A grown read's condition is a wider OR: its old ranges go, the new ones are stored.
+        self.db.executemany(
+            "DELETE FROM access_bounds WHERE access_id = ?", [(row[2],) for row in changed]
+        )
+        self.db.executemany(
+            "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
+            bounds,
         )
         self._partitions(added, conditions)
 

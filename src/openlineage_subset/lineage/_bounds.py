@@ -1,0 +1,143 @@
+"""Date ranges a read's condition keeps its partition columns in: an index for ``impact``.
+
+A read such as "the last 7 days" (``business_date >= '2024-10-09' AND business_date <=
+'2024-10-15'``) lists no partition, so ``access_partitions`` cannot find it; without more, every
+later read of the dataset is evaluated to find the few that overlap a partition. For a condition
+made of comparisons joined by AND and OR, :func:`date_bounds` gives, per column, a range of ISO
+dates the condition keeps that column in. A partition whose value of the column is an ISO date
+outside the range is one the condition does not select (:func:`partition_overlap` says False),
+so the query leaves such reads out without reading their conditions.
+
+The ranges are sound, not tight: ``>`` is taken as ``>=``, an OR spans both sides' ranges, and
+a comparison with a literal that is no ISO date, or of a column with a column, bounds nothing.
+A condition holding anything but AND, OR and well-formed comparisons has no range at all: the
+query cannot evaluate some of those (an undocumented comparison, say) and then counts the read
+as possibly overlapping, whatever the rest of the condition says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openlineage_subset._evaluate import _guessed_type
+
+Bound = tuple[str | None, str | None]
+"""The least and the greatest ISO date a column may hold (None: no bound on that side)."""
+
+_LOWER = frozenset({"GREATER_THAN", "GREATER_EQUAL_THAN"})
+_COMPARISONS = frozenset({"EQUAL", *_LOWER, "LESS_THAN", "LESS_EQUAL_THAN"})
+_UPPER = frozenset({"LESS_THAN", "LESS_EQUAL_THAN"})
+
+
+def date_bounds(condition: Any) -> dict[str, Bound]:
+    """The columns ``condition`` keeps within ISO dates, with their ranges.
+
+    >>> day = {"type": "field", "field": "day"}
+    >>> def since(value): return {"type": "compare", "comparison": "GREATER_EQUAL_THAN",
+    ...     "left": day, "right": {"type": "literal", "value": value}}
+    >>> def until(value): return {"type": "compare", "comparison": "LESS_EQUAL_THAN",
+    ...     "left": day, "right": {"type": "literal", "value": value}}
+    >>> date_bounds({"type": "binary", "operator": "AND",
+    ...     "left": since("2024-10-09"), "right": until("2024-10-15")})
+    {'day': ('2024-10-09', '2024-10-15')}
+    >>> date_bounds({"type": "binary", "operator": "OR",
+    ...     "left": since("2024-10-09"), "right": until("2024-10-01")})
+    {}
+    """
+    return _bounds(condition) if _comparisons_only(condition) else {}
+
+
+def _comparisons_only(condition: Any) -> bool:
+    """Whether a condition is comparisons of fields and string literals joined by AND and OR,
+    all of which the query evaluates without error."""
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            return False
+        kind = node.get("type")
+        if kind == "binary" and node.get("operator") in ("AND", "OR"):
+            stack.extend((node.get("left"), node.get("right")))
+        elif kind == "compare" and node.get("comparison") in _COMPARISONS:
+            for side in (node.get("left"), node.get("right")):
+                if not isinstance(side, dict):
+                    return False
+                if side.get("type") == "field":
+                    name = side.get("field")
+                    if not isinstance(name, str) or not name:
+                        return False
+                elif side.get("type") != "literal" or not isinstance(side.get("value"), str):
+                    return False
+        else:
+            return False
+    return True
+
+
+def _bounds(condition: dict[str, Any]) -> dict[str, Bound]:
+    kind = condition.get("type")
+    if kind == "binary":
+        operator_name = condition.get("operator")
+        left, right = _bounds(condition["left"]), _bounds(condition["right"])
+        if operator_name == "AND":
+            # Each side's ranges hold: a column bounded on both sides is within both ranges.
+            merged = {**left, **right}
+            for column in left.keys() & right.keys():
+                merged[column] = _intersection(left[column], right[column])
+            return merged
+        # Either side may hold: a column is bounded only where both sides bound it.
+        spans = {
+            column: _span(left[column], right[column]) for column in left.keys() & right.keys()
+        }
+        return {column: span for column, span in spans.items() if span != (None, None)}
+    if kind == "compare":
+        return _compare_bound(condition)
+    return {}
+
+
+def _compare_bound(node: dict[str, Any]) -> dict[str, Bound]:
+    field, literal = node.get("left"), node.get("right")
+    if not (
+        isinstance(field, dict)
+        and isinstance(literal, dict)
+        and field.get("type") == "field"
+        and literal.get("type") == "literal"
+    ):
+        return {}
+    name, value = field.get("field"), literal.get("value")
+    if not isinstance(name, str) or not name or "." in name or not isinstance(value, str):
+        return {}
+    if _guessed_type(value) != "date":
+        return {}
+    comparison = node.get("comparison")
+    if comparison == "EQUAL":
+        return {name: (value, value)}
+    if comparison in _LOWER:
+        return {name: (value, None)}
+    if comparison in _UPPER:
+        return {name: (None, value)}
+    return {}
+
+
+def _intersection(one: Bound, other: Bound) -> Bound:
+    lows = [low for low in (one[0], other[0]) if low is not None]
+    highs = [high for high in (one[1], other[1]) if high is not None]
+    return (max(lows) if lows else None, min(highs) if highs else None)
+
+
+def _span(one: Bound, other: Bound) -> Bound:
+    low = None if one[0] is None or other[0] is None else min(one[0], other[0])
+    high = None if one[1] is None or other[1] is None else max(one[1], other[1])
+    return (low, high)
+
+
+def outside(bound: Bound, value: str | None) -> bool:
+    """Whether a partition's value of the column is an ISO date outside ``bound``: a read so
+    bounded does not select that partition.
+
+    >>> outside(("2024-10-09", "2024-10-15"), "2024-10-16"), outside((None, None), "2024-10-16")
+    (True, False)
+    """
+    if value is None or _guessed_type(value) != "date":
+        return False
+    low, high = bound
+    return (low is not None and value < low) or (high is not None and value > high)

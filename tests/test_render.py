@@ -36,6 +36,17 @@ def test_quoting_of_literals_and_names() -> None:
     assert render(field("n") == -1.5) == "n = -1.5"
 
 
+def test_a_trailing_newline_is_not_a_plain_name_or_number() -> None:
+    # "1\n" is a string, not the number 1; "a\n" is not the column a.
+    assert render(field("a\n") == "1\n") == "`a\n` = '1\n'"
+
+
+def test_a_key_with_a_trailing_newline_is_not_a_plain_name_in_a_json_path() -> None:
+    from openlineage_subset._issues import json_path
+
+    assert json_path(("inputs", 0, "a\n")) == "$.inputs[0]['a\n']"
+
+
 def test_unknown_operators_are_parenthesised() -> None:
     node = {
         "type": "binary",

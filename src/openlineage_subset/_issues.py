@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def json_path(parts: Sequence[str | int]) -> str:
@@ -17,12 +17,14 @@ def json_path(parts: Sequence[str | int]) -> str:
     '$.inputs[0].inputFacets.subset'
     >>> json_path(("dimensions", "business date"))
     "$.dimensions['business date']"
+    >>> json_path(("dimensions", "day\\n"))  # not the key "day": the printing layer escapes
+    "$.dimensions['day\\n']"
     """
     text = "$"
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif _IDENTIFIER.match(part):
+        elif _IDENTIFIER.fullmatch(part):
             text += "." + part
         else:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")

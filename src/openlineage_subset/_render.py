@@ -17,8 +17,8 @@ _SYMBOLS = {
     "LESS_THAN": "<",
     "LESS_EQUAL_THAN": "<=",
 }
-_PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-_NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$")
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 
 
 def render(condition: Any) -> str:
@@ -86,7 +86,7 @@ def _operand(node: Any) -> str:
         return _name(str(node.get("field")))
     if isinstance(node, Mapping) and node.get("type") == "literal":
         value = str(node.get("value"))
-        return value if _NUMBER.match(value) else _quote(value)
+        return value if _NUMBER.fullmatch(value) else _quote(value)
     return json.dumps(node)
 
 
@@ -102,7 +102,7 @@ def _partition(item: Any) -> str:
 
 
 def _name(name: str) -> str:
-    return name if _PLAIN_NAME.match(name) else "`" + name.replace("`", "``") + "`"
+    return name if _PLAIN_NAME.fullmatch(name) else "`" + name.replace("`", "``") + "`"
 
 
 def _quote(text: str) -> str:

@@ -55,11 +55,11 @@ _FACET_KEYS = frozenset({"inputCondition", "outputCondition"})
 _ROLE_DEFS: dict[Role, str] = {"input": INPUT_FACET_DEF, "output": OUTPUT_FACET_DEF}
 _ROLE_PLACES: dict[Role, str] = {"input": "inputFacets", "output": "outputFacets"}
 _ROLE_CONDITIONS: dict[Role, str] = {"input": "inputCondition", "output": "outputCondition"}
-_EVENT_DEF_URL = re.compile(r"/OpenLineage\.json#/\$defs/(?P<name>[A-Za-z]+)$")
+_EVENT_DEF_URL = re.compile(r"/OpenLineage\.json#/\$defs/(?P<name>[A-Za-z]+)\Z")
 _FACET_DEF_URL = re.compile(
-    r"^https://openlineage\.io/spec/facets/(?P<version>\d+-\d+-\d+)/"
+    r"https://openlineage\.io/spec/facets/(?P<version>\d+-\d+-\d+)/"
     + re.escape(FACET_FILE)
-    + r"#/\$defs/(?P<name>[^/]+)$"
+    + r"#/\$defs/(?P<name>[^/]+)"
 )
 
 
@@ -299,7 +299,7 @@ def schema_url_problem(url: object, role: Role | None, spec: SpecVersion) -> str
         return None
     expected_def = _ROLE_DEFS[role] if role else f"{INPUT_FACET_DEF} or {OUTPUT_FACET_DEF}"
     expected = f"{spec.facet_schema_url}#/$defs/{expected_def}"
-    match = _FACET_DEF_URL.match(url)
+    match = _FACET_DEF_URL.fullmatch(url)
     if not match:
         return f"{url!r} does not name a definition of {FACET_FILE}; expected {expected}"
     problems = []

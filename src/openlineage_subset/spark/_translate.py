@@ -49,8 +49,8 @@ _NEGATED = {
     "GREATER_EQUAL_THAN": "LESS_THAN",
 }
 _INTEGRAL_BITS = {"byte": 8, "short": 16, "integer": 32, "long": 64}
-_DECIMAL = re.compile(r"^decimal\((\d+),\s*(-?\d+)\)$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DECIMAL = re.compile(r"decimal\((\d+),\s*(-?\d+)\)")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 _EPOCH_DAY = _dt.date(1970, 1, 1)
 
@@ -301,12 +301,12 @@ def _lossless(source: str | None, target: object) -> bool:
             return bits <= 32
         if target == "float":
             return bits <= 16
-        decimal = _DECIMAL.match(target)
+        decimal = _DECIMAL.fullmatch(target)
         digits = {8: 3, 16: 5, 32: 10, 64: 19}[bits]
         return bool(decimal) and int(decimal[1]) - int(decimal[2]) >= digits  # type: ignore[index]
     if source == "float":
         return target == "double"
-    source_decimal, target_decimal = _DECIMAL.match(source), _DECIMAL.match(target)
+    source_decimal, target_decimal = _DECIMAL.fullmatch(source), _DECIMAL.fullmatch(target)
     if source_decimal and target_decimal:
         p1, s1 = int(source_decimal[1]), int(source_decimal[2])
         p2, s2 = int(target_decimal[1]), int(target_decimal[2])
@@ -316,7 +316,7 @@ def _lossless(source: str | None, target: object) -> bool:
 
 def _numeric(kind: str | None) -> bool:
     return kind is not None and (
-        kind in _INTEGRAL_BITS or kind in ("float", "double") or bool(_DECIMAL.match(kind))
+        kind in _INTEGRAL_BITS or kind in ("float", "double") or bool(_DECIMAL.fullmatch(kind))
     )
 
 
@@ -370,7 +370,7 @@ def internal_value_text(value: str, kind: str | None) -> str | None:
 def _text_of(value: str, kind: str) -> str | None:
     if kind in _INTEGRAL_BITS:
         return value if re.fullmatch(r"-?\d+", value) else None
-    if kind in ("float", "double") or _DECIMAL.match(kind):
+    if kind in ("float", "double") or _DECIMAL.fullmatch(kind):
         try:
             # A double prints as 1.0E-7; its shortest repr gives the plain 0.0000001.
             number = Decimal(repr(float(value))) if kind in ("float", "double") else Decimal(value)
@@ -385,7 +385,7 @@ def _text_of(value: str, kind: str) -> str | None:
     if kind == "boolean":
         return value if value in ("true", "false") else None
     if kind == "date":
-        return value if _DATE.match(value) else None
+        return value if _DATE.fullmatch(value) else None
     return None
 
 

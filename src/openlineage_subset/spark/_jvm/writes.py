@@ -34,7 +34,7 @@ _FILE_STATUS = re.compile(
     r"(?:; length=\d+; replication=\d+; blocksize=\d+)?; modification_time=(?P<mtime>\d+);",
     re.DOTALL,
 )
-_ATTRIBUTE_ID = re.compile(r"#\d+L?$")
+_ATTRIBUTE_ID = re.compile(r"#\d+L?\Z")
 
 
 def write_facts(

@@ -14,8 +14,9 @@ returns the lenient check's issues followed by those of ``_<location>_extra``, w
 the rules the strict schema adds (``_ExtraRules``); a definition with no such rule below it is
 the lenient check itself, imported. A ``oneOf`` takes its branch by the schema alone and adds the
 extra rules of that branch, so strict mode never accepts what the schema rejects. A definition
-with an ``anyOf`` (of several branches) or a ``not`` over extra rules is compiled whole, and the
-module docstring says why.
+with an ``anyOf`` (of several branches) over extra rules is compiled whole, and the module
+docstring says why; a ``not`` over extra rules is refused with a ``CodegenError`` (under a
+``not``, a rule would make strict mode accept what the schema rejects).
 
 A ``oneOf`` whose branches are objects told apart by a required ``const`` property (the subset
 conditions' ``type``) compiles to a dictionary dispatch with an error that names the known values.
@@ -103,9 +104,9 @@ def compile_lenient_and_strict(
 
     The strict check of a definition is the lenient one followed by the checks of its extra rules
     (see ``_ExtraRules``); without an extra rule below it, it is the lenient one, imported. A
-    definition with an ``anyOf`` or ``not`` over extra rules stays whole: the strict schema
-    compiled as it is. A function or constant is imported, too, when its text is the same in both
-    modules and so is everything it refers to.
+    definition with an ``anyOf`` over extra rules stays whole: the strict schema compiled as it
+    is (a ``not`` over extra rules is refused). A function or constant is imported, too, when its
+    text is the same in both modules and so is everything it refers to.
     """
     lenient_code = _Compiler(lenient, assert_formats=False).compile()
     compiler = _Compiler(strict, assert_formats=True)
@@ -786,9 +787,14 @@ class _ExtraRules:
             yield from self._part(f"{pointer}/allOf/{index}", lenient["allOf"][index], part)
         yield from self._alternatives(pointer, lenient, strict)
         if "not" in strict and self._target(pointer + "/not", lenient["not"], strict["not"]):
-            raise _Whole(
-                f"its ``not`` ({pointer}/not) negates extra rules, which can only take its issue "
-                "away"
+            # Negated, a rule would make strict mode accept what the schema rejects: a value the
+            # schema's "not" refuses passes once the rule fails it. No schema has one yet; a
+            # spec that brings one needs a decision on what the rule means there.
+            raise CodegenError(
+                f"{pointer}/not negates prose rules (documented values or formats): strict mode "
+                "would accept values the schema rejects. Strict validators for a rule under a "
+                "'not' are not supported; move the rule out of the 'not' or extend "
+                "codegen/_validators.py (_ExtraRules) to decide it by the schema alone"
             )
 
     # -- keywords ---------------------------------------------------------------------------------

@@ -346,7 +346,6 @@ SYNTHETIC_STRICT = {
         "properties": {"kind": {"type": "string", "const": "b"}},
     },
     "Choice": {"anyOf": [ENUM, {"type": "integer", "minimum": 0}]},
-    "Negated": {"not": ENUM},
     "Leaf": {
         "type": "object",
         "properties": {"k": ENUM},
@@ -399,9 +398,9 @@ def _synthetic_modules(
     return lenient, strict, namespace["VALIDATORS"]
 
 
-def test_any_of_and_not_over_rules_stay_whole_and_the_rest_adds_up(tmp_path: Path) -> None:
+def test_any_of_over_rules_stays_whole_and_the_rest_adds_up(tmp_path: Path) -> None:
     lenient, strict, one_piece = _synthetic_modules(tmp_path, SYNTHETIC, SYNTHETIC_STRICT)
-    whole = {"Choice": "anyOf", "Negated": "not", "Uses": "refers to ``Choice``"}
+    whole = {"Choice": "anyOf", "Uses": "refers to ``Choice``"}
     for definition, reason in whole.items():
         assert re.search(rf"``{definition}``: [^\n]*{reason}", strict.__doc__ or ""), definition
     assert not re.search(r"``(Either|UsesEither|Untagged)``", strict.__doc__ or "")
@@ -420,6 +419,20 @@ def test_any_of_and_not_over_rules_stay_whole_and_the_rest_adds_up(tmp_path: Pat
                 )
 
     same()
+
+
+def test_a_not_over_rules_is_refused_with_where_and_what_to_do() -> None:
+    # Negated, a rule would let strict mode accept what the schema rejects ("C" passes a strict
+    # "not" of the enum A/B, which the schema's "not" of any string refuses).
+    from codegen._errors import CodegenError
+
+    with pytest.raises(CodegenError, match=r"#/\$defs/Negated/not negates prose rules.*extend"):
+        compile_lenient_and_strict(
+            SYNTHETIC,
+            {**SYNTHETIC_STRICT, "Negated": {"not": ENUM}},
+            lenient_module="synthetic.validators",
+            header="",
+        )
 
 
 @pytest.mark.parametrize("types", TYPE_LISTS, ids="-".join)

@@ -312,6 +312,18 @@ def created_partitions(before: dict[str, float], root: Path) -> set[str]:
     }
 
 
+def written_identifiers(output: dict[str, Any]) -> set[str] | None:
+    """The partition paths an output's subset facet lists, each with the dimensions its path
+    says (None: no facet, the whole dataset)."""
+    facet = (output.get("outputFacets") or {}).get("subset")
+    if facet is None:
+        return None
+    partitions = facet["outputCondition"]["partitions"]
+    for partition in partitions:
+        assert partition["dimensions"] == dims(partition["identifier"])
+    return {partition["identifier"] for partition in partitions}
+
+
 def covered_by_output(dataset: dict[str, Any], changed: set[str]) -> set[str]:
     """The partition paths among ``changed`` that an output's subset says may have changed.
 

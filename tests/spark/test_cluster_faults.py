@@ -30,6 +30,7 @@ from tests.spark.conftest import (
     data_files,
     dims,
     partition_dirs,
+    written_identifiers,
 )
 from tests.spark.standalone import WORKER_HOSTS, StandaloneCluster
 
@@ -160,13 +161,7 @@ def _one_run(capture: Capture) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _written(end: dict[str, Any], root: Path) -> set[str] | None:
     (output,) = [output for output in end["outputs"] if output["name"] == str(root)]
-    facet = (output.get("outputFacets") or {}).get("subset")
-    if facet is None:
-        return None
-    partitions = facet["outputCondition"]["partitions"]
-    for partition in partitions:
-        assert partition["dimensions"] == dims(partition["identifier"])
-    return {partition["identifier"] for partition in partitions}
+    return written_identifiers(output)
 
 
 def _in_background(action: Callable[[], object]) -> tuple[threading.Thread, dict[str, Any]]:

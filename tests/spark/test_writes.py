@@ -16,9 +16,9 @@ from tests.spark.conftest import (
     covered_by_output,
     created_partitions,
     data_files,
-    dims,
     partition_dirs,
     sales_rows,
+    written_identifiers,
 )
 
 pytestmark = pytest.mark.spark
@@ -40,13 +40,7 @@ def _written(capture: Capture, root: Path) -> set[str] | None:
                 if output["name"] == str(root):
                     found.append(output)
     assert len(found) == 1, f"expected one run writing {root}, got {len(found)}"
-    facet = (found[0].get("outputFacets") or {}).get("subset")
-    if facet is None:
-        return None
-    partitions = facet["outputCondition"]["partitions"]
-    for partition in partitions:
-        assert partition["dimensions"] == dims(partition["identifier"])
-    return {partition["identifier"] for partition in partitions}
+    return written_identifiers(found[0])
 
 
 def _location(spark: SparkSession, table: str) -> Path:

@@ -162,17 +162,7 @@ class StandaloneCluster:
             "--webui-port",
             "0",
         ]
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                command,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-                cwd=self.work,
-                start_new_session=True,  # its own process group: stop() ends it and its children
-            )
-        return _Daemon(name, process, log)
+        return _start(name, command, env, log)
 
     # -- faults and stopping -----------------------------------------------------------------
 
@@ -214,8 +204,7 @@ class StandaloneCluster:
         """End every daemon started here: SIGTERM to its group, SIGKILL after ten seconds."""
         for daemon in [*reversed(self._workers), self._master]:
             if daemon is not None:
-                _end_group(daemon, signal.SIGTERM, wait=10.0)
-                _end_group(daemon, signal.SIGKILL, wait=10.0)
+                _stop(daemon)
         self._workers = [None] * len(self._workers)
         self._master = None
 
@@ -227,6 +216,28 @@ class StandaloneCluster:
                 tail = "\n".join(daemon.text().splitlines()[-20:])
                 parts.append(f"--- {daemon.name} ---\n{tail}")
         return "\n".join(parts)
+
+
+def _start(name: str, command: list[str], env: dict[str, str], log: Path) -> _Daemon:
+    """Start ``command`` with its output in ``log``, in a process group of its own (led by the
+    process started here: :func:`_stop` ends it and every process it started)."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=log.parent,
+            start_new_session=True,
+        )
+    return _Daemon(name, process, log)
+
+
+def _stop(daemon: _Daemon) -> None:
+    """SIGTERM to the daemon's process group, SIGKILL to what is left after ten seconds."""
+    _end_group(daemon, signal.SIGTERM, wait=10.0)
+    _end_group(daemon, signal.SIGKILL, wait=10.0)
 
 
 def _wait_for(daemon: _Daemon, pattern: re.Pattern[str]) -> re.Match[str]:
@@ -304,19 +315,10 @@ class ConnectServer:
             f"spark.driver.host={HOST}",
             "spark-internal",
         ]
-        log = self.work / "connect-server.log"
         env = {**os.environ, "SPARK_HOME": str(spark_home), "SPARK_LOCAL_IP": HOST}
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                command,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-                cwd=self.work,
-                start_new_session=True,
-            )
-        self._daemon = _Daemon("Spark Connect server", process, log)
+        self._daemon = _start(
+            "Spark Connect server", command, env, self.work / "connect-server.log"
+        )
         try:
             _wait_for(self._daemon, _CONNECT_READY)
         except BaseException:
@@ -332,6 +334,5 @@ class ConnectServer:
         traceback: TracebackType | None,
     ) -> None:
         if self._daemon is not None:
-            _end_group(self._daemon, signal.SIGTERM, wait=10.0)
-            _end_group(self._daemon, signal.SIGKILL, wait=10.0)
+            _stop(self._daemon)
             self._daemon = None

@@ -20,7 +20,7 @@ SDK_TESTS = (
     "tests/test_validate.py",
     "tests/test_validators_differential.py",
     "tests/test_builders.py",
-    "tests/test_cli.py",
+    "tests/cli/test_cli.py",
     "tests/test_doctests.py",
 )
 """The SDK's tests (a subset of the suite, to stay near half a minute; every test but those

@@ -2,6 +2,6 @@
 
 import sys
 
-from openlineage_subset._cli import main
+from openlineage_subset.cli import main
 
 sys.exit(main())

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_subset._cli import main
+from openlineage_subset.cli import main
 from openlineage_subset.lineage import impact, ingest
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, write_events
 

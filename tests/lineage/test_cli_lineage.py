@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_subset._cli import main
+from openlineage_subset.cli import main
 from tests.lineage.events import compare, day, run, write_events
 
 EVENTS = [

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset import __version__
-from openlineage_subset._cli import main
+from openlineage_subset.cli import main
 from openlineage_subset.lineage import (
     PartitionSet,
     dataset_partitions,

@@ -17,8 +17,8 @@ from pyspark.sql import functions as F
 
 from openlineage_subset import render, validate
 from openlineage_subset.spark import _capture, enable
+from tests.delivery.test_outbox import pending_on_disk
 from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of, ol_subset
-from tests.test_outbox import pending_on_disk
 
 pytestmark = pytest.mark.spark
 

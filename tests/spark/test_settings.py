@@ -20,9 +20,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from openlineage_subset import validate
-from openlineage_subset._emitter import LineageSettingsWarning
-from openlineage_subset.spark import enable
-from openlineage_subset.spark._run import run_script
+from openlineage_subset.cli._run import run_script
+from openlineage_subset.spark import LineageSettingsWarning, enable
 from tests.spark.conftest import Lake, MemoryTransport, ol_subset
 
 pytestmark = pytest.mark.spark

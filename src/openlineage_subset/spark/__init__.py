@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from openlineage_subset_generated.latest import InputDataset, OutputDataset
 
-from openlineage_subset._emitter import LineageSettingsWarning
-from openlineage_subset._naming import TrimRules
+from openlineage_subset.producer._naming import TrimRules
+from openlineage_subset.producer._settings import LineageSettingsWarning
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
 from openlineage_subset.spark._jvm import (

@@ -26,15 +26,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from openlineage_subset._budget import bound_event
 from openlineage_subset._convert import dump
-from openlineage_subset._emitter import (
-    Emitter,
-    LineageSettingsWarning,
-    Transport,
-    open_emitter,
-)
-from openlineage_subset._events import (
+from openlineage_subset.delivery._emitter import Emitter, Transport, open_emitter
+from openlineage_subset.delivery._openlineage_client import new_run_id
+from openlineage_subset.producer import _excepthook
+from openlineage_subset.producer._budget import bound_event
+from openlineage_subset.producer._degrade import warn_once
+from openlineage_subset.producer._events import (
     JobRef,
     engine_facet,
     error_facet,
@@ -44,11 +42,13 @@ from openlineage_subset._events import (
     run_event,
     timestamp,
 )
-from openlineage_subset._openlineage_client import new_run_id
-from openlineage_subset.spark import _excepthook
+from openlineage_subset.producer._settings import (
+    CONF_PREFIX,
+    LineageSettingsWarning,
+    lineage_settings,
+)
 from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._degrade import warn_once
 from openlineage_subset.spark._jvm import (
     CHANGE_ROOTS,
     V2_WRITE_ROOTS,
@@ -67,7 +67,6 @@ from openlineage_subset.spark._jvm import (
 )
 from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
-from openlineage_subset.spark._settings import CONF_PREFIX, lineage_settings
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
 if TYPE_CHECKING:  # the spark extra
@@ -399,7 +398,7 @@ def _describe(exception: Any) -> tuple[str, str | None]:
     """The message and stack trace of a failed action's exception, as the JVM prints them.
 
     They may quote a location with its credentials: they go out only through
-    :func:`~openlineage_subset._events.error_facet`, which scrubs both (one pass over a
+    :func:`~openlineage_subset.producer._events.error_facet`, which scrubs both (one pass over a
     stack trace that may be large).
     """
     return java_error_text(exception)

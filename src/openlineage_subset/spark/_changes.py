@@ -32,7 +32,9 @@ from typing import Any
 
 from openlineage_subset._builders import all_of, any_of, field, input_facet, output_facet
 from openlineage_subset._convert import dump
-from openlineage_subset._naming import (
+from openlineage_subset._versions import spec
+from openlineage_subset.producer._degrade import Report, warn_once
+from openlineage_subset.producer._naming import (
     NULL_PARTITION,
     clean_location,
     dataset_identity,
@@ -40,9 +42,7 @@ from openlineage_subset._naming import (
     partition_path,
     split_dataset_root,
 )
-from openlineage_subset._versions import spec
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._degrade import Report, warn_once
 from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 from openlineage_subset.spark._translate import redact_condition
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from openlineage_subset import __version__
-from openlineage_subset._budget import MIN_EVENT_BYTES
-from openlineage_subset._naming import DEFAULT_TRIM_RULES, TrimRules
+from openlineage_subset.producer._budget import MIN_EVENT_BYTES
+from openlineage_subset.producer._naming import DEFAULT_TRIM_RULES, TrimRules
 
 PRODUCER = f"https://github.com/openlineage-subset/openlineage-subset/tree/v{__version__}"
 """The ``_producer`` of the facets the adapter writes."""
@@ -30,9 +30,9 @@ class SubsetConfig:
     Sizes are bounded without giving up soundness. Up to ``max_partitions`` partitions and
     ``max_locations`` locations are listed as they are; more, or a condition whose JSON exceeds
     ``max_condition_bytes``, are condensed (value lists and ranges per partition column, parent
-    directories, ranges for long ``IN`` lists; see :mod:`openlineage_subset._condense`). Every
-    event is at most ``max_event_bytes`` (at least 65,536): its datasets' conditions share it,
-    condensed further where they must.
+    directories, ranges for long ``IN`` lists; see
+    :mod:`openlineage_subset.producer._condense`). Every event is at most ``max_event_bytes``
+    (at least 65,536): its datasets' conditions share it, condensed further where they must.
 
     ``redact_columns`` (a set of column names, or ``"all"``) keeps the values of those columns
     out of the input conditions, soundly (the condition still holds for every row read; it

@@ -17,24 +17,24 @@ from openlineage_subset_generated._support import InputSubsetFacet, SubsetCondit
 from openlineage_subset_generated.latest import InputDataset
 
 from openlineage_subset._builders import all_of, any_of, input_facet, location
-from openlineage_subset._condense import (
+from openlineage_subset._convert import dump, parse_facet
+from openlineage_subset._versions import spec
+from openlineage_subset.producer._condense import (
     condense,
     condense_locations,
     condense_partitions,
     json_size,
 )
-from openlineage_subset._convert import dump, parse_facet
-from openlineage_subset._naming import (
+from openlineage_subset.producer._degrade import Report, warn_once
+from openlineage_subset.producer._naming import (
     clean_location,
     dataset_identity,
     glob_root,
     partition_dimensions,
     split_dataset_root,
 )
-from openlineage_subset._secrets import scrub_text
-from openlineage_subset._versions import spec
+from openlineage_subset.producer._secrets import scrub_text
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._degrade import Report, warn_once
 from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._translate import condition_from_filters, redact_condition
 from openlineage_subset.spark._trees import Node

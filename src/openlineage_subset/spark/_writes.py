@@ -27,14 +27,14 @@ from typing import Any
 from openlineage_subset_generated.latest import OutputDataset
 
 from openlineage_subset._builders import all_of, field, output_facet
-from openlineage_subset._naming import (
+from openlineage_subset._versions import spec
+from openlineage_subset.producer._naming import (
     clean_location,
     dataset_identity,
     partition_dimensions,
     partition_path,
     split_dataset_root,
 )
-from openlineage_subset._versions import spec
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import WriteFacts

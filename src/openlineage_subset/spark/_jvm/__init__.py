@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
-from openlineage_subset.spark._degrade import warn_once
+from openlineage_subset.producer._degrade import warn_once
 from openlineage_subset.spark._facts import ChangeFacts, ScanFacts, TableFacts
 from openlineage_subset.spark._trees import Node, decode
 

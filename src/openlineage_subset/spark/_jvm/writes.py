@@ -12,7 +12,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from openlineage_subset.spark._degrade import warn_once
+from openlineage_subset.producer._degrade import warn_once
 from openlineage_subset.spark._facts import WriteFacts
 from openlineage_subset.spark._jvm import (
     JavaObject,

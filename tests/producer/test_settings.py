@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from openlineage_subset import dump, validate
-from openlineage_subset._events import (
+from openlineage_subset.producer import _excepthook
+from openlineage_subset.producer._events import (
     JobRef,
     job_name,
     normalize_name,
@@ -17,8 +18,7 @@ from openlineage_subset._events import (
     python_error_facet,
     run_event,
 )
-from openlineage_subset.spark import _excepthook
-from openlineage_subset.spark._settings import lineage_settings
+from openlineage_subset.producer._settings import lineage_settings
 
 PARENT_ID = "0190f4a7-1c2b-7d3e-8f4a-5b6c7d8e9f00"
 ROOT_ID = "0190f4a7-0000-7000-8000-000000000001"

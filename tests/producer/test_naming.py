@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openlineage_subset._naming import (
+from openlineage_subset.producer._naming import (
     DEFAULT_TRIM_RULES,
     NULL_PARTITION,
     TrimRules,

@@ -1,11 +1,11 @@
-"""The ``ol-subset`` command line.
+"""``ol-subset validate PATH... [--strict] [--format text|json]``: the conformance gate.
 
-``ol-subset validate PATH... [--strict] [--format text|json]`` checks JSON files (a facet map,
-a subset facet, an event, or an array of them), JSON Lines files (one document per line) and
-folders of them; ``-`` is standard input, read like a file. Exit status: 0 all valid, 1 something
-invalid, 2 some input unusable, 141 (128 + SIGPIPE) when the reader of the output went away
-before the end (``| head``): the command stops quietly and never claims success for what it did
-not check. Every message names the file (and line), the JSON path and the problem.
+It checks JSON files (a facet map, a subset facet, an event, or an array of them), JSON Lines
+files (one document per line) and folders of them; ``-`` is standard input, read like a file.
+Exit status: 0 all valid, 1 something invalid, 2 some input unusable, 141 (128 + SIGPIPE) when
+the reader of the output went away before the end (``| head``): the command stops quietly and
+never claims success for what it did not check. Every message names the file (and line), the
+JSON path and the problem.
 
 It takes its input as hostile:
 
@@ -23,15 +23,6 @@ It takes its input as hostile:
   is ASCII, escaped by ``json.dumps``;
 - a closed standard input is an unusable input; with standard output closed (``>&-``) nothing
   is printed and the exit status still tells.
-
-``ol-subset run [--output FILE] [--namespace NS] SCRIPT.py [ARGS...]`` runs a PySpark script
-with capture enabled; ``ol-subset demo`` runs the demo pipeline. Both need the ``spark`` extra
-and a Java runtime, and say so in one line when either is missing.
-
-``ol-subset show EVENTS...`` prints what each run read and wrote (see :mod:`._show`).
-
-``ol-subset lineage ingest|impact|provenance|history|partitions`` builds and queries a partition
-lineage database (see :mod:`openlineage_subset.lineage` and docs/lineage.md).
 """
 
 from __future__ import annotations
@@ -46,27 +37,24 @@ import re
 import sys
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset import __version__
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
 from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
-from openlineage_subset._replay import (
-    ARGUMENT_HELP,
-    DEFAULT_REPLAY_TIMEOUT,
-    REPLAY_DESCRIPTION,
-    REPLAY_HELP,
-    replay_command,
-)
-from openlineage_subset._show import read_events, summary_lines
 from openlineage_subset._validate import document_kind, validate, without_subset_facet
-from openlineage_subset.lineage._commands import add_lineage_parser
+from openlineage_subset.cli._output import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_OUTPUT_CLOSED,
+    EXIT_UNUSABLE,
+    cannot_read,
+    discard_standard_output,
+    printable,
+)
 
-EXIT_VALID, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
-EXIT_OUTPUT_CLOSED = 141  # what a shell reports for a tool stopped by a closed pipe (SIGPIPE)
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _FOLDER_SUFFIXES = (".json", *_JSON_LINES_SUFFIXES)
 _STDIN = "<stdin>"
@@ -117,199 +105,7 @@ class _Result:
         }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``ol-subset``; returns the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_UNUSABLE
-    try:
-        status: int = args.handler(args)
-    except KeyboardInterrupt:
-        return 130
-    return status
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ol-subset",
-        description="OpenLineage subset dataset facets: validate, capture, demo, lineage.",
-    )
-    parser.add_argument("--version", action="version", version=f"ol-subset {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    check = commands.add_parser(
-        "validate",
-        help="validate facet maps, subset facets and OpenLineage events",
-        description=(
-            "Validate JSON files (a facet map, a subset facet, an OpenLineage event, or an array "
-            "of them), JSON Lines files (.jsonl/.ndjson, one document per line) and folders of "
-            "them. '-' reads standard input. Exit 0 when all are valid, 1 when any is invalid, "
-            "2 when an input is unusable, 141 when the output pipe closes before the end."
-        ),
-    )
-    check.add_argument("paths", nargs="+", metavar="PATH")
-    check.add_argument(
-        "--strict",
-        action="store_true",
-        help="also enforce the rules the schema states only in prose (allowed values, "
-        "_schemaURL, facet roles, formats)",
-    )
-    check.add_argument(
-        "--require-subset",
-        action="store_true",
-        help="count a document without a subset facet (an event without one, another facet) as "
-        "invalid; by default it is reported as such and does not fail the check",
-    )
-    check.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
-    check.set_defaults(handler=_validate_command)
-    run = commands.add_parser(
-        "run",
-        help="run a PySpark script with lineage capture on",
-        description=(
-            "Run an unmodified PySpark script with subset-facet capture enabled for every "
-            "SparkSession it creates. Options come before the script; everything after the "
-            "script goes to it. Events go to FILE as JSON Lines unless openlineage-python is "
-            "configured (openlineage.yml, OPENLINEAGE_URL, OPENLINEAGE__TRANSPORT__...)."
-        ),
-    )
-    run.add_argument(
-        "--output",
-        metavar="FILE",
-        help="JSON Lines file for the events (default: $OL_SUBSET_OUTPUT, else "
-        "openlineage-events.jsonl in the current folder), used when openlineage-python has no "
-        "transport configured",
-    )
-    run.add_argument(
-        "--namespace",
-        metavar="NS",
-        help="namespace of the jobs (default: spark.openlineage.namespace, else "
-        "$OPENLINEAGE_NAMESPACE, else 'default')",
-    )
-    run.add_argument("script", metavar="SCRIPT.py")
-    run.add_argument("arguments", nargs=argparse.REMAINDER, metavar="ARGS")
-    run.set_defaults(handler=_run_command)
-    demo = commands.add_parser(
-        "demo",
-        help="run the demo pipeline on local Spark and show its lineage",
-        description=(
-            "Generate a small partitioned sales dataset, run a daily pipeline on local Spark "
-            "with capture on, validate the events and print what each run read and wrote."
-        ),
-    )
-    demo.add_argument(
-        "--workdir",
-        metavar="DIR",
-        help="where the data, the events and the lineage database go (default: a new "
-        "temporary folder, named in the first line of output)",
-    )
-    demo.set_defaults(handler=_demo_command)
-    show = commands.add_parser(
-        "show",
-        help="print what each run of an events file read and wrote",
-        description=(
-            "Print, for each run of JSON Lines event files, what it read and wrote: one line a "
-            "dataset, with its subset condition, or '(whole dataset)' when it has none. A run's "
-            "events are merged (its state is the terminal one). Lines that are not RunEvents "
-            "are reported on standard error with file:line. Exit 0, 1 if a line was skipped, 2 "
-            "if a file cannot be read."
-        ),
-    )
-    show.add_argument("events", nargs="+", metavar="EVENTS")
-    show.add_argument(
-        "--relative-to",
-        metavar="DIR",
-        help="show file datasets inside DIR by their path relative to it (default: full names)",
-    )
-    show.set_defaults(handler=_show_command)
-    replay = commands.add_parser("replay", help=REPLAY_HELP, description=REPLAY_DESCRIPTION)
-    replay.add_argument("outbox", metavar="OUTBOX", help=ARGUMENT_HELP["outbox"])
-    replay.add_argument("--output", metavar="FILE", help=ARGUMENT_HELP["output"])
-    replay.add_argument("--quarantine", metavar="FILE", help=ARGUMENT_HELP["quarantine"])
-    replay.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        type=float,
-        default=DEFAULT_REPLAY_TIMEOUT,
-        help=ARGUMENT_HELP["timeout"],
-    )
-    replay.set_defaults(handler=_replay_command)
-    add_lineage_parser(commands)
-    return parser
-
-
-def _spark_ready(command: str) -> bool:
-    """Whether the spark extra and a Java runtime are there; says what to do when not."""
-    try:
-        import openlineage.client  # noqa: F401, PLC0415
-        import pyspark  # noqa: F401, PLC0415
-    except ImportError:
-        print(
-            f"ol-subset {command} needs the spark extra: pip install 'openlineage-subset[spark]'",
-            file=sys.stderr,
-        )
-        return False
-    from openlineage_subset.spark._java import JAVA_HINT, find_java  # noqa: PLC0415
-
-    if find_java() is None:
-        print(f"ol-subset {command} {JAVA_HINT}", file=sys.stderr)
-        return False
-    return True
-
-
-def _run_command(args: argparse.Namespace) -> int:
-    if not Path(args.script).is_file():
-        print(f"ol-subset run: {args.script}: no such file", file=sys.stderr)
-        return EXIT_UNUSABLE
-    if not _spark_ready("run"):
-        return EXIT_UNUSABLE
-    from openlineage_subset.spark._run import run_script  # noqa: PLC0415
-
-    return run_script(args.script, args.arguments, output=args.output, namespace=args.namespace)
-
-
-def _show_command(args: argparse.Namespace) -> int:
-    events: list[dict[str, Any]] = []
-    status = EXIT_VALID
-    for path in args.events:
-        try:
-            for number, found in read_events(path):
-                if isinstance(found, str):
-                    print(f"{path}:{number}: skipped: {found}", file=sys.stderr)
-                    status = max(status, EXIT_INVALID)
-                else:
-                    events.append(found)
-        except OSError as error:
-            print(f"{path}: {_cannot_read(error)}", file=sys.stderr)
-            status = EXIT_UNUSABLE
-    root = Path(args.relative_to).absolute() if args.relative_to else None
-    try:
-        for line in summary_lines(events, root):
-            print(_printable(line))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _discard_standard_output()
-        return EXIT_OUTPUT_CLOSED
-    return status
-
-
-def _replay_command(args: argparse.Namespace) -> int:
-    return replay_command(
-        args.outbox, output=args.output, quarantine=args.quarantine, timeout=args.timeout
-    )
-
-
-def _demo_command(args: argparse.Namespace) -> int:
-    if not _spark_ready("demo"):
-        return EXIT_UNUSABLE
-    from openlineage_subset.spark._demo import run_demo  # noqa: PLC0415
-
-    return run_demo(args.workdir)
-
-
-def _validate_command(args: argparse.Namespace) -> int:
+def validate_command(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as closing:
         # With standard output closed (>&-) there is nowhere to print: the status still tells.
         out = sys.stdout or closing.enter_context(open(os.devnull, "w", encoding="utf-8"))
@@ -326,24 +122,9 @@ def _validate_command(args: argparse.Namespace) -> int:
             report.close()
             out.flush()
         except BrokenPipeError:
-            _discard_standard_output()
+            discard_standard_output()
             return EXIT_OUTPUT_CLOSED
         return report.status
-
-
-def _discard_standard_output() -> None:
-    """Point standard output at /dev/null, so that Python's flush at exit fails no more.
-
-    For when the reader of the output went away (``| head``): otherwise Python prints an
-    "Exception ignored" message for the output still buffered.
-    """
-    try:
-        descriptor = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return  # not a file (captured, replaced): nothing buffered in a pipe
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, descriptor)
-    os.close(devnull)
 
 
 def _check(result: _Result, strict: bool, require_subset: bool) -> None:
@@ -375,7 +156,7 @@ def _read(path_text: str) -> Iterator[_Result]:
         yield _Result(path_text, error="no such file")
         return
     except OSError as error:
-        yield _Result(path_text, error=_cannot_read(error))
+        yield _Result(path_text, error=cannot_read(error))
         return
     if stream is None:
         yield from _read_folder(path_text)
@@ -388,7 +169,7 @@ def _read_folder(path_text: str) -> Iterator[_Result]:
     unreadable: list[_Result] = []
 
     def report(error: OSError) -> None:
-        unreadable.append(_Result(str(error.filename or path_text), error=_cannot_read(error)))
+        unreadable.append(_Result(str(error.filename or path_text), error=cannot_read(error)))
 
     found = sorted(
         path
@@ -401,10 +182,6 @@ def _read_folder(path_text: str) -> Iterator[_Result]:
     yield from unreadable
     for child in found:
         yield from _read(str(child))
-
-
-def _cannot_read(error: OSError) -> str:
-    return f"cannot read: {error.strerror or error}"
 
 
 class _Unusable(Exception):
@@ -422,7 +199,7 @@ def _documents(source: str, stream: BinaryIO, *, json_lines: bool) -> Iterator[_
             yield from _json_or_json_lines(source, lines, reader)
     except OSError as error:
         after = f" after line {lines.number}" if lines.number else ""
-        yield _Result(source, error=f"{_cannot_read(error)}{after}")
+        yield _Result(source, error=f"{cannot_read(error)}{after}")
 
 
 class _Lines:
@@ -620,19 +397,6 @@ class _JsonReader:
         )
 
 
-def _printable(text: str) -> str:
-    """``text`` with what a terminal or log acts on (line breaks, escape codes) as escapes.
-
-    Each character Python does not print as itself is written as ``repr`` writes it.
-
-    >>> print(_printable("a\\nb: valid\\x1b[2J\\u2028"))
-    a\\nb: valid\\x1b[2J\\u2028
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 class _Report(abc.ABC):
     """Writes each result as it comes, and counts them for the summary and the exit status."""
 
@@ -667,7 +431,7 @@ class _Report(abc.ABC):
             return EXIT_UNUSABLE
         if self.counts["invalid"]:
             return EXIT_INVALID
-        return EXIT_VALID
+        return EXIT_OK
 
 
 class _TextReport(_Report):
@@ -697,7 +461,7 @@ class _TextReport(_Report):
         )
 
     def _line(self, text: str) -> None:
-        self.out.write(_printable(text) + "\n")
+        self.out.write(printable(text) + "\n")
 
 
 class _JsonReport(_Report):

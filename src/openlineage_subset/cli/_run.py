@@ -6,13 +6,13 @@ import runpy
 import sys
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING
 
-from openlineage_subset.spark._capture import CaptureHandle, enable
-from openlineage_subset.spark._jvm import is_spark_connect, session_key
+from openlineage_subset.cli._output import EXIT_INTERRUPTED
 
-EXIT_INTERRUPTED = 130
-"""The shell's status for a program stopped by Ctrl-C (128 + SIGINT)."""
+if TYPE_CHECKING:  # capture is imported when a script runs
+    from openlineage_subset.spark import CaptureHandle
+
 CONNECT_NOT_CAPTURED = (
     "the script made a Spark Connect session (.remote()): its actions run in the Connect "
     "server, whose plans cannot be read from here, so they are NOT captured; the script runs "
@@ -43,31 +43,14 @@ def run_script(
 
         status = run_script("job.py", ["2024-10-15"], output="events.jsonl", namespace=None)
     """
-    from pyspark.sql import SparkSession  # noqa: PLC0415  (the spark extra)
+    from openlineage_subset.spark._sessions import NewSessionCapture  # noqa: PLC0415
 
-    handles: dict[int, CaptureHandle] = {}
-    connect_sessions: set[int] = set()
-    builder_class: Any = SparkSession.Builder
-    original = builder_class.getOrCreate
-
-    def get_or_create(builder: Any) -> Any:
-        session = original(builder)
-        if is_spark_connect(session):  # no JVM here to capture from: say so, run uncaptured
-            if id(session) not in connect_sessions:
-                connect_sessions.add(id(session))
-                print(f"ol-subset run: {CONNECT_NOT_CAPTURED}", file=sys.stderr)
-            return session
-        key = session_key(session)
-        if key not in handles:
-            handles[key] = enable(session, output=output, namespace=namespace)
-        return session
-
-    builder_class.getOrCreate = get_or_create
     saved_argv = sys.argv
     sys.argv = [script, *arguments]
     status = 0
     failure: BaseException | None = None
     uncaught: BaseException | None = None
+    sessions = NewSessionCapture(output=output, namespace=namespace, on_connect=_say_connect)
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exit_request:
@@ -79,13 +62,16 @@ def run_script(
         status = EXIT_INTERRUPTED if isinstance(error, KeyboardInterrupt) else 1
     finally:
         sys.argv = saved_argv
-        builder_class.getOrCreate = original
-        for handle in handles.values():
+        for handle in sessions.stop():
             handle.close(error=failure)
             print(f"ol-subset run: {summary(handle)}", file=sys.stderr)
     if uncaught is not None:  # last, as Python prints it: a reader of the output's end finds it
         sys.excepthook(type(uncaught), uncaught, uncaught.__traceback__)
     return status
+
+
+def _say_connect() -> None:
+    print(f"ol-subset run: {CONNECT_NOT_CAPTURED}", file=sys.stderr)
 
 
 def summary(handle: CaptureHandle) -> str:

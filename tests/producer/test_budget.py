@@ -13,8 +13,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import dump, field, matches, validate
-from openlineage_subset._budget import MIN_EVENT_BYTES, bound_event
-from openlineage_subset._condense import json_size
+from openlineage_subset.producer._budget import MIN_EVENT_BYTES, bound_event
+from openlineage_subset.producer._condense import json_size
 from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 from tests.strategies import CORE_URL
 
@@ -201,7 +201,7 @@ def _covers(bounded: dict[str, Any], original: dict[str, Any]) -> None:
         for partition in original["partitions"]:
             assert json.dumps(partition["dimensions"], sort_keys=True) in listed
         return
-    # Evaluated on a sample (the whole lists are checked in tests/test_condense.py).
+    # Evaluated on a sample (the whole lists are checked in tests/producer/test_condense.py).
     if original["type"] == "partition":
         for partition in _sample(original["partitions"]):
             dimensions = partition["dimensions"]

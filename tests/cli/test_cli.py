@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset import spec
-from openlineage_subset._cli import main
+from openlineage_subset.cli import main
 from tests.helpers import INPUT_URL, PRODUCER, ROOT, unknown_version
 from tests.strategies import CORE_URL
 

@@ -46,7 +46,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset._openlineage_client import to_json
+from openlineage_subset.delivery._openlineage_client import to_json
 
 log = logging.getLogger("openlineage_subset.outbox")
 

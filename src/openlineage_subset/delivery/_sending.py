@@ -1,7 +1,7 @@
 """Where events go, and getting them there: transports, quarantine, counts, retries.
 
-:class:`Delivery` sends what an :class:`~openlineage_subset._outbox.Outbox` holds (and events
-held in memory when the outbox cannot take them) through one transport, in order, at least
+:class:`Delivery` sends what an :class:`~openlineage_subset.delivery._outbox.Outbox` holds (and
+events held in memory when the outbox cannot take them) through one transport, in order, at least
 once, on a background thread, retrying with bounded exponential backoff; a receiver's rejection
 goes to the :class:`Quarantine`. :func:`resolve_transport` finds the transport as a capture or
 ``ol-subset replay`` uses it: openlineage-python's configuration, else a JSON Lines file
@@ -25,9 +25,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from openlineage_subset._openlineage_client import configured_transport, wire_event
-from openlineage_subset._outbox import Outbox, Record, append_line, create_private, event_line
-from openlineage_subset._secrets import scrub_text
+from openlineage_subset.delivery._openlineage_client import configured_transport, wire_event
+from openlineage_subset.delivery._outbox import (
+    Outbox,
+    Record,
+    append_line,
+    create_private,
+    event_line,
+)
+from openlineage_subset.producer._secrets import scrub_text
 
 log = logging.getLogger("openlineage_subset.delivery")
 

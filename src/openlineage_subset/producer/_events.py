@@ -22,7 +22,7 @@ from openlineage_subset_generated.latest import EventType, Job, Run, RunEvent, R
 
 from openlineage_subset import __version__
 from openlineage_subset._convert import dump
-from openlineage_subset._secrets import scrub_text
+from openlineage_subset.producer._secrets import scrub_text
 
 PARENT_SCHEMA = "https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json#/$defs/ParentRunFacet"
 ENGINE_SCHEMA = (
@@ -151,7 +151,7 @@ def error_facet(
     message: str, stack_trace: str | None, producer: str, *, language: str = "JAVA"
 ) -> RunFacet:
     """The ``errorMessage`` run facet, its message and stack trace scrubbed of credentials
-    (see :func:`~openlineage_subset._secrets.scrub_text`).
+    (see :func:`~openlineage_subset.producer._secrets.scrub_text`).
 
     >>> dump(error_facet("Path does not exist: s3a://AKIAIOSFODNN7EXAMPLE:x@bucket/k", None, "p"))
     ... # doctest: +NORMALIZE_WHITESPACE

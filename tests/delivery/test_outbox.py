@@ -24,15 +24,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset import _outbox
-from openlineage_subset._delivery import (
+from openlineage_subset.delivery import _outbox
+from openlineage_subset.delivery._outbox import Outbox, append_line, event_line
+from openlineage_subset.delivery._sending import (
     Delivery,
     JsonLinesTransport,
     Quarantine,
     Tally,
     resolve_transport,
 )
-from openlineage_subset._outbox import Outbox, append_line, event_line
 
 
 def pending_on_disk(outbox: Path) -> list[dict[str, Any]]:
@@ -114,7 +114,7 @@ def test_a_write_cut_short_by_a_file_size_limit_leaves_no_partial_line(tmp_path:
     script = textwrap.dedent(
         f"""
         import resource, sys
-        from openlineage_subset._outbox import append_line
+        from openlineage_subset.delivery._outbox import append_line
         resource.setrlimit(resource.RLIMIT_FSIZE, (20, resource.RLIM_INFINITY))
         try:
             append_line({str(path)!r}, b'{{"n": 2, "long enough to cross the limit"}}\\n')
@@ -215,7 +215,7 @@ def test_symlinks_and_paths_under_files_are_refused(tmp_path: Path) -> None:
 HOLDER = textwrap.dedent(
     """
     import sys
-    from openlineage_subset._outbox import Outbox, event_line
+    from openlineage_subset.delivery._outbox import Outbox, event_line
     outbox = Outbox(sys.argv[1])
     with outbox.lock:
         for n in (100, 101):
@@ -446,7 +446,7 @@ def test_ol_subset_replay_sends_what_an_outbox_holds(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from openlineage_subset._outbox import Outbox, event_line
+    from openlineage_subset.delivery._outbox import Outbox, event_line
 
     outbox_path = tmp_path / "events.jsonl.outbox"
     outbox = Outbox(outbox_path)
@@ -472,7 +472,7 @@ def test_ol_subset_replay_sends_what_an_outbox_holds(tmp_path: Path) -> None:
 
 
 def test_quarantine_reasons_carry_no_secrets(tmp_path: Path) -> None:
-    from openlineage_subset._delivery import Quarantine
+    from openlineage_subset.delivery._sending import Quarantine
 
     quarantine = Quarantine(tmp_path / "q.jsonl")
     error = "ConnectionError: http://lineage:hunter2@backend:5000/api/v1/lineage?api_key=abc123"

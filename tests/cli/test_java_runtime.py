@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_subset.spark._java import JAVA_HINT, find_java
+from openlineage_subset.cli._java import JAVA_HINT, find_java
 from tests.helpers import ROOT
 
 # Print each argument on a line, so a test sees exactly what the wrapper passed on.

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openlineage_subset._secrets import MARKER, scrub_text, user_info_end
-from tests.test_spark_naming import ACCESS_KEY as KEY
-from tests.test_spark_naming import SECRET_KEY as SECRET
-from tests.test_spark_naming import SIGNATURE, Credentials, locations_with_credentials
+from openlineage_subset.producer._secrets import MARKER, scrub_text, user_info_end
+from tests.producer.test_naming import ACCESS_KEY as KEY
+from tests.producer.test_naming import SECRET_KEY as SECRET
+from tests.producer.test_naming import SIGNATURE, Credentials, locations_with_credentials
 
 
 @pytest.mark.parametrize(

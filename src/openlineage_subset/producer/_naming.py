@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from openlineage_subset._secrets import AZURE_SCHEMES, scrub_text, user_info_end
+from openlineage_subset.producer._secrets import AZURE_SCHEMES, scrub_text, user_info_end
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 """The directory value Spark and Hive write for a null (or empty) partition value."""
@@ -150,7 +150,7 @@ def clean_location(uri: str) -> str:
 
     An unencoded secret may hold ``/``, ``?`` or ``#``, which end a URI's authority early;
     where the user information ends is decided failing closed, by the rules of
-    :func:`~openlineage_subset._secrets.user_info_end`: on an object store any ``:``
+    :func:`~openlineage_subset.producer._secrets.user_info_end`: on an object store any ``:``
     before the first ``/`` marks user information, which then runs past the next ``@``.
 
     A ``?`` is read as the start of a query string, so call :func:`glob_root` on a glob before

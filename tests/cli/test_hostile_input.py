@@ -35,7 +35,8 @@ from openlineage_subset import (
     render,
     validate,
 )
-from openlineage_subset._cli import _documents, main
+from openlineage_subset.cli import main
+from openlineage_subset.cli._validate import _documents
 from tests.helpers import INPUT_URL, PRODUCER, ROOT
 
 COMMAND = [sys.executable, "-m", "openlineage_subset", "validate"]

@@ -3,10 +3,10 @@
 The events of a run are merged in the order they are read: its state is that of its terminal
 event (``COMPLETE``, ``FAIL``, ``ABORT``) if any, else of its latest; its datasets are the union
 of its events' inputs and outputs (a run's datasets may be spread over several events, as
-:func:`~openlineage_subset._budget.bound_event` spreads them), each with the latest subset facet
-an event gave it and the latest lifecycle change. Runs are listed in the order of their first
-event; a run with no dataset is shown as the parent of the runs that name it in their parent
-facet (a Spark application, an Airflow DAG run).
+:func:`~openlineage_subset.producer._budget.bound_event` spreads them), each with the latest
+subset facet an event gave it and the latest lifecycle change. Runs are listed in the order of
+their first event; a run with no dataset is shown as the parent of the runs that name it in
+their parent facet (a Spark application, an Airflow DAG run).
 
 For any OpenLineage producer's events, not only this package's: conditions are rendered with
 :func:`~openlineage_subset.render`; a partition list longer than a few is cut short with a count.
@@ -14,13 +14,24 @@ For any OpenLineage producer's events, not only this package's: conditions are r
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from openlineage_subset._render import render
+from openlineage_subset.cli._output import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_OUTPUT_CLOSED,
+    EXIT_UNUSABLE,
+    cannot_read,
+    discard_standard_output,
+    printable,
+)
 
 SHOWN_PARTITIONS = 4
 """A condition listing more partitions than this shows the first few and a count."""
@@ -38,6 +49,32 @@ class _Run:
     parent: str | None
     datasets: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     """(direction, namespace, name) -> {"subset": facet or None, "lifecycle": change or None}"""
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """``ol-subset show``: exit 0, 1 when a line was skipped, 2 when a file cannot be read."""
+    events: list[dict[str, Any]] = []
+    status = EXIT_OK
+    for path in args.events:
+        try:
+            for number, found in read_events(path):
+                if isinstance(found, str):
+                    print(f"{path}:{number}: skipped: {found}", file=sys.stderr)
+                    status = max(status, EXIT_INVALID)
+                else:
+                    events.append(found)
+        except OSError as error:
+            print(f"{path}: {cannot_read(error)}", file=sys.stderr)
+            status = EXIT_UNUSABLE
+    root = Path(args.relative_to).absolute() if args.relative_to else None
+    try:
+        for line in summary_lines(events, root):
+            print(printable(line))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        discard_standard_output()
+        return EXIT_OUTPUT_CLOSED
+    return status
 
 
 def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None) -> list[str]:

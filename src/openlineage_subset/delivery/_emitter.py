@@ -2,9 +2,9 @@
 
 ``submit`` only queues (Spark's listener thread never waits for a disk or a network). A
 writer thread validates each event with the strict validator and appends it to the outbox (one
-fsync'd JSON line; ``openlineage_subset._outbox`` has the layout); a delivery thread
-(``openlineage_subset._delivery``) sends the outbox's events, in order, through the transport,
-retrying with backoff (0.1 s doubling to 5 s, jittered). An invalid event goes to the
+fsync'd JSON line; ``openlineage_subset.delivery._outbox`` has the layout); a delivery thread
+(``openlineage_subset.delivery._sending``) sends the outbox's events, in order, through the
+transport, retrying with backoff (0.1 s doubling to 5 s, jittered). An invalid event goes to the
 quarantine (JSON Lines, with the reason and the validation issues), and so does one the
 receiver rejects (HTTP 400, 413 or 422).
 
@@ -49,7 +49,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset._delivery import (
+from openlineage_subset._validate import validate
+from openlineage_subset.delivery._outbox import Outbox, event_line
+from openlineage_subset.delivery._sending import (
     DEFAULT_CLOSE_TIMEOUT,
     Delivery,
     Quarantine,
@@ -58,19 +60,14 @@ from openlineage_subset._delivery import (
     local_paths,
     resolve_transport,
 )
-from openlineage_subset._outbox import Outbox, event_line
-from openlineage_subset._validate import validate
+from openlineage_subset.producer._settings import LineageSettingsWarning
 
-log = logging.getLogger("openlineage_subset.spark")
+log = logging.getLogger("openlineage_subset.delivery")
 
 _STOP = object()
 _UNSENT = ("(undelivered)", "(unwritten)")
 
 __all__ = ["Emitter", "Transport", "close_budget", "open_emitter"]
-
-
-class LineageSettingsWarning(UserWarning):
-    """A lineage setting (Spark conf or environment) that is ignored because it is invalid."""
 
 
 def close_budget(seconds: float | None) -> tuple[float, str | None]:

@@ -14,7 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import dump, field, matches, render, spec, validate
-from openlineage_subset._condense import (
+from openlineage_subset.producer._condense import (
     condense,
     condense_locations,
     condense_partitions,

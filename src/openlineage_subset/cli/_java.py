@@ -115,3 +115,23 @@ def java_home_without_vector_option(java_home: Path, folder: Path) -> Path:
     )
     wrapper.chmod(0o755)
     return folder
+
+
+def spark_ready(command: str) -> bool:
+    """Whether the spark extra and a Java runtime are there; says what to do when not.
+
+    ``command`` names the ``ol-subset`` command in the message (``run``, ``demo``).
+    """
+    try:
+        import openlineage.client  # noqa: F401, PLC0415
+        import pyspark  # noqa: F401, PLC0415
+    except ImportError:
+        print(
+            f"ol-subset {command} needs the spark extra: pip install 'openlineage-subset[spark]'",
+            file=sys.stderr,
+        )
+        return False
+    if find_java() is None:
+        print(f"ol-subset {command} {JAVA_HINT}", file=sys.stderr)
+        return False
+    return True

@@ -15,14 +15,14 @@ import sys
 import time
 from pathlib import Path
 
-from openlineage_subset._delivery import (
+from openlineage_subset.delivery._outbox import Outbox
+from openlineage_subset.delivery._sending import (
     Delivery,
     Quarantine,
     Tally,
     local_paths,
     resolve_transport,
 )
-from openlineage_subset._outbox import Outbox
 
 EXIT_SENT, EXIT_SOME_STAY, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_REPLAY_TIMEOUT = 30.0

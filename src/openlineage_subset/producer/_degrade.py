@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-log = logging.getLogger("openlineage_subset.spark")
+log = logging.getLogger("openlineage_subset.producer")
 
 Report = Callable[[str, str], None]
 """``report(dataset, what happened)``: how a pure function tells its caller it degraded."""

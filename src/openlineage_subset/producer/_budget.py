@@ -1,7 +1,7 @@
 """A byte budget per event: every event fits, its datasets share the room, nothing unsound.
 
 :func:`bound_event` turns one OpenLineage event into events that each serialise (as
-:func:`~openlineage_subset._condense.json_size` measures, the longest form) to at most
+:func:`~openlineage_subset.producer._condense.json_size` measures, the longest form) to at most
 ``max_bytes``:
 
 1. an event that fits is returned as it is;
@@ -16,7 +16,7 @@
    ``START``), as OpenLineage consumers gather a run's datasets from all of its events;
 5. the subset conditions share the room left, fairly (a small one keeps its size, large ones get
    equal shares), and each is condensed soundly to its share
-   (:func:`~openlineage_subset._condense.condense`); one that nothing sound fits loses its
+   (:func:`~openlineage_subset.producer._condense.condense`); one that nothing sound fits loses its
    subset facet (the whole dataset), and ``report`` is told.
 """
 
@@ -27,9 +27,9 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from openlineage_subset._condense import condense, fair_shares, json_size
+from openlineage_subset.producer._condense import condense, fair_shares, json_size
 
-log = logging.getLogger("openlineage_subset")
+log = logging.getLogger("openlineage_subset.producer")
 
 Report = Callable[[str, str], None]
 """Told (dataset name, what happened) when a dataset loses its subset facet or another facet."""

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_subset._cli import main
-from openlineage_subset._show import SHOWN_PARTITIONS, summary_lines
+from openlineage_subset.cli import main
+from openlineage_subset.cli._show import SHOWN_PARTITIONS, summary_lines
 
 APP, ACTION, FAILED = "app-run", "action-run", "failed-run"
 

@@ -1,0 +1,49 @@
+"""What every command's output needs: exit statuses, text safe for a terminal, a closed pipe.
+
+A command's text output may carry names from events (datasets, jobs, files): what a terminal or
+a log acts on is written as escapes, so that output never moves the cursor, retitles a window or
+forges a line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""The shell's status for a program stopped by Ctrl-C (128 + SIGINT)."""
+EXIT_OUTPUT_CLOSED = 141
+"""What a shell reports for a tool stopped by a closed pipe (128 + SIGPIPE)."""
+
+
+def printable(text: str) -> str:
+    """``text`` with what a terminal or log acts on (line breaks, escape codes) as escapes.
+
+    Each character Python does not print as itself is written as ``repr`` writes it.
+
+    >>> print(printable("a\\nb: valid\\x1b[2J\\u2028"))
+    a\\nb: valid\\x1b[2J\\u2028
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def discard_standard_output() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit fails no more.
+
+    For when the reader of the output went away (``| head``): otherwise Python prints an
+    "Exception ignored" message for the output still buffered.
+    """
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (captured, replaced): nothing buffered in a pipe
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
+
+
+def cannot_read(error: OSError) -> str:
+    return f"cannot read: {error.strerror or error}"

@@ -1,0 +1,119 @@
+"""The house rules the tree keeps: rooms import only downward, py4j stays in one layer, no file
+grows past what a reader takes in.
+
+The rooms (docs/architecture.md draws them): the SDK at the package root; ``producer``,
+``delivery``, ``lineage``, ``spark`` and ``cli`` above it. Every import is read from the source
+(those inside functions too), so an arrow back up fails here, not in a user's traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+
+PACKAGE = ROOT / "src" / "openlineage_subset"
+SDK = "sdk"
+ALLOWED: dict[str, frozenset[str]] = {
+    SDK: frozenset({SDK}),
+    "producer": frozenset({SDK, "producer"}),
+    "delivery": frozenset({SDK, "producer", "delivery"}),
+    "lineage": frozenset({SDK, "producer", "lineage"}),
+    "spark": frozenset({SDK, "producer", "delivery", "spark"}),
+    "cli": frozenset({SDK, "producer", "delivery", "lineage", "spark", "cli"}),
+}
+"""Which rooms each room may import from: arrows point down, never up or sideways."""
+JVM_LAYER = PACKAGE / "spark" / "_jvm"
+JVM_WORDS = re.compile(r"py4j|JavaObject|_jsparkSession|_jdf\b|\bimplements\b")
+"""What names the JVM bridge: only the JVM layer may say it."""
+MAX_LINES = 800
+
+
+def _sources(*folders: Path) -> list[Path]:
+    return sorted(path for folder in folders for path in folder.rglob("*.py"))
+
+
+def _room(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).parts
+    if parts == ("__main__.py",):
+        return "cli"  # ``python -m openlineage_subset``: the command line's other door
+    return parts[0] if len(parts) > 1 else SDK
+
+
+def _room_of_module(module: str) -> str | None:
+    """The room of an ``openlineage_subset`` module; None for another package."""
+    parts = module.split(".")
+    if parts[0] != "openlineage_subset":
+        return None
+    if len(parts) == 1 or parts[1] not in ALLOWED:
+        return SDK
+    return parts[1]
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append((node.lineno, node.module))
+            # ``from openlineage_subset import spark`` names a room by its last part.
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+@pytest.mark.parametrize("path", _sources(PACKAGE), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_rooms_import_only_downward(path: Path) -> None:
+    room = _room(path)
+    wrong = []
+    for line, module in _imports(path):
+        target = _room_of_module(module)
+        if target is not None and target not in ALLOWED[room]:
+            wrong.append(f"line {line}: {module} ({room} -> {target})")
+    assert not wrong, f"{path.relative_to(ROOT)} imports upward or sideways: {wrong}"
+
+
+def test_the_room_map_knows_every_room() -> None:
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == set(ALLOWED) - {SDK}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _sources(PACKAGE) if JVM_LAYER not in p.parents],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_only_the_jvm_layer_names_py4j(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = [
+        f"line {text.count(chr(10), 0, match.start()) + 1}: {match.group()}"
+        for match in JVM_WORDS.finditer(text)
+    ]
+    assert not found, f"{path.relative_to(ROOT)} names the JVM bridge outside spark/_jvm: {found}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    _sources(PACKAGE, ROOT / "codegen", ROOT / "tests", ROOT / "benchmarks"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_no_source_file_is_longer_than_a_reader_takes_in(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES})"
+
+
+def test_the_rules_catch_what_they_are_for(tmp_path: Path) -> None:
+    """The checks above fail on a planted violation (an import up, a py4j name)."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "def f():\n    from openlineage_subset.spark import enable\n    return enable\n",
+        encoding="utf-8",
+    )
+    assert (2, "openlineage_subset.spark") in _imports(planted)
+    assert _room_of_module("openlineage_subset.spark._capture") not in ALLOWED["lineage"]
+    assert JVM_WORDS.search("x = df._jdf.queryExecution()")
+    assert not JVM_WORDS.search("the implementation of the listener")

@@ -19,7 +19,8 @@ from openlineage_subset import (
     validate,
 )
 from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
-from tests.strategies import events, facets
+from openlineage_subset._convert import parse_condition
+from tests.strategies import conditions, events, facets
 
 
 def _facet(condition: dict[str, Any], url: str = INPUT_URL, **extra: Any) -> dict[str, Any]:
@@ -32,6 +33,24 @@ def test_dump_of_parse_is_the_identity(facet: dict[str, Any]) -> None:
     original = copy.deepcopy(facet)
     assert dump(parse_facet(facet)) == original
     assert facet == original, "parsing must not change its input"
+
+
+@given(conditions(strict=False))
+def test_a_condition_parses_alone_as_inside_its_facet(condition: dict[str, Any]) -> None:
+    original = copy.deepcopy(condition)
+    model = parse_condition(condition)
+    assert dump(model) == original
+    assert model == parse_facet(_facet(condition)).input_condition
+    assert condition == original, "parsing must not change its input"
+
+
+def test_an_invalid_condition_is_refused_with_its_path() -> None:
+    with pytest.raises(SubsetDocumentError) as raised:
+        parse_condition({"type": "binary", "left": {"type": "location"}, "right": 1})
+    paths = {issue.path for issue in raised.value.issues}
+    assert "$.left" in paths or any(path.startswith("$.left") for path in paths), paths
+    with pytest.raises(SubsetDocumentError, match="not a subset condition"):
+        parse_condition(["location"])
 
 
 @given(facets())

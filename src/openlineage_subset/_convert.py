@@ -24,6 +24,7 @@ from openlineage_subset_generated._support import (
     Issue,
     JsonObject,
     OutputSubsetFacet,
+    SubsetCondition,
     describe,
 )
 
@@ -33,11 +34,14 @@ from openlineage_subset._versions import (
     INPUT_FACET_DEF,
     OUTPUT_FACET_DEF,
     SpecVersion,
+    spec,
     spec_for_event,
     spec_for_facet,
 )
 
 SUBSET_FACET_KEY = "subset"
+CONDITION_DEF = "BaseSubsetCondition"
+"""The facet schema's definition of a condition (any of its kinds)."""
 EVENT_DEFINITIONS = ("RunEvent", "DatasetEvent", "JobEvent")
 """The core model's event definitions, in the order a valid event is matched to one."""
 
@@ -74,6 +78,38 @@ def parse_facet(obj: object) -> InputSubsetFacet | OutputSubsetFacet:
     with stack_room(levels):
         facet = _parse_subset_facet(spec, obj, ())
     return cast(InputSubsetFacet | OutputSubsetFacet, facet)
+
+
+def parse_condition(obj: object, *, version: str | None = None) -> SubsetCondition:
+    """Parse a subset condition (what ``inputCondition`` or ``outputCondition`` holds).
+
+    A condition carries no ``_schemaURL``: ``version`` names the spec version of its models
+    (the newest when None). Raises :class:`SubsetDocumentError` listing every problem.
+
+    >>> condition = parse_condition({"type": "location", "locations": ["s3://bucket/2024"]})
+    >>> type(condition).__name__, condition.locations
+    ('LocationSubsetCondition', ['s3://bucket/2024'])
+    """
+    if not isinstance(obj, Mapping):
+        raise SubsetDocumentError(
+            "not a subset condition",
+            [ValidationIssue("$", f"expected an object, got {describe(obj)}")],
+        )
+    levels = check_nesting(obj, "subset condition")
+    chosen = spec(version)
+    with stack_room(levels):
+        issues = chosen.validators.VALIDATORS[CONDITION_DEF](obj)
+        if issues:
+            raise SubsetDocumentError("invalid subset condition", _to_issues(issues))
+        return cast(SubsetCondition, _condition_converter(chosen)(obj))
+
+
+def _condition_converter(chosen: SpecVersion) -> Converter:
+    """The conversion of a valid condition of ``chosen``: the one its input facet applies to
+    its ``inputCondition`` (a union of the condition classes, told apart by ``type``)."""
+    facet_class = getattr(chosen.models, INPUT_FACET_DEF)
+    hint = typing.get_type_hints(facet_class)["input_condition"]
+    return _converter(hint, facet_class)
 
 
 def parse_event(obj: object) -> EventBase:

@@ -12,16 +12,7 @@ write by hand for the same selection is what comes out:
 - inside ``AND`` a conjunct that does not fit is dropped, an ``OR`` shares the budget between its
   branches; what cannot be made to fit is ``None``: the whole dataset.
 
-**How ranges state their type.** Conditions carry values as strings, with no type. A range is
-only drawn over values whose text order is their typed order, so a consumer that compares them as
-the column's type and one that compares them as text select the same listed values: ISO dates
-(``YYYY-MM-DD``), unsigned integers *of one number of digits* (``hour >= 1 AND hour <= 9`` and
-``hour >= 10 AND hour <= 24`` for the hours 1 to 24), and text that looks neither like a number
-nor like a time. Dates and integers are dense: a range over consecutive values is exact
-(``2024-01-01`` to ``2024-03-31`` holds nothing else). Other numbers (signed, decimal) and
-timestamps or times (``2024-01-01 10:00:00``, ``2024-01-01T10:00:00.5+02:00``, ``9:30``: their
-text order is not their time order once fractions, offsets or separators differ) are only ever
-listed.
+How ranges state their type is told in :mod:`openlineage_subset.producer._ranges`.
 
 Among the conditions that fit, the one with the best estimated precision wins: the partitions
 selected over the value combinations the condition admits. A date or integer range counts every
@@ -31,23 +22,23 @@ value in it; a range of text, or a column left unconstrained, counts twice the v
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from json.encoder import encode_basestring_ascii as _quoted
 from typing import Any
 
-Json = dict[str, Any]
+from openlineage_subset.producer._ranges import (
+    Constraint,
+    Json,
+    Scale,
+    balanced,
+    constraint_json,
+    constraint_of,
+    limited,
+    runs_of,
+)
 
-_DIGITS = re.compile(r"[0-9]+")
-_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_NUMBER_LIKE = re.compile(r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
-_TIME_LIKE = re.compile(r"\s*([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}|[0-9]{1,2}:[0-9]{2})")
-"""A value a typed column may read as a date, timestamp or time (matched at the start)."""
-_ANY = None  # a column left unconstrained in a box
 _GROUP_LIMITS = (64, 16, 4, 1)
 _SPAN_LIMITS = (16, 4, 1)
 
@@ -72,218 +63,6 @@ class Condensed:
     """Bytes of ``condition`` as JSON (0 for None)."""
     exact: bool
     """Whether it holds for exactly what the original held for (nothing added)."""
-
-
-# -- values of one column ---------------------------------------------------------------------
-
-
-class _Scale:
-    """How the values of one column order: which ranges are sound, and how dense they are.
-
-    ``kind`` is ``digits`` (unsigned integers), ``date`` (ISO dates), ``text``, or ``opaque``
-    (other numbers, timestamps and times, or a mix of dates and text: listed only). Every value
-    asked about is one seen in the column, so sort keys and ordinals are worked out once, up
-    front.
-    """
-
-    def __init__(self, values: Iterable[str | None]) -> None:
-        seen = {value for value in values if value is not None}
-        if seen and all(_DIGITS.fullmatch(value) for value in seen):
-            self.kind = "digits"
-            keys: dict[str, Any] = {value: (len(value), int(value)) for value in seen}
-            self._ordinals = {value: int(value) for value in seen}
-        elif seen and all(_is_date(value) for value in seen):
-            self.kind = "date"
-            self._ordinals = {value: _dt.date.fromisoformat(value).toordinal() for value in seen}
-            keys = self._ordinals
-        else:
-            typed = any(_NUMBER_LIKE.fullmatch(v) or _TIME_LIKE.match(v) for v in seen)
-            self.kind = "opaque" if typed else "text"
-            keys = {value: value for value in seen}
-        self.key: Callable[[str], Any] = keys.__getitem__
-        self.universe = tuple(sorted(seen, key=self.key))
-        """Every non-null value seen in the column, in order: what a range of text counts."""
-        if not self.dense:
-            self._ordinals = {value: index for index, value in enumerate(self.universe)}
-        self.dense_ends: dict[int, tuple[int, int]] = {}
-        for value in self.universe:
-            bucket, ordinal = self.bucket(value), self._ordinals[value]
-            low, high = self.dense_ends.get(bucket, (ordinal, ordinal))
-            self.dense_ends[bucket] = (min(low, ordinal), max(high, ordinal))
-
-    def bucket(self, value: str) -> int:
-        """Values a range may join: one number of digits, or the whole column."""
-        return len(value) if self.kind == "digits" else 0
-
-    def ordinal(self, value: str) -> int:
-        """Position on the column's dense line (dates, integers) or among the values seen."""
-        return self._ordinals[value]
-
-    @property
-    def dense(self) -> bool:
-        return self.kind in ("digits", "date")
-
-    @property
-    def ranged(self) -> bool:
-        return self.kind != "opaque"
-
-    def span_volume(self, low: str, high: str) -> int:
-        """How many values a range from ``low`` to ``high`` admits: dense, all of them; text,
-        twice the values seen in it (it may hold values never seen)."""
-        width = self.ordinal(high) - self.ordinal(low) + 1
-        return width if self.dense else 2 * width
-
-    @cached_property
-    def whole(self) -> int:
-        """How many values an unconstrained column admits: twice the span (dense) or the
-        number of values seen, as it may hold values never seen."""
-        if not self.dense:
-            return 2 * max(len(self.universe), 1)
-        return 2 * max(sum(high - low + 1 for low, high in self.dense_ends.values()), 1)
-
-
-def _is_date(value: str) -> bool:
-    if not _ISO_DATE.fullmatch(value):
-        return False
-    try:
-        _dt.date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
-
-
-@dataclass(frozen=True)
-class _Constraint:
-    """What one column may be in a box: listed values and ranges (both inclusive)."""
-
-    values: tuple[str, ...]
-    spans: tuple[tuple[str, str], ...]
-    volume: int
-
-
-@dataclass(frozen=True)
-class _Runs:
-    """A column's values in order, with their runs of consecutive (dense) values."""
-
-    ordered: list[str]
-    places: list[tuple[int, int]]
-    """(bucket, ordinal) of each value."""
-    runs: list[list[int]]
-    """Positions in ``ordered``, one list per run."""
-
-
-def _runs(values: set[str | None], scale: _Scale) -> _Runs | None:
-    """The values' runs; None when one of them is null (the column cannot be constrained)."""
-    present = [value for value in values if value is not None]
-    if len(present) < len(values):
-        return None
-    ordered = sorted(present, key=scale.key)
-    places = [(scale.bucket(value), scale.ordinal(value)) for value in ordered]
-    runs: list[list[int]] = []
-    for position, (bucket, ordinal) in enumerate(places):
-        if runs and scale.dense and places[runs[-1][-1]] == (bucket, ordinal - 1):
-            runs[-1].append(position)
-        else:
-            runs.append([position])
-    return _Runs(ordered, places, runs)
-
-
-def _constraint(values: set[str | None], scale: _Scale, limit: int | None) -> _Constraint | None:
-    """The constraint on a column holding ``values``; None (unconstrained) when one is null."""
-    return _limited(_runs(values, scale), scale, limit)
-
-
-def _limited(found: _Runs | None, scale: _Scale, limit: int | None) -> _Constraint | None:
-    """The constraint of a column's runs.
-
-    ``limit`` None: exact (dense runs of three or more become ranges, the rest is listed).
-    Otherwise at most ``limit`` ranges and listed values, joined over the smallest gaps first;
-    a column that cannot be ranged and has more values than that is unconstrained.
-    """
-    if found is None:
-        return _ANY
-    ordered, runs = found.ordered, found.runs
-    if limit is not None and len(runs) > limit:
-        if not scale.ranged:
-            return _ANY
-        runs = _join_runs(runs, found.places, limit)
-    listed: list[str] = []
-    spans: list[tuple[str, str]] = []
-    volume = 0
-    for run in runs:
-        low, high = ordered[run[0]], ordered[run[-1]]
-        if len(run) == 1 or (len(run) == 2 and scale.dense):
-            listed.extend(ordered[position] for position in run)
-            volume += len(run)
-        else:
-            spans.append((low, high))
-            volume += scale.span_volume(low, high)
-    return _Constraint(tuple(listed), tuple(spans), volume)
-
-
-def _join_runs(runs: list[list[int]], places: list[tuple[int, int]], limit: int) -> list[list[int]]:
-    """Neighbouring runs of one bucket joined over the smallest gaps, to at most ``limit`` runs
-    (or one per bucket, when there are more buckets: a range cannot cross them)."""
-    gaps = []
-    forced = 0
-    for index in range(len(runs) - 1):
-        (left_bucket, left), (right_bucket, right) = (
-            places[runs[index][-1]],
-            places[runs[index + 1][0]],
-        )
-        if left_bucket != right_bucket:
-            forced += 1
-        else:
-            gaps.append((right - left, index))
-    kept = max(limit - 1 - forced, 0)
-    cuts = {index for _, index in sorted(gaps, reverse=True)[:kept]}
-    joined = [list(runs[0])]
-    for index in range(len(runs) - 1):
-        left_bucket, right_bucket = places[runs[index][-1]][0], places[runs[index + 1][0]][0]
-        if index in cuts or left_bucket != right_bucket:
-            joined.append(list(runs[index + 1]))
-        else:
-            joined[-1].extend(runs[index + 1])
-    return joined
-
-
-# -- JSON of conditions --------------------------------------------------------------------------
-
-
-def _compare(column: str, comparison: str, value: str) -> Json:
-    return {
-        "type": "compare",
-        "left": {"type": "field", "field": column},
-        "right": {"type": "literal", "value": value},
-        "comparison": comparison,
-    }
-
-
-def _balanced(conditions: Sequence[Json], operator: str) -> Json:
-    if len(conditions) == 1:
-        return conditions[0]
-    middle = len(conditions) // 2
-    return {
-        "type": "binary",
-        "left": _balanced(conditions[:middle], operator),
-        "right": _balanced(conditions[middle:], operator),
-        "operator": operator,
-    }
-
-
-def _constraint_json(column: str, constraint: _Constraint) -> Json:
-    pieces = [_compare(column, "EQUAL", value) for value in constraint.values]
-    pieces += [
-        _balanced(
-            [
-                _compare(column, "GREATER_EQUAL_THAN", low),
-                _compare(column, "LESS_EQUAL_THAN", high),
-            ],
-            "AND",
-        )
-        for low, high in constraint.spans
-    ]
-    return _balanced(pieces, "OR")
 
 
 # -- partitions ------------------------------------------------------------------------------------
@@ -311,7 +90,7 @@ class _Box:
     """Partitions one column and, below it, a tree over the other columns (or a product)."""
 
     column: int
-    constraint: _Constraint | None
+    constraint: Constraint | None
     children: tuple[_Box, ...] | None
     """An OR of boxes over the remaining columns; None when this is the last column."""
 
@@ -346,7 +125,7 @@ def condense_partitions(
         if listed is not None:
             max_bytes = json_size(listed) - 1  # only exact boxes smaller than the list compete
     tuples = {tuple(row.get(column) for column in columns) for row in rows}
-    scales = [_Scale(t[index] for t in tuples) for index in range(len(columns))]
+    scales = [Scale(t[index] for t in tuples) for index in range(len(columns))]
     candidates = _candidates(tuples, list(range(len(columns))), scales, max_bytes)
     # Ranked by: exact (known by construction, never estimated), estimated precision, size.
     best: tuple[bool, float, int, Json] | None = None
@@ -387,7 +166,7 @@ _ROW_HEADER = json_size({"dimensions": {}})
 
 
 def _candidates(
-    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale], max_bytes: int
+    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[Scale], max_bytes: int
 ) -> Iterable[tuple[tuple[_Box, ...], bool]]:
     """Boxes, and whether they are known to be exact: from the exact decomposition down to one
     box with columns left out."""
@@ -422,9 +201,9 @@ def _candidates(
         # Each group's runs per column are worked out once for every span limit.
         runs = [
             [
-                (column, scale, _runs(group.values, scale)),
+                (column, scale, runs_of(group.values, scale)),
                 *(
-                    (rest, scales[rest], _runs({r[i] for r in group.rest}, scales[rest]))
+                    (rest, scales[rest], runs_of({r[i] for r in group.rest}, scales[rest]))
                     for i, rest in enumerate(rest_columns)
                 ),
             ]
@@ -432,7 +211,7 @@ def _candidates(
         ]
         for spans in _SPAN_LIMITS:
             boxes = tuple(
-                _chain([(at, _limited(found, on, spans)) for at, on, found in group_runs])
+                _chain([(at, limited(found, on, spans)) for at, on, found in group_runs])
                 for group_runs in runs
             )
             yield boxes, False
@@ -440,7 +219,7 @@ def _candidates(
     constrained = _flatten_box(
         _chain(
             [
-                (index, _constraint({t[index] for t in tuples}, scales[index], 1))
+                (index, constraint_of({t[index] for t in tuples}, scales[index], 1))
                 for index in columns
             ]
         )
@@ -452,19 +231,19 @@ def _candidates(
 
 
 def _exact(
-    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[_Scale]
+    tuples: set[tuple[str | None, ...]], columns: list[int], scales: list[Scale]
 ) -> tuple[_Box, ...]:
     """The boxes that hold exactly ``tuples``: grouped by the most varied column's values."""
     position, groups = _grouped(tuples, columns)
     column = columns[position]
     if len(columns) == 1:
         values = {t[0] for t in tuples}
-        return (_Box(column, _constraint(values, scales[column], None), None),)
+        return (_Box(column, constraint_of(values, scales[column], None), None),)
     rest_columns = columns[:position] + columns[position + 1 :]
     return tuple(
         _Box(
             column,
-            _constraint(group.values, scales[column], None),
+            constraint_of(group.values, scales[column], None),
             _exact(group.rest, rest_columns, scales),
         )
         for group in groups
@@ -529,14 +308,14 @@ def _union(groups: Sequence[_Group]) -> _Group:
     return _Group(values, rest, extent)
 
 
-def _extent(values: set[str | None], scale: _Scale) -> _Extent:
+def _extent(values: set[str | None], scale: Scale) -> _Extent:
     present = {value for value in values if value is not None}
     ordinals = [scale.ordinal(value) for value in present] if scale.dense else [0]
     listed = frozenset() if scale.dense else frozenset(present)
     return (None in values, min(ordinals, default=0), max(ordinals, default=0), listed)
 
 
-def _extent_volume(group: _Group, scales: list[_Scale]) -> int:
+def _extent_volume(group: _Group, scales: list[Scale]) -> int:
     """How many value combinations the product of a group's column extents admits."""
     volume = 1
     for (null, low, high, values), scale in zip(group.extent, scales, strict=True):
@@ -549,7 +328,7 @@ def _extent_volume(group: _Group, scales: list[_Scale]) -> int:
     return volume
 
 
-def _chain(constraints: Sequence[tuple[int, _Constraint | None]]) -> _Box:
+def _chain(constraints: Sequence[tuple[int, Constraint | None]]) -> _Box:
     """One box: the product of per-column constraints, as a chain of single-child boxes."""
     column, constraint = constraints[0]
     children = (_chain(constraints[1:]),) if len(constraints) > 1 else None
@@ -568,7 +347,7 @@ def _min_size(boxes: Sequence[_Box]) -> int:
     return 90 * comparisons
 
 
-def _flatten_box(box: _Box) -> list[tuple[int, _Constraint]]:
+def _flatten_box(box: _Box) -> list[tuple[int, Constraint]]:
     found = [] if box.constraint is None else [(box.column, box.constraint)]
     if box.children:
         assert len(box.children) == 1
@@ -576,7 +355,7 @@ def _flatten_box(box: _Box) -> list[tuple[int, _Constraint]]:
     return found
 
 
-def _volume(box: _Box, scales: list[_Scale], seen: frozenset[int] = frozenset()) -> int:
+def _volume(box: _Box, scales: list[Scale], seen: frozenset[int] = frozenset()) -> int:
     """How many value combinations a box admits (columns it leaves out count whole)."""
     own = scales[box.column].whole if box.constraint is None else box.constraint.volume
     covered = seen | {box.column}
@@ -597,18 +376,18 @@ def _boxes_json(boxes: Sequence[_Box], columns: list[str]) -> Json | None:
         if branch is None:
             return None
         branches.append(branch)
-    return _balanced(branches, "OR")
+    return balanced(branches, "OR")
 
 
 def _box_json(box: _Box, columns: list[str]) -> Json | None:
     parts = []
     if box.constraint is not None:
-        parts.append(_constraint_json(columns[box.column], box.constraint))
+        parts.append(constraint_json(columns[box.column], box.constraint))
     if box.children:
         below = _boxes_json(box.children, columns)
         if below is not None:
             parts.append(below)
-    return _balanced(parts, "AND") if parts else None
+    return balanced(parts, "AND") if parts else None
 
 
 # -- locations ------------------------------------------------------------------------------------
@@ -733,7 +512,7 @@ def _shrink_all(conjuncts: list[Mapping[str, Any]], budget: int) -> Json | None:
             room -= json_size(smaller) + cost
     if not kept:
         return None
-    return _balanced([conjunct for _, conjunct in sorted(kept, key=lambda item: item[0])], "AND")
+    return balanced([conjunct for _, conjunct in sorted(kept, key=lambda item: item[0])], "AND")
 
 
 def _shrink_any(disjuncts: list[Mapping[str, Any]], budget: int) -> Json | None:
@@ -761,7 +540,7 @@ def _shrink_any(disjuncts: list[Mapping[str, Any]], budget: int) -> Json | None:
         if branch is None:
             return None  # a branch that admits everything makes the OR admit everything
         branches.append(branch)
-    return _balanced(branches, "OR")
+    return balanced(branches, "OR")
 
 
 def _branch_size(kind: str, item: Any) -> int:

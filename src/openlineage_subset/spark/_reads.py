@@ -13,11 +13,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openlineage_subset_generated._support import InputSubsetFacet, SubsetCondition
+from openlineage_subset_generated._support import SubsetCondition
 from openlineage_subset_generated.latest import InputDataset
 
 from openlineage_subset._builders import all_of, any_of, input_facet, location
-from openlineage_subset._convert import dump, parse_facet
+from openlineage_subset._convert import dump, parse_condition
 from openlineage_subset._versions import spec
 from openlineage_subset.producer._condense import (
     condense,
@@ -239,13 +239,8 @@ def condensed_model(condition: dict[str, Any], max_bytes: int) -> Any:
 
 
 def _model(condition: dict[str, Any] | None) -> SubsetCondition | None:
-    if condition is None:
-        return None
-    facet_class = spec().models.InputSubsetInputDatasetFacet
-    facet = {"inputCondition": condition, "_producer": "-", "_schemaURL": facet_class.SCHEMA_URL}
-    parsed = parse_facet(facet)
-    assert isinstance(parsed, InputSubsetFacet)  # the _schemaURL above names one
-    return parsed.input_condition
+    """A condensed condition (JSON, or None for the whole dataset) as a model."""
+    return None if condition is None else parse_condition(condition)
 
 
 def _partition_paths(facts: ScanFacts, root: str) -> list[str] | None:

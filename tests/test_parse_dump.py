@@ -18,8 +18,8 @@ from openlineage_subset import (
     spec,
     validate,
 )
-from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
 from openlineage_subset._convert import parse_condition
+from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
 from tests.strategies import conditions, events, facets
 
 

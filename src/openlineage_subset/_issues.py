@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -70,3 +71,27 @@ class SubsetDocumentError(ValueError):
         self.issues = tuple(issues)
         lines = "".join(f"\n  {issue}" for issue in self.issues)
         super().__init__(f"{what}:{lines}")
+
+
+def json_error_text(error: json.JSONDecodeError, *, one_line: bool) -> str:
+    """What ``json`` found wrong with a text, and where: ``column C`` for one line of JSON
+    Lines (``one_line``), else ``line L, column C``. A text that ends before its JSON value
+    does (a line cut short, inside a string or not) is said to be cut short, not reported by
+    the character JSON stumbled on (the newline ending a string is no "control character").
+
+    >>> try:
+    ...     json.loads('{"name": "lake/sal\\n')
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error, one_line=True))
+    the line is cut short: it ends at column 19, inside its JSON value
+    >>> try:
+    ...     json.loads('{"name": 1 2}')
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error, one_line=True))
+    Expecting ',' delimiter (column 12)
+    """
+    where = f"column {error.colno}" if one_line else f"line {error.lineno}, column {error.colno}"
+    if error.pos >= len(error.doc.rstrip()):
+        what = "line" if one_line else "text"
+        return f"the {what} is cut short: it ends at {where}, inside its JSON value"
+    return f"{error.msg} ({where})"

@@ -83,7 +83,11 @@ def test_arrays_of_documents(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     ("content", "fragment"),
     [
         ("", "empty file"),
-        ('{"subset": ', "not valid JSON: Expecting value (line 1, column 12)"),
+        (
+            '{"subset": ',
+            "not valid JSON: the text is cut short: it ends at line 1, column 12, inside its JSON "
+            "value",
+        ),
         ("[]", "empty array"),
         ("[" * 100000 + "]" * 100000, "nested too deeply"),
     ],
@@ -95,6 +99,23 @@ def test_unusable_inputs_exit_2(
     status, out = _run(capsys, path)
     assert status == 2
     assert f"{path}: error: " in out and fragment in out
+
+
+def test_a_line_cut_short_is_said_to_be_cut_short(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    whole = json.dumps(VALID)
+    middle_of_a_string = whole.index('"', whole.index("_producer") + 12) + 4
+    lines = [whole, whole[:middle_of_a_string], whole[: whole.index(",") + 1], whole]
+    path = _write(tmp_path, "cut.jsonl", "\n".join(lines) + "\n")
+    status, out = _run(capsys, path)
+    assert status == 2
+    assert (
+        f"{path}:2: error: not valid JSON: the line is cut short: it ends at column "
+        f"{middle_of_a_string + 1}, inside its JSON value"
+    ) in out
+    assert f"{path}:3: error: not valid JSON: the line is cut short" in out
+    assert "control character" not in out
 
 
 def test_missing_and_binary_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -208,6 +229,17 @@ def test_version_is_the_installed_one(capsys: pytest.CaptureFixture[str]) -> Non
         main(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"ol-subset {version('openlineage-subset')}\n"
+
+
+def test_run_without_a_script_asks_for_the_script_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["run"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "required: SCRIPT.py\n" in err, err
+    assert "ARGS ...]" in err, "the usage shows the script's arguments as optional"
 
 
 @pytest.mark.parametrize("command", ["run", "demo"])

@@ -123,7 +123,11 @@ UNUSABLE_FILES: dict[str, tuple[bytes, str]] = {
         b'{"subset": "caf\xe9"}',
         "not UTF-8 text (invalid continuation byte at byte 15)",
     ),
-    "not_json.json": (b'{"subset": ', "not valid JSON: Expecting value (line 1, column 12)"),
+    "not_json.json": (
+        b'{"subset": ',
+        "not valid JSON: the text is cut short: it ends at line 1, column 12, inside its JSON "
+        "value",
+    ),
     "nan.json": (_with_extra("NaN").encode(), "at $.subset.extra: NaN is not JSON"),
     "infinity.json": (_with_extra("[1, -Infinity]").encode(), "at $.subset.extra[1]: -Infinity"),
     "duplicate_key.json": (

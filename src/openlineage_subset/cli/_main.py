@@ -83,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=validate_command)
     run = commands.add_parser(
         "run",
+        # SCRIPT.py is checked by the command: argparse calls ARGS required too (it is not).
+        usage="ol-subset run [-h] [--output FILE] [--namespace NS] SCRIPT.py [ARGS ...]",
         help="run a PySpark script with lineage capture on",
         description=(
             "Run an unmodified PySpark script with subset-facet capture enabled for every "
@@ -104,9 +106,11 @@ def _parser() -> argparse.ArgumentParser:
         help="namespace of the jobs (default: spark.openlineage.namespace, else "
         "$OPENLINEAGE_NAMESPACE, else 'default')",
     )
-    run.add_argument("script", metavar="SCRIPT.py")
-    run.add_argument("arguments", nargs=argparse.REMAINDER, metavar="ARGS")
-    run.set_defaults(handler=_run_command)
+    run.add_argument("script", metavar="SCRIPT.py", nargs="?", help="the PySpark script to run")
+    run.add_argument(
+        "arguments", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments"
+    )
+    run.set_defaults(handler=_run_command, run_parser=run)
     demo = commands.add_parser(
         "demo",
         help="run the demo pipeline on local Spark and show its lineage",
@@ -163,6 +167,8 @@ def _replay_command(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    if args.script is None:
+        args.run_parser.error("the following argument is required: SCRIPT.py")
     if not Path(args.script).is_file():
         print(f"ol-subset run: {args.script}: no such file", file=sys.stderr)
         return EXIT_UNUSABLE

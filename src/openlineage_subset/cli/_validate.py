@@ -42,7 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
+from openlineage_subset._issues import (
+    SubsetDocumentError,
+    ValidationIssue,
+    json_error_text,
+    json_path,
+)
 from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
 from openlineage_subset._validate import document_kind, validate, without_subset_facet
 from openlineage_subset.cli._output import (
@@ -346,10 +351,7 @@ class _JsonReader:
             with stack_room(MAX_DEPTH):  # so that RecursionError means deeper than the limit
                 return self._decoder.decode(text)
         except json.JSONDecodeError as error:
-            where = (
-                f"column {error.colno}" if in_line else f"line {error.lineno}, column {error.colno}"
-            )
-            raise _Unusable(f"not valid JSON: {error.msg} ({where})") from None
+            raise _Unusable(f"not valid JSON: {json_error_text(error, one_line=in_line)}") from None
         except RecursionError:
             raise _Unusable(f"not usable JSON: {TOO_DEEP}") from None
         except ValueError as error:  # an integer past a limit set lower than ours

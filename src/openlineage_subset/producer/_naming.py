@@ -199,7 +199,7 @@ def dataset_identity(uri: str) -> tuple[str, str]:
     return f"{location.scheme}://{location.authority}", location.path
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TrimRules:
     """Which trailing directories :func:`split_dataset_root` trims off a dataset root.
 

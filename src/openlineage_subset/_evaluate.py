@@ -154,7 +154,7 @@ def partition_overlap(
     None
     """
     data, where, levels = _prepare("partition_overlap", condition, dimensions, schema, path)
-    types = {name: _guessed_type(value) for name, value in dimensions.items()}
+    types = {name: guessed_type(value) for name, value in dimensions.items()}
     types.update(schema or {})
     with stack_room(levels):
         return _overlap(data, _Row(dimensions, types, path), where)
@@ -168,11 +168,12 @@ def _prepare(
     path: object,
 ) -> tuple[Mapping[str, Any], str, int]:
     """The condition's JSON (out of a facet if need be), where it is, and the nesting depth."""
-    data = condition if isinstance(condition, Mapping) else dump(condition)
-    if not isinstance(data, Mapping):
+    found = condition if isinstance(condition, Mapping) else dump(condition)
+    if not isinstance(found, Mapping):
         raise TypeError(
             f"{caller}() takes a subset condition or facet, got {type(condition).__name__}"
         )
+    data: Mapping[str, Any] = found
     if not isinstance(row, Mapping):
         raise TypeError(f"{caller}() takes the row as a mapping, got {type(row).__name__}")
     if schema is not None and not isinstance(schema, Mapping):
@@ -197,7 +198,15 @@ def _prepare(
     return data, where, levels
 
 
-def _guessed_type(value: str | None) -> str:
+def guessed_type(value: str | None) -> str:
+    """The type :func:`partition_overlap` reads a partition value as when no ``schema`` names
+    its column: ``bigint``, ``decimal``, ``date`` (an ISO date that exists) or ``string``.
+    The lineage queries and ingest type partition values by it too, so that their fast paths
+    compare values as the evaluator does.
+
+    >>> [guessed_type(v) for v in ("42", "-2.5e3", "2024-10-15", "2024-02-30", "DE", None)]
+    ['bigint', 'decimal', 'date', 'string', 'string', 'string']
+    """
     if value is None or not isinstance(value, str):
         return "string"
     if _INTEGER.fullmatch(value):

@@ -96,15 +96,23 @@ def validate(document: object, *, strict: bool = False) -> list[ValidationIssue]
         levels = check_nesting(document, "document")
     except SubsetDocumentError as error:
         return list(error.issues)
-    return _validate_within(document, levels, strict=strict)
+    return validate_within(document, levels, strict=strict)
 
 
-def _validate_within(
+def validate_within(
     document: Mapping[str, Any], levels: int, *, strict: bool = False
 ) -> list[ValidationIssue]:
     """:func:`validate` of a JSON object whose nesting its caller already knows: ``levels``
     deep (at most ``MAX_DEPTH``), containing no cycle. Ingest knows both from a line's text at
-    a fraction of the cost of walking the parsed document."""
+    a fraction of the cost of walking the parsed document.
+
+    >>> facet_map = {"subset": {"inputCondition": {"type": "near"},
+    ...     "_producer": "https://example.com/producer",
+    ...     "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json"
+    ...                   "#/$defs/InputSubsetInputDatasetFacet"}}
+    >>> [str(issue) for issue in validate_within(facet_map, levels=3)]  # doctest: +ELLIPSIS
+    ["$.subset.inputCondition.type: unknown type 'near', expected one of ..."]
+    """
     checker = _Checker(strict)
     kind = document_kind(document)
     if kind is None:

@@ -1,6 +1,6 @@
 """The query's fast paths decide overlap exactly as :func:`partition_overlap` does.
 
-``_quick_overlap`` (comparisons with ISO dates, decided on their text) and ``_Listing`` (partition
+``quick_overlap`` (comparisons with ISO dates, decided on their text) and ``Listing`` (partition
 lists, decided by lookup) answer most questions of a large history without evaluating the
 condition; wherever they answer, the answer must be the evaluator's (an error there counts as
 unknown, as the queries count it). The date ranges of ``_bounds`` leave reads out unread: a
@@ -15,7 +15,12 @@ from hypothesis import strategies as st
 
 from openlineage_subset import partition_overlap
 from openlineage_subset.lineage._bounds import date_bounds, outside
-from openlineage_subset.lineage._query import _UNDECIDED, _key, _Listing, _quick_overlap
+from openlineage_subset.lineage._conditions import (
+    UNDECIDED,
+    Listing,
+    dimensions_of,
+    quick_overlap,
+)
 
 DATES = ["2024-01-01", "2024-01-02", "2024-01-10", "2024-02-29", "2023-12-31"]
 TEXTS = ["DE", "PL", "de", "", "a b"]
@@ -86,9 +91,9 @@ def _reference(condition: dict[str, Any], values: dict[str, str | None]) -> bool
 def test_the_quick_comparison_agrees_with_partition_overlap(
     condition: dict[str, Any], values: dict[str, str | None]
 ) -> None:
-    quick = _quick_overlap(condition, values)
-    event("decided" if quick is not _UNDECIDED else "left to partition_overlap")
-    if quick is not _UNDECIDED:
+    quick = quick_overlap(condition, values)
+    event("decided" if quick is not UNDECIDED else "left to partition_overlap")
+    if quick is not UNDECIDED:
         assert quick == _reference(condition, values), (condition, values)
 
 
@@ -97,11 +102,11 @@ def test_the_quick_comparison_agrees_with_partition_overlap(
 def test_the_listing_lookup_agrees_with_partition_overlap(
     condition: dict[str, Any], values: dict[str, str | None]
 ) -> None:
-    listing = _Listing.of(condition)
+    listing = Listing.of(condition)
     assert listing is not None
-    found = listing.overlap(_key(values))
-    event("decided" if found is not _UNDECIDED else "left to partition_overlap")
-    if found is not _UNDECIDED:
+    found = listing.overlap(dimensions_of(values))
+    event("decided" if found is not UNDECIDED else "left to partition_overlap")
+    if found is not UNDECIDED:
         assert found == _reference(condition, values), (condition, values)
 
 

@@ -90,8 +90,22 @@ def test_invalid_lines_are_reported_with_file_and_line(tmp_path: Path) -> None:
         f"{path}:6",
     ]
     assert "not valid JSON" in report.problems[0].message
+    assert "cut short" not in report.problems[0].message
     assert "runId" in report.problems[1].message
     assert "eventTime" in report.problems[2].message and "ISO-8601" in report.problems[2].message
+
+
+def test_a_line_cut_short_is_reported_as_cut_short(tmp_path: Path) -> None:
+    whole = json.dumps(event(1, "START", 0))
+    cut = whole[: whole.index('"eventTime": "') + 18]  # inside the eventTime string
+    path = tmp_path / "events.jsonl"
+    path.write_text(cut + "\n" + whole + "\n", encoding="utf-8")
+    report = ingest([path], tmp_path / "lineage.db")
+    assert (report.stored, report.invalid) == (1, 1)
+    assert report.problems[0].message == (
+        f"not valid JSON: the line is cut short: it ends at column {len(cut) + 1}, "
+        "inside its JSON value"
+    )
 
 
 def test_an_event_failing_while_stored_leaves_nothing(

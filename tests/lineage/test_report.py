@@ -8,6 +8,7 @@ the events and asks for nothing over the network. tests/browser loads it in Chro
 from __future__ import annotations
 
 import html.parser
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -193,6 +194,24 @@ def test_report_command(
     assert "since is for impact" in capsys.readouterr().err
     assert main([*args, "--html", str(tmp_path / "missing" / "x.html")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_the_command_counts_the_runs_the_page_shows(
+    lineage_db: Build, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = pipeline_history(days=3)
+    runs = len({item["run"]["runId"] for item in events})
+    db = lineage_db(events)
+    out = tmp_path / "report.html"
+    assert main(["lineage", "report", "--db", db, "--html", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {out}: {runs} run(s), ")
+    assert f"job(s), {runs} run(s), " in out.read_text(), "the overview's summary"
+
+    asked = ["lineage", "report", "raw", "--partition", "day=2024-10-02", "--db", db]
+    assert main([*asked, "--html", str(out)]) == 0
+    said = capsys.readouterr().out
+    shown = re.search(r"(\d+) run\(s\) affected", out.read_text())
+    assert shown is not None and said.startswith(f"wrote {out}: {shown[1]} run(s), ")
 
 
 def test_report_html_from_python(lineage_db: Build) -> None:

@@ -75,7 +75,8 @@ def archives(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> d
     jsonl = folder / "jsonl"
     jsonl.mkdir()
     # Invalid lines in the middle: left out and counted, never stopping the job.
-    (jsonl / "events.jsonl").write_text("\n".join([*lines[:7], *INVALID_LINES, *lines[7:]]) + "\n")
+    written = [*lines[:7], *INVALID_LINES, *lines[7:]]
+    (jsonl / "events.jsonl").write_text("\n".join(written) + "\n")
     parquet = str(folder / "events.parquet")
     spark.createDataFrame([(line,) for line in lines], "event string").coalesce(1).write.parquet(
         parquet
@@ -86,7 +87,8 @@ def archives(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> d
         "db": db,
         "json": EventArchive(spark, str(jsonl)),
         "parquet": EventArchive(spark, parquet),
-        "events": len(events),
+        "events": events,
+        "lines": {"json": written, "parquet": lines},
     }
 
 
@@ -107,12 +109,42 @@ def test_the_archive_answers_as_the_database(
     assert _ask(archives[form], query, dataset, options) == expected
 
 
+@pytest.mark.parametrize("form", ["json", "parquet"])
+def test_the_records_are_the_archive_s_events(archives: dict[str, Any], form: str) -> None:
+    """One record per line, in the archive's order, each valid event with its run and what it
+    reads and writes, as the events say."""
+    records = archives[form].records()
+    ordered = records.orderBy("source", "position").select("event").collect()
+    assert [row["event"] for row in ordered] == archives["lines"][form]
+    expected = sorted(
+        (
+            event["run"]["runId"],
+            json.dumps(event),
+            sorted(
+                (item["namespace"], item["name"], direction)
+                for key, direction in (("inputs", "input"), ("outputs", "output"))
+                for item in event[key]
+            ),
+        )
+        for event in archives["events"]
+    )
+    valid = records.where("problem IS NULL").collect()
+    found = [
+        (row["run_id"], row["event"], sorted(tuple(access) for access in row["accesses"]))
+        for row in valid
+    ]
+    assert sorted(found) == expected
+
+
 def test_invalid_lines_are_left_out_and_counted(archives: dict[str, Any]) -> None:
     archive: EventArchive = archives["json"]
-    archive.records()
+    left_out = archive.records().where("problem IS NOT NULL").collect()
+    assert sorted(row["event"] for row in left_out) == sorted(INVALID_LINES)
+    assert all(row["run_id"] is None and not row["accesses"] for row in left_out)
     assert archive.problems.invalid == len(INVALID_LINES)
     assert any("not valid JSON" in example for example in archive.problems.examples)
-    assert archives["parquet"].records() is not None and archives["parquet"].problems.invalid == 0
+    assert archives["parquet"].records().where("problem IS NOT NULL").count() == 0
+    assert archives["parquet"].problems.invalid == 0
 
 
 def test_narrowing_leaves_out_what_the_question_cannot_reach(archives: dict[str, Any]) -> None:

@@ -13,16 +13,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page
+from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
 from openlineage_subset.lineage._picture import report_picture
-from openlineage_subset.lineage._query import (
-    LineageQueryError,
-    dataset_partitions,
-    history,
-    impact,
-    provenance,
-)
+from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import (
     history_text,
@@ -270,9 +267,8 @@ def _report(args: argparse.Namespace) -> int:
     except OSError as error:
         return _fail(args, f"cannot write {args.html}: {error.strerror or error}")
     cells = sum(len(grid.cells) for grid in picture.grids)
-    runs = sum(node.kind == "run" for node in picture.nodes)
     print(
-        f"wrote {args.html}: {runs} run(s), {len(picture.grids)} dataset grid(s), "
+        f"wrote {args.html}: {picture.runs} run(s), {len(picture.grids)} dataset grid(s), "
         f"{cells} partition cell(s)"
     )
     return EXIT_DONE

@@ -18,7 +18,10 @@ docs/lineage.md states the rules and the JSON output.
 
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset.lineage._archive import ArchiveProblems, EventArchive
+from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import report_html
+from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
 from openlineage_subset.lineage._model import (
     AffectedRun,
@@ -36,13 +39,7 @@ from openlineage_subset.lineage._model import (
     ProvenanceStep,
     RunRef,
 )
-from openlineage_subset.lineage._query import (
-    LineageQueryError,
-    dataset_partitions,
-    history,
-    impact,
-    provenance,
-)
+from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
     SCHEMA_VERSION,

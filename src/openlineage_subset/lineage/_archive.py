@@ -28,10 +28,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from openlineage_subset.lineage._arguments import LineageQueryError
 from openlineage_subset.lineage._events import parse, problem
+from openlineage_subset.lineage._graph import Graph
+from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
 from openlineage_subset.lineage._model import ImpactReport, ProvenanceReport
-from openlineage_subset.lineage._query import LineageQueryError, _Graph, impact, provenance
+from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageStore
 
 if TYPE_CHECKING:  # the spark extra
@@ -240,7 +243,7 @@ class EventArchive:
                         "INSERT OR IGNORE INTO datasets (namespace, name) VALUES (?, ?)",
                         self.datasets(),
                     )
-                graph = _Graph(store)
+                graph = Graph(store)
                 start = graph.dataset(graph.resolve(dataset, namespace))
             reached = self.reachable((start.namespace, start.name), direction)
             events = Path(folder) / "events.jsonl"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openlineage_subset._evaluate import _guessed_type
+from openlineage_subset._evaluate import guessed_type
 
 Bound = tuple[str | None, str | None]
 """The least and the greatest ISO date a column may hold (None: no bound on that side)."""
@@ -106,7 +106,7 @@ def _compare_bound(node: dict[str, Any]) -> dict[str, Bound]:
     name, value = field.get("field"), literal.get("value")
     if not isinstance(name, str) or not name or "." in name or not isinstance(value, str):
         return {}
-    if _guessed_type(value) != "date":
+    if guessed_type(value) != "date":
         return {}
     comparison = node.get("comparison")
     if comparison == "EQUAL":
@@ -137,7 +137,7 @@ def outside(bound: Bound, value: str | None) -> bool:
     >>> outside(("2024-10-09", "2024-10-15"), "2024-10-16"), outside((None, None), "2024-10-16")
     (True, False)
     """
-    if value is None or _guessed_type(value) != "date":
+    if value is None or guessed_type(value) != "date":
         return False
     low, high = bound
     return (low is not None and value < low) or (high is not None and value > high)

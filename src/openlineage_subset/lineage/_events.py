@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
-from openlineage_subset._evaluate import _guessed_type
-from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._validate import _validate_within, validate
+from openlineage_subset._evaluate import guessed_type
+from openlineage_subset._issues import SubsetDocumentError, json_error_text
+from openlineage_subset._validate import validate, validate_within
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -333,7 +333,7 @@ def parse(text: str) -> Any:
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON: {error.msg} (column {error.colno})") from None
+        raise ValueError(f"not valid JSON: {json_error_text(error, one_line=True)}") from None
     except RecursionError:
         raise ValueError("not usable JSON: nested too deeply") from None
 
@@ -350,7 +350,7 @@ def _checked(document: Any, levels: int | None) -> tuple[str | None, str]:
         kind = type(document).__name__
         return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", ""
     try:
-        issues = validate(document) if levels is None else _validate_within(document, levels)
+        issues = validate(document) if levels is None else validate_within(document, levels)
     except SubsetDocumentError as error:  # pragma: no cover - validate() reports, not raises
         return str(error), ""
     if issues:
@@ -396,7 +396,7 @@ _CANONICAL = json.JSONEncoder(
 @functools.lru_cache(maxsize=65536)
 def _kind(value: str) -> str:
     """How :func:`~openlineage_subset.partition_overlap` types a partition value."""
-    return _guessed_type(value)
+    return guessed_type(value)
 
 
 def any_of_json(conditions: list[Any]) -> Any:

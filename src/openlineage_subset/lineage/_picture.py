@@ -15,6 +15,10 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
+from openlineage_subset.lineage._arguments import LineageQueryError, open_store
+from openlineage_subset.lineage._conditions import Unit
+from openlineage_subset.lineage._graph import Graph, write_overlap
+from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._model import (
     AffectedRun,
     DatasetRef,
@@ -24,17 +28,9 @@ from openlineage_subset.lineage._model import (
     ProvenanceStep,
     RunRef,
 )
-from openlineage_subset.lineage._query import (
-    LineageQueryError,
-    Unit,
-    _Graph,
-    _open,
-    _write_overlap,
-    impact,
-    provenance,
-)
+from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageStore
-from openlineage_subset.lineage._text import _part
+from openlineage_subset.lineage._text import part_heading
 from openlineage_subset.lineage._time import shown_time
 
 CellState = Literal["affected", "possible", "written", "read", "known"]
@@ -107,6 +103,9 @@ class Picture:
     query: Literal["impact", "provenance", "overview"]
     title: str
     summary: tuple[str, ...]
+    runs: int
+    """The runs in the answer, as the summary counts them: the affected runs, the runs behind
+    the target, or (an overview, whose graph draws jobs) every run of the database."""
     nodes: tuple[GraphNode, ...]
     edges: tuple[GraphEdge, ...]
     hidden_nodes: int
@@ -116,7 +115,7 @@ class Picture:
 class _Builder:
     """Collects nodes, edges and cell states while an answer is walked, on an open database."""
 
-    def __init__(self, graph: _Graph, *, overview: bool = False) -> None:
+    def __init__(self, graph: Graph, *, overview: bool = False) -> None:
         self.graph = graph
         self.overview = overview
         """Every partition is marked: a long grid draws its last rows (the newest dates)."""
@@ -190,7 +189,11 @@ class _Builder:
             self.mark(part.dataset, item.dimensions, "possible", f"{note} (possibly)")
 
     def picture(
-        self, query: Literal["impact", "provenance", "overview"], title: str, summary: list[str]
+        self,
+        query: Literal["impact", "provenance", "overview"],
+        title: str,
+        summary: list[str],
+        runs: int,
     ) -> Picture:
         nodes = self.nodes
         if query == "provenance":  # walked from the target back: flow goes left to right
@@ -205,9 +208,8 @@ class _Builder:
                 self.cells.items(), key=lambda item: (item[0].namespace, item[0].name)
             )
         )
-        return Picture(
-            query, title, tuple(summary), tuple(shown), edges, len(nodes) - len(shown), grids
-        )
+        hidden = len(nodes) - len(shown)
+        return Picture(query, title, tuple(summary), runs, tuple(shown), edges, hidden, grids)
 
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
         dataset_id = self.graph.resolve(dataset.name, dataset.namespace)
@@ -313,12 +315,12 @@ def impact_picture(
     each completed one wrote. The grids: the starting region and what affected runs wrote
     (affected, or possibly affected), and the rest of what they read (read).
     """
-    store, close = _open(db)
+    store, close = open_store(db)
     try:
         report = impact(
             store, dataset, partition=partition, since=since, depth=depth, namespace=namespace
         )
-        build = _Builder(_Graph(store))
+        build = _Builder(Graph(store))
         build.dataset_node(report.start.dataset, 0, "start")
         build.mark_part(report.start, "affected", "the starting region")
         for item in report.runs:
@@ -336,7 +338,8 @@ def impact_picture(
         ]
         if report.since:
             summary.insert(0, f"Affected data: what was there from {shown_time(report.since)} on")
-        return build.picture("impact", f"Impact of {_part(report.start)}", summary)
+        title = f"Impact of {part_heading(report.start)}"
+        return build.picture("impact", title, summary, len(report.runs))
     finally:
         if close:
             store.close()
@@ -386,18 +389,20 @@ def provenance_picture(
     grids: what each writer wrote of what was asked (written) and what it read (read), possibly
     so where a condition depends on other columns than the partition columns.
     """
-    store, close = _open(db)
+    store, close = open_store(db)
     try:
         report = provenance(store, dataset, partition=partition, depth=depth, namespace=namespace)
-        build = _Builder(_Graph(store))
+        build = _Builder(Graph(store))
         build.dataset_node(report.target.dataset, 0, "target")
         build.mark_part(report.target, "known", "asked about")
         _provenance_steps(build, report.writers, _units(report.target), 1)
+        runs = _count_runs(report.writers)
         summary = [
-            f"{_count_runs(report.writers)} run(s) behind it; the latest writers first",
+            f"{runs} run(s) behind it; the latest writers first",
             "Unknown (possible) where a condition depends on other columns than partitions",
         ]
-        return build.picture("provenance", f"Provenance of {_part(report.target)}", summary)
+        title = f"Provenance of {part_heading(report.target)}"
+        return build.picture("provenance", title, summary, runs)
     finally:
         if close:
             store.close()
@@ -426,7 +431,7 @@ def _provenance_steps(
             if write.dataset_id != dataset_id:
                 continue
             for unit in units:
-                found = _write_overlap(graph, write, unit)
+                found = write_overlap(graph, write, unit)
                 if found is False:
                     continue
                 # Deeper down, what a writer wrote is what a run behind the target read: the
@@ -506,9 +511,9 @@ def overview_picture(db: str | os.PathLike[str] | LineageStore) -> Picture:
     """Everything the database holds, by job: which jobs read and write which datasets (how
     many runs, the last one's state), and per dataset its partitions coloured by their last
     completed writer (the newest rows of a long grid)."""
-    store, close = _open(db)
+    store, close = open_store(db)
     try:
-        build = _Builder(_Graph(store), overview=True)
+        build = _Builder(Graph(store), overview=True)
         uses = store.connection.execute(
             "SELECT r.job_namespace, r.job_name, a.dataset_id, a.direction, "
             "count(DISTINCT r.run_id) FROM accesses a JOIN runs r USING (run_id) "
@@ -540,12 +545,13 @@ def overview_picture(db: str | os.PathLike[str] | LineageStore) -> Picture:
                 run, count = last[jobs[name]]
                 keys[name] = build.job_node(run, count, layer)
         build.edges.extend(GraphEdge(keys[a], keys[b], "definite") for a, b in dict.fromkeys(edges))
+        runs = sum(count for _, count in last.values())
         summary = [
-            f"{len(last)} job(s), {sum(count for _, count in last.values())} run(s), "
+            f"{len(last)} job(s), {runs} run(s), "
             f"{sum(name.startswith('d:') for name in layers)} dataset(s)",
             "Give a dataset (and --partition) for what depends on it, or where it came from",
         ]
-        return build.picture("overview", f"Lineage database {_source(db)}", summary)
+        return build.picture("overview", f"Lineage database {_source(db)}", summary, runs)
     finally:
         if close:
             store.close()

@@ -28,7 +28,7 @@ def _partitions(items: Iterable[PartitionRef]) -> str:
     return shown
 
 
-def _part(part: PartitionSet) -> str:
+def part_heading(part: PartitionSet) -> str:
     """A dataset and the part of it asked about, on one line."""
     if part.whole is not None or not (part.definite or part.possible):
         return f"{part.dataset} (whole dataset)"
@@ -88,7 +88,7 @@ def impact_text(report: ImpactReport) -> list[str]:
     """The impact answer as lines of text."""
     since = f", data present from {shown_time(report.since)}" if report.since else ""
     depth = f", at most {report.depth} run hop(s)" if report.depth else ""
-    lines = [f"Impact of {_part(report.start)}{since}{depth}", ""]
+    lines = [f"Impact of {part_heading(report.start)}{since}{depth}", ""]
     if not report.runs:
         lines.append("No run read the affected data after it was there: nothing to recompute.")
         return lines
@@ -116,7 +116,7 @@ def impact_text(report: ImpactReport) -> list[str]:
 
 def provenance_text(report: ProvenanceReport) -> list[str]:
     """The provenance answer as lines of text, a tree indented by level."""
-    lines = [f"Provenance of {_part(report.target)}", ""]
+    lines = [f"Provenance of {part_heading(report.target)}", ""]
     if not report.writers:
         lines.append("No completed run wrote it: it came from outside the recorded lineage.")
     for step in report.writers:
@@ -151,7 +151,7 @@ def _step(step: ProvenanceStep, indent: str) -> list[str]:
 
 def history_text(report: HistoryReport) -> list[str]:
     """The history answer as lines of text, oldest first."""
-    lines = [f"History of {_part(report.target)}", ""]
+    lines = [f"History of {part_heading(report.target)}", ""]
     if not report.entries:
         lines.append("No recorded run read or wrote it.")
     for entry in report.entries:

@@ -1,0 +1,640 @@
+"""The graph walk every lineage query shares: a dataset's reads and writes, and whether a
+condition may select rows of a partition.
+
+Every question reduces to one: may a read (or write) condition select rows of a partition? It
+is answered by :func:`openlineage_subset.partition_overlap` in three values; unknown is never
+dropped, it makes the answer *possible* instead of *definite*. The rules (docs/lineage.md):
+
+- a read depends on a write only if the write's run completed before the read's run started;
+- a whole-dataset read or write overlaps everything; a partition list or a location is exact;
+- a write's partitions are those it lists; a write by another condition covers the known
+  partitions of its dataset that the condition may select (all of them for a whole write);
+- only completed runs wrote anything: a failed, aborted or unfinished run is listed when it read
+  affected data, and its outputs go no further.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import difflib
+import functools
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._render import render
+from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.lineage._conditions import (
+    UNDECIDED,
+    Listing,
+    Unit,
+    Values,
+    canonical_unit,
+    compared_fields,
+    compares_as_text,
+    date_spans,
+    dimensions_of,
+    lists_no_partition,
+    only_partitions,
+    plain_values,
+    quick_overlap,
+)
+from openlineage_subset.lineage._model import (
+    DatasetRef,
+    Dimensions,
+    Label,
+    PartitionRef,
+    PartitionSet,
+    RunRef,
+    stronger,
+)
+from openlineage_subset.lineage._store import LineageStore
+
+_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SHOWN_CANDIDATES = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    """A run's read (``input``) or write (``output``) of a dataset, under its condition."""
+
+    run: RunRef
+    dataset_id: int
+    direction: str
+    text: str | None  # the condition's canonical JSON; None: the whole dataset
+
+    @functools.cached_property
+    def condition(self) -> Any:
+        """The condition (JSON), read when first asked: most accesses a query loads are only
+        compared by time."""
+        return None if self.text is None else json.loads(self.text)
+
+    @property
+    def rendered(self) -> str | None:
+        return _rendered(self.condition)
+
+
+def _rendered(condition: Any) -> str | None:
+    if condition is None:
+        return None
+    try:
+        return render(condition)
+    except (SubsetDocumentError, ValueError, TypeError):
+        return json.dumps(condition)
+
+
+class Graph:
+    """Reads the database for one query, caching what a query asks many times."""
+
+    def __init__(self, store: LineageStore) -> None:
+        self.db = store.connection
+        self._datasets: dict[int, DatasetRef] = {}
+        self._known: dict[int, dict[Dimensions, str | None]] = {}
+        self._accesses: dict[tuple[int, str], list[Access]] = {}
+        self._starts: dict[tuple[int, str], list[str]] = {}
+        self._by_run: dict[tuple[str, str], list[Access]] = {}
+        self._overlaps: dict[tuple[int, int, Unit], bool | Exception | None] = {}
+        self._compiled: dict[str, _Node] = {}
+        self._serial = 0
+        self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
+        self._kinds: dict[int, dict[str, frozenset[str]]] = {}
+        self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
+        self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
+        self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
+
+    def resolve(self, name: str, namespace: str | None) -> int:
+        """The id of the dataset called ``name``, or whose name ends with ``/name``."""
+        if not isinstance(name, str) or not name:
+            raise LineageQueryError("name the dataset: its name, or the end of it after a '/'")
+        suffix = "/" + name.lstrip("/")
+        rows = self.db.execute(
+            "SELECT dataset_id, namespace, name FROM datasets WHERE (name = ? OR "
+            "(length(name) > ? AND substr(name, -?) = ?)) AND (? IS NULL OR namespace = ?) "
+            "ORDER BY namespace, name",
+            (name, len(suffix), len(suffix), suffix, namespace, namespace),
+        ).fetchall()
+        exact = [row for row in rows if row[2] == name]
+        found = exact if exact else rows
+        if len(found) == 1:
+            return int(found[0][0])
+        where = f" in namespace {namespace!r}" if namespace is not None else ""
+        if found:
+            listed = "\n  ".join(f"{ns} {nm}" for _, ns, nm in found[:_SHOWN_CANDIDATES])
+            more = len(found) - _SHOWN_CANDIDATES
+            raise LineageQueryError(
+                f"{name!r} names {len(found)} datasets{where}; give more of the name, or "
+                f"--namespace:\n  {listed}" + (f"\n  and {more} more" if more > 0 else "")
+            )
+        names = [
+            f"{ns} {nm}"
+            for ns, nm in self.db.execute(
+                "SELECT namespace, name FROM datasets WHERE ? IS NULL OR namespace = ? "
+                "ORDER BY namespace, name",
+                (namespace, namespace),
+            )
+        ]
+        close = difflib.get_close_matches(name, names, n=5, cutoff=0.3) or names[:5]
+        hint = ("; datasets like it:\n  " + "\n  ".join(close)) if close else ""
+        raise LineageQueryError(
+            f"no dataset named {name!r} (or ending in {suffix!r}){where} in the lineage "
+            f"database{hint or ': it holds no dataset yet; ingest events first'}"
+        )
+
+    def dataset(self, dataset_id: int) -> DatasetRef:
+        found = self._datasets.get(dataset_id)
+        if found is None:
+            namespace, name = self.db.execute(
+                "SELECT namespace, name FROM datasets WHERE dataset_id = ?", (dataset_id,)
+            ).fetchone()
+            found = self._datasets[dataset_id] = DatasetRef(namespace, name)
+        return found
+
+    def known(self, dataset_id: int) -> dict[Dimensions, str | None]:
+        """The dataset's known partitions (listed by some read or write), with identifiers."""
+        found = self._known.get(dataset_id)
+        if found is None:
+            found = {}
+            shapes = self.shapes(dataset_id)
+            (shape,) = shapes if len(shapes) == 1 else ((),)
+            if shape and all(_SIMPLE_NAME.fullmatch(column) for column in shape):
+                # One set of columns: SQLite takes the values out, faster than json.loads.
+                values = ", ".join(f"json_extract(dimensions, '$.{c}')" for c in shape)
+                for identifier, *row in self.db.execute(
+                    f"SELECT identifier, {values} FROM partitions WHERE dataset_id = ? "
+                    "ORDER BY dimensions",
+                    (dataset_id,),
+                ):
+                    found[tuple(zip(shape, row, strict=True))] = identifier
+            else:
+                for text, identifier in self.db.execute(
+                    "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
+                    "ORDER BY dimensions",
+                    (dataset_id,),
+                ):
+                    found[dimensions_of(json.loads(text))] = identifier
+            self._known[dataset_id] = found
+        return found
+
+    def accesses(self, dataset_id: int, direction: str) -> list[Access]:
+        """Reads (``input``) or writes (``output``) of a dataset, by run start time."""
+        key = (dataset_id, direction)
+        found = self._accesses.get(key)
+        if found is None:
+            found = [
+                self._access(row, dataset_id, direction)
+                for row in self.db.execute(
+                    "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+                    "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
+                    "WHERE a.dataset_id = ? AND a.direction = ? ORDER BY r.started_at, r.run_id",
+                    key,
+                )
+            ]
+            self._accesses[key] = found
+            self._starts[key] = [access.run.started_at for access in found]
+        return found
+
+    def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
+        """Reads of the dataset by runs started after ``after`` (None: any time)."""
+        reads = self.accesses(dataset_id, "input")
+        if after is None:
+            return reads
+        starts = self._starts[(dataset_id, "input")]
+        cut = bisect.bisect_left if inclusive else bisect.bisect_right
+        return reads[cut(starts, after) :]
+
+    def readers_of(
+        self, dataset_id: int, units: Iterable[Unit], after: str | None, inclusive: bool
+    ) -> list[Access]:
+        """:meth:`readers_after`, less the reads that only list partitions and list none of
+        ``units``: known partitions of a dataset with a :meth:`plain_shape`, which such a read
+        does not select (found with the ``access_partitions`` index), and the reads whose date
+        ranges (``access_bounds``) leave every unit out. In the same order."""
+        units = list(units)
+        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
+        rows = self.db.execute(
+            "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+            "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
+            f"WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
+            "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
+            "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
+            "AND p.dimensions IN (SELECT value FROM json_each(?)))) "
+            # A range below the units' least date of a column, or above their greatest.
+            "AND NOT EXISTS (SELECT 1 FROM access_bounds b JOIN json_each(?) u "
+            "ON u.key = b.column_name WHERE b.access_id = a.access_id "
+            "AND (b.high < json_extract(u.value, '$[0]') "
+            "OR b.low > json_extract(u.value, '$[1]'))) "
+            "ORDER BY r.started_at, r.run_id",
+            (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
+        )
+        return [self._access(row, dataset_id, "input") for row in rows]
+
+    def outputs(self, run: RunRef) -> list[Access]:
+        return self._of_run(run, "output")
+
+    def inputs(self, run: RunRef) -> list[Access]:
+        return self._of_run(run, "input")
+
+    def _of_run(self, run: RunRef, direction: str) -> list[Access]:
+        key = (run.run_id, direction)
+        found = self._by_run.get(key)
+        if found is None:
+            found = [
+                Access(run, dataset_id, direction, text)
+                for dataset_id, text in self.db.execute(
+                    "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
+                    "direction = ? ORDER BY dataset_id",
+                    key,
+                )
+            ]
+            self._by_run[key] = found
+        return found
+
+    @staticmethod
+    def _access(row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
+        return Access(RunRef(*row[:6]), dataset_id, direction, row[6])
+
+    def overlap(self, access: Access, unit: Unit) -> bool | None:
+        """May ``access`` select rows of ``unit``: yes, no, or unknown (None)."""
+        if access.text is None:
+            return True  # a whole-dataset access overlaps everything
+        if unit is None:
+            return not lists_no_partition(access.condition)
+        tree = self.compiled(access)
+        try:
+            return self._evaluate(tree, access.dataset_id, unit)
+        except (ValueError, TypeError):
+            return None  # a condition this version cannot evaluate: it may select anything
+
+    def compiled(self, access: Access) -> _Node:
+        """The access's condition as a tree :meth:`_evaluate` walks, made once per text."""
+        assert access.text is not None
+        found = self._compiled.get(access.text)
+        if found is None:
+            found = self._compiled[access.text] = self._compile(access.condition)
+        return found
+
+    def _compile(self, node: Any) -> _Node:
+        fields = compared_fields(node)
+        if fields is not None:
+            self._serial += 1
+            return _Node("compared", node, serial=self._serial, fields=fields)
+        if (
+            isinstance(node, dict)
+            and node.get("type") == "binary"
+            and node.get("operator") in ("AND", "OR")
+        ):
+            left, right = self._compile(node.get("left")), self._compile(node.get("right"))
+            return _Node("both", node, node.get("operator") == "AND", (left, right))
+        self._serial += 1
+        listing = Listing.of(node) if isinstance(node, dict) else None
+        if listing is not None and node.get("type") == "partition":
+            return _Node("listing", node, serial=self._serial, listing=listing)
+        return _Node("other", node, serial=self._serial)
+
+    def _evaluate(self, tree: _Node, dataset_id: int, unit: Dimensions) -> bool | None:
+        """Three-valued, as :func:`partition_overlap` decides it; raises as it raises."""
+        if tree.kind == "both":
+            left, right = (self._evaluate(part, dataset_id, unit) for part in tree.parts)
+            if tree.is_and:
+                return False if False in (left, right) else (True if left and right else None)
+            return True if True in (left, right) else (False if left is right is False else None)
+        if tree.kind == "listing":
+            assert tree.listing is not None
+            quick = tree.listing.overlap(unit)
+            if quick is not UNDECIDED:
+                return quick  # type: ignore[return-value]
+        # Comparisons depend only on the columns they name: the partitions that agree on those
+        # share one answer (a range of days: every country's partition of a day).
+        seen = unit if tree.fields is None else tuple(p for p in unit if p[0] in tree.fields)
+        key = (tree.serial, dataset_id, seen)
+        found: bool | Exception | None = self._overlaps.get(key, UNDECIDED)
+        if found is UNDECIDED:
+            values = dict(unit)
+            if tree.kind == "compared":
+                found = quick_overlap(tree.node, values)
+        if found is UNDECIDED:
+            path = self.partition_path(dataset_id, unit) if tree.kind == "other" else None
+            try:
+                found = partition_overlap(tree.node, values, path=path)
+            except (ValueError, TypeError) as error:
+                found = error
+        self._overlaps[key] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def candidates(self, access: Access) -> frozenset[Values] | None:
+        """When the access's condition narrows the known partitions it may select to some it
+        lists: the values of those (in the order of :meth:`plain_shape`'s columns; known or
+        not; a known partition not among them it does not select). None: any known partition
+        may be selected."""
+        assert access.text is not None
+        key = (access.text, access.dataset_id)
+        if key not in self._candidate_sets:
+            found = self._candidates(self.compiled(access), access.dataset_id)
+            self._candidate_sets[key] = None if found is None else frozenset(found)
+        return self._candidate_sets[key]
+
+    def agreeing(
+        self, units: tuple[tuple[Unit, Label], ...], fields: frozenset[str] | None
+    ) -> list[list[tuple[Unit, Label]]]:
+        """The units in groups that agree on the given columns (the whole dataset, None, in a
+        group of its own): what a comparison of those columns decides alike. Asked for each
+        read of a dataset, with the same units (the same tuple: hashing it each time would
+        cost more than the rest of a read's check): made once."""
+        last_units, last_fields, found = self._agreeing
+        if units is last_units and fields == last_fields:
+            return found
+        groups: dict[Any, list[tuple[Unit, Label]]] = {}
+        for unit, label in units:
+            seen = None if unit is None else tuple(p for p in unit if p[0] in (fields or ()))
+            groups.setdefault((unit is None, seen), []).append((unit, label))
+        found = list(groups.values())
+        self._agreeing = (units, fields, found)
+        return found
+
+    def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:
+        if tree.kind == "listing":
+            assert tree.listing is not None
+            shape = self.plain_shape(dataset_id)
+            return None if shape is None else tree.listing.values_in(shape)
+        if tree.kind != "both":
+            return None
+        left, right = (self._candidates(part, dataset_id) for part in tree.parts)
+        if not tree.is_and:
+            return None if left is None or right is None else left | right
+        # AND: outside one side's partitions that side is false, so AND is false, unless the
+        # other side cannot be evaluated (then partition_overlap raises: unknown).
+        for narrow, other in ((left, tree.parts[1]), (right, tree.parts[0])):
+            if narrow is not None and self._evaluable(other):
+                return narrow
+        return None
+
+    def plain_shape(self, dataset_id: int) -> tuple[str, ...] | None:
+        """The columns of every known partition of the dataset, when they all have the same
+        ones and each column's values compare as their text (all text, or all ISO dates; or
+        null): then a partition list selects exactly the known partitions it names. Every
+        partition any condition on the dataset lists is known, so this holds for those too."""
+        shapes = self.shapes(dataset_id)
+        if len(shapes) != 1:
+            return None
+        (shape,) = shapes
+        kinds = self.kinds(dataset_id)
+        if all(compares_as_text(kinds.get(column, frozenset())) for column in shape):
+            return shape
+        return None
+
+    def _evaluable(self, tree: _Node) -> bool:
+        """Whether evaluating the tree never raises, whatever the partition (a well-formed
+        condition of partition lists and comparisons)."""
+        if tree.kind == "both":
+            return all(self._evaluable(part) for part in tree.parts)
+        if tree.kind == "listing":
+            return True
+        if tree.kind == "compared":
+            try:
+                partition_overlap(tree.node, {})
+            except (ValueError, TypeError):
+                return False
+            return True
+        return False
+
+    def shapes(self, dataset_id: int) -> frozenset[tuple[str, ...]]:
+        """The sets of partition columns of the dataset's known partitions."""
+        found = self._shapes.get(dataset_id)
+        if found is None:
+            found = self._shapes[dataset_id] = frozenset(
+                tuple(json.loads(text))
+                for (text,) in self.db.execute(
+                    "SELECT columns FROM partition_columns WHERE dataset_id = ?", (dataset_id,)
+                )
+            )
+        return found
+
+    def kinds(self, dataset_id: int) -> dict[str, frozenset[str]]:
+        """How the values of each partition column of the dataset compare (see ingest)."""
+        found = self._kinds.get(dataset_id)
+        if found is None:
+            by_column: dict[str, set[str]] = {}
+            for column, kind in self.db.execute(
+                "SELECT column_name, kind FROM partition_kinds WHERE dataset_id = ?", (dataset_id,)
+            ):
+                by_column.setdefault(column, set()).add(kind)
+            found = self._kinds[dataset_id] = {k: frozenset(v) for k, v in by_column.items()}
+        return found
+
+    def identifier(self, dataset_id: int, unit: Unit) -> str | None:
+        """The directory of a known partition ("" when it has none), None when not known."""
+        if unit is None:
+            return None
+        known = self._known.get(dataset_id)
+        if known is not None:
+            if unit not in known:
+                return None
+            return known[unit] or ""
+        key = (dataset_id, unit)
+        if key not in self._identifiers:
+            row = self.db.execute(
+                "SELECT identifier FROM partitions WHERE dataset_id = ? AND dimensions = ?",
+                (dataset_id, canonical_unit(unit)),
+            ).fetchone()
+            self._identifiers[key] = None if row is None else (row[0] or "")
+        return self._identifiers[key]
+
+    def look_up(self, dataset_id: int, units: Iterable[Unit]) -> None:
+        """Have :meth:`identifier` know the units, found in one query rather than one each."""
+        if dataset_id in self._known:
+            return
+        wanted = {
+            canonical_unit(unit): unit
+            for unit in units
+            if unit is not None and (dataset_id, unit) not in self._identifiers
+        }
+        if not wanted:
+            return
+        for unit in wanted.values():
+            self._identifiers[dataset_id, unit] = None
+        for text, identifier in self.db.execute(
+            "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
+            "AND dimensions IN (SELECT value FROM json_each(?))",
+            (dataset_id, json.dumps(list(wanted))),
+        ):
+            self._identifiers[dataset_id, wanted[text]] = identifier or ""
+
+    def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
+        """The partition's directory, to decide location conditions; None when unknown."""
+        dataset = self.dataset(dataset_id)
+        identifier = self.identifier(dataset_id, unit) or str(PartitionRef(unit))
+        if dataset.namespace == "file":
+            return dataset.name.rstrip("/") + "/" + identifier
+        if "://" in dataset.namespace:
+            return f"{str(dataset).rstrip('/')}/{identifier}"
+        return None
+
+    def expand(self, dataset_id: int, dimensions: Mapping[str, str | None]) -> list[Unit]:
+        """The known partitions inside the given one (itself, or finer ones), else itself."""
+        itself = dimensions_of(dimensions)
+        shape = tuple(name for name, _ in itself)
+        if plain_values(dimensions.values()) and all(
+            not set(shape) < set(known) for known in self.shapes(dataset_id)
+        ):
+            # Values of text and dates are equal exactly when their text is (partition_overlap
+            # compares them typed), and no known partition is finer: it is itself.
+            return [itself]
+        listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
+        inside = []
+        for known in self.known(dataset_id):
+            try:
+                if partition_overlap(listed, dict(known)) is True:
+                    inside.append(known)
+            except (ValueError, TypeError):
+                continue
+        return list(inside) if inside else [itself]
+
+    def whole_units(self, dataset_id: int) -> list[Unit]:
+        """The whole dataset as units: its known partitions, or None when it has none."""
+        known = list(self.known(dataset_id))
+        return list(known) if known else [None]
+
+    def written(self, access: Access, label: Label) -> list[tuple[Unit, Label]]:
+        """The parts of its dataset a write covers, each labelled."""
+        if access.condition is None:
+            return [(None, label)]
+        listed = only_partitions(access.condition)
+        if listed is not None:
+            units: dict[Unit, Label] = {}
+            for dimensions in listed:
+                for unit in self.expand(access.dataset_id, dimensions):
+                    units[unit] = label
+            return list(units.items())
+        covered: list[tuple[Unit, Label]] = []
+        for unit, found in self._selected(access):
+            covered.append((unit, label if found else "possible"))
+        # A condition that selects no known partition wrote somewhere nobody listed.
+        return covered or [(None, "possible")]
+
+    def read_units(self, access: Access) -> list[tuple[Unit, Label]]:
+        """The parts of its dataset a read may cover, each labelled."""
+        if access.condition is None:
+            return [(unit, "definite") for unit in self.whole_units(access.dataset_id)]
+        covered: list[tuple[Unit, Label]] = [
+            (unit, "definite" if found else "possible") for unit, found in self._selected(access)
+        ]
+        if not covered and not self.shapes(access.dataset_id):
+            covered.append((None, "possible"))
+        return covered
+
+    def _selected(self, access: Access) -> Iterator[tuple[Dimensions, bool | None]]:
+        """The known partitions the access's condition may select, each with its overlap:
+        True (yes) or None (unknown)."""
+        tree = self.compiled(access)
+        # Comparisons decide alike for partitions that agree on the columns they name.
+        fields = tree.fields if tree.kind == "compared" else None
+        answers: dict[Dimensions, bool | None] = {}
+        for unit in self._may_select(access):
+            if fields is None:
+                found = self.overlap(access, unit)
+            else:
+                seen = tuple(pair for pair in unit if pair[0] in fields)
+                if seen not in answers:
+                    answers[seen] = self.overlap(access, unit)
+                found = answers[seen]
+            if found is not False:
+                yield unit, found
+
+    def _may_select(self, access: Access) -> list[Dimensions]:
+        """The known partitions to evaluate the access's condition on: those it lists when it
+        narrows to them, else all, in the order of :meth:`known`."""
+        found = self.candidates(access)
+        shape = self.plain_shape(access.dataset_id)
+        if found is None or shape is None:
+            return list(self.known(access.dataset_id))
+        units = (tuple(zip(shape, values, strict=True)) for values in found)
+        return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
+
+    def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
+        def refs(label: Label) -> tuple[PartitionRef, ...]:
+            return tuple(
+                PartitionRef(unit, self.identifier(dataset_id, unit) or None)
+                for unit in sorted(u for u, found in units.items() if u is not None)
+                if units[unit] == label
+            )
+
+        return PartitionSet(
+            self.dataset(dataset_id), units.get(None), refs("definite"), refs("possible")
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Node:
+    """A condition prepared for :meth:`Graph._evaluate`: ``both`` (AND, OR of two parts),
+    ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
+    they name), or ``other`` (evaluated as is, with the partition's path)."""
+
+    kind: str
+    node: Any
+    is_and: bool = False
+    parts: tuple[_Node, ...] = ()
+    serial: int = 0
+    fields: frozenset[str] | None = None
+    listing: Listing | None = None
+
+
+def region(graph: Graph, dataset_id: int, partition: dict[str, str | None] | None) -> list[Unit]:
+    """The units a query asks about: the known partitions inside ``partition`` (see
+    :meth:`Graph.expand`), or the whole dataset for None."""
+    if partition is None:
+        return [None]
+    return graph.expand(dataset_id, partition)
+
+
+def read_label(
+    graph: Graph,
+    read: Access,
+    units: tuple[tuple[Unit, Label], ...],
+    known: Mapping[Unit, Values] | None = None,
+) -> tuple[Label | None, list[Unit]]:
+    """How sure it is that ``read`` overlaps the units, and which it may overlap. ``known``:
+    the values of those of the units that are known partitions of the read's dataset, when it
+    has a :meth:`~Graph.plain_shape`."""
+    known = known or {}
+    label: Label | None = None
+    matched = []
+    listed = None if read.text is None else graph.candidates(read)
+    tree = None if read.text is None else graph.compiled(read)
+    if tree is not None and tree.kind == "compared":
+        # Comparisons decide alike for the partitions that agree on the columns they name: one
+        # evaluation per distinct value of those (a day), not per partition (a day's
+        # countries). No partition list narrows them (listed is None).
+        for group in graph.agreeing(units, tree.fields):
+            found = graph.overlap(read, group[0][0])
+            if found is False:
+                continue
+            for unit, unit_label in group:
+                matched.append(unit)
+                label = stronger(
+                    label, "definite" if found and unit_label == "definite" else "possible"
+                )
+        return label, matched
+    for unit, unit_label in units:
+        if listed is not None and unit in known and known[unit] not in listed:
+            continue  # a known partition the read's partition lists leave out
+        found = graph.overlap(read, unit)
+        if found is False:
+            continue
+        matched.append(unit)
+        label = stronger(label, "definite" if found and unit_label == "definite" else "possible")
+    return label, matched
+
+
+def write_overlap(graph: Graph, write: Access, unit: Unit) -> bool | None:
+    """May ``write`` have written ``unit``: as :meth:`Graph.overlap`, except that a write by
+    a condition covers the whole dataset only possibly (never, if it lists no partition)."""
+    if unit is None and write.condition is not None:
+        return False if lists_no_partition(write.condition) else None
+    return graph.overlap(write, unit)

@@ -1,0 +1,112 @@
+"""Provenance: where a partition's data came from, writer by writer, input by input."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from openlineage_subset.lineage._arguments import checked_depth, checked_partition, open_store
+from openlineage_subset.lineage._conditions import Unit
+from openlineage_subset.lineage._graph import Access, Graph, region, write_overlap
+from openlineage_subset.lineage._model import (
+    Label,
+    ProvenanceInput,
+    ProvenanceReport,
+    ProvenanceStep,
+    stronger,
+)
+from openlineage_subset.lineage._store import LineageStore
+
+
+def provenance(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> ProvenanceReport:
+    """Where a partition's data came from: its last writer, that run's inputs, and so on.
+
+    The writers of the part asked about are, per partition, the latest completed run whose
+    write overlaps it, and earlier ones too while the later ones only *possibly* wrote it. For
+    each writer, its reads and the known input partitions each may cover (definite or
+    possible), then the writers of those that completed before the reading run started,
+    ``depth`` levels of runs at most. A run shown once is not expanded again.
+    """
+    values = checked_partition(partition)
+    limit = checked_depth(depth)
+    store, close = open_store(db)
+    try:
+        graph = Graph(store)
+        target_id = graph.resolve(dataset, namespace)
+        units = region(graph, target_id, values) if values else graph.whole_units(target_id)
+        labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
+        target = graph.partition_set(target_id, labelled)
+        writers = _ProvenanceWalk(graph, limit).writers(target_id, list(labelled.items()), None, 1)
+    finally:
+        if close:
+            store.close()
+    return ProvenanceReport(target, limit, writers)
+
+
+class _ProvenanceWalk:
+    """Follows writers back through their inputs, each run expanded once, ``limit`` levels."""
+
+    def __init__(self, graph: Graph, limit: int | None) -> None:
+        self.graph = graph
+        self.limit = limit
+        self.expanded: set[str] = set()
+
+    def writers(
+        self, dataset_id: int, units: list[tuple[Unit, Label]], before: str | None, level: int
+    ) -> tuple[ProvenanceStep, ...]:
+        """The latest writers of each unit that completed before ``before`` (None: ever)."""
+        writes = [
+            write
+            for write in self.graph.accesses(dataset_id, "output")
+            if write.run.status == "COMPLETE"
+            and write.run.ended_at is not None
+            and (before is None or write.run.ended_at < before)
+        ]
+        writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id), reverse=True)
+        chosen: dict[str, tuple[Access, Label]] = {}
+        for unit, unit_label in units:
+            for write in writes:
+                found = write_overlap(self.graph, write, unit)
+                if found is False:
+                    continue
+                label: Label = "definite" if found and unit_label == "definite" else "possible"
+                previous = chosen.get(write.run.run_id)
+                best = stronger(previous[1] if previous else None, label) or label
+                chosen[write.run.run_id] = (write, best)
+                if found:
+                    break  # it rewrote this part: earlier writes are not what is there now
+        steps = [self.step(write, label, level) for write, label in chosen.values()]
+        steps.sort(key=lambda step: (step.run.ended_at or "", step.run.run_id), reverse=True)
+        return tuple(steps)
+
+    def step(self, write: Access, label: Label, level: int) -> ProvenanceStep:
+        run = write.run
+        where = self.graph.dataset(write.dataset_id)
+        if run.run_id in self.expanded:
+            return ProvenanceStep(run, label, where, write.rendered, (), repeated=True)
+        self.expanded.add(run.run_id)
+        deeper = self.limit is None or level < self.limit
+        inputs = []
+        for read in self.graph.inputs(run):
+            covered = self.graph.read_units(read)
+            writers = (
+                self.writers(read.dataset_id, covered, run.started_at, level + 1) if deeper else ()
+            )
+            inputs.append(
+                ProvenanceInput(
+                    self.graph.dataset(read.dataset_id),
+                    read.rendered,
+                    self.graph.partition_set(read.dataset_id, dict(covered)),
+                    writers,
+                )
+            )
+        return ProvenanceStep(
+            run, label, where, write.rendered, tuple(inputs), truncated=not deeper
+        )

@@ -30,6 +30,7 @@ from openlineage_subset_generated.latest import (
     PartitionSubsetCondition,
 )
 
+from openlineage_subset._convert import JsonValue
 from openlineage_subset._versions import INPUT_FACET_DEF, OUTPUT_FACET_DEF
 
 
@@ -247,7 +248,7 @@ def partitions(items: Iterable[Mapping[str, object] | Partition]) -> PartitionSu
 
 
 def input_facet(
-    condition: SubsetCondition, *, producer: str, **additional_properties: Any
+    condition: SubsetCondition, *, producer: str, **additional_properties: JsonValue
 ) -> InputSubsetFacet:
     """The ``subset`` facet of an input dataset, with the newest version's ``_schemaURL`` set.
 
@@ -263,7 +264,7 @@ def input_facet(
 
 
 def output_facet(
-    condition: SubsetCondition, *, producer: str, **additional_properties: Any
+    condition: SubsetCondition, *, producer: str, **additional_properties: JsonValue
 ) -> OutputSubsetFacet:
     """The ``subset`` facet of an output dataset, with its ``_schemaURL`` set."""
     facet = _facet(condition, OUTPUT_FACET_DEF, "output_condition", producer, additional_properties)

@@ -16,7 +16,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Union, cast
+from typing import Any, Literal, Union, cast, overload
 
 from openlineage_subset_generated._support import (
     EventBase,
@@ -46,6 +46,8 @@ EVENT_DEFINITIONS = ("RunEvent", "DatasetEvent", "JobEvent")
 """The core model's event definitions, in the order a valid event is matched to one."""
 
 Converter = Callable[[Any], Any]
+JsonValue = dict[str, "JsonValue"] | list["JsonValue"] | str | int | float | bool | None
+"""A JSON value as ``json.loads`` gives it: what :func:`dump` returns."""
 
 
 def parse_facet(obj: object) -> InputSubsetFacet | OutputSubsetFacet:
@@ -211,7 +213,15 @@ def _build_subset_facet(spec: SpecVersion, valid_facet: Any) -> Any:
     return _object_converter(getattr(spec.models, name))(valid_facet)
 
 
-def dump(model: Any) -> Any:
+@overload
+def dump(model: JsonObject) -> dict[str, JsonValue]: ...
+@overload
+def dump(model: list[Any]) -> list[JsonValue]: ...
+@overload
+def dump(model: object) -> JsonValue: ...
+
+
+def dump(model: object) -> JsonValue:
     """The JSON value of a generated model (condition, facet, dataset, event), as dicts and lists.
 
     ``dump(parse_facet(d)) == d`` for every valid facet: unknown properties are kept. A model
@@ -224,7 +234,7 @@ def dump(model: Any) -> Any:
     """
     levels = check_nesting(model, "model")
     with stack_room(levels):
-        return _dump(model)
+        return cast(JsonValue, _dump(model))
 
 
 def _dump(model: Any) -> Any:

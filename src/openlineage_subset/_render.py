@@ -21,7 +21,7 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 
 
-def render(condition: Any) -> str:
+def render(condition: object) -> str:
     """A condition (model or JSON) as SQL-like text; a facet renders its condition.
 
     Numbers print bare, other literals in single quotes, fields with odd characters in
@@ -38,11 +38,12 @@ def render(condition: Any) -> str:
     >>> render(location(["s3://bucket/a", "s3://bucket/b"]))
     "LOCATION IN ('s3://bucket/a', 's3://bucket/b')"
     """
-    data = condition if isinstance(condition, Mapping) else dump(condition)
-    if not isinstance(data, Mapping):
+    found = condition if isinstance(condition, Mapping) else dump(condition)
+    if not isinstance(found, Mapping):
         raise TypeError(
             f"render() takes a subset condition or facet, got {type(condition).__name__}"
         )
+    data: Mapping[str, Any] = found
     levels = check_nesting(data, "condition")
     for key in ("inputCondition", "outputCondition"):
         if key in data:

@@ -1,52 +1,268 @@
-"""The public API's types, checked by mypy (``nox -s typecheck``), never run.
+"""The public API's types, checked by mypy --strict (``nox -s typecheck``), never run.
 
-Each ``assert_type`` fails the type check when a public function loses its precise type (a
-return of ``Any`` fails too: assert_type compares exactly).
+Each ``assert_type`` fails the type check when a public name loses its precise type (a return
+of ``Any`` fails too: assert_type compares exactly). Each line ending in ``# type: ignore[...]``
+is a call that must NOT type-check: mypy's ``warn_unused_ignores`` (part of --strict) fails the
+check the day it does. ``tests/test_project.py`` checks that every name exported by
+``openlineage_subset``, ``openlineage_subset.spark`` and ``openlineage_subset.lineage`` is named
+here.
 """
 
 from __future__ import annotations
 
+import warnings
+from types import ModuleType
+from typing import Any
+
+import jsonschema
+import referencing
 from typing_extensions import assert_type
 
 import openlineage_subset as ols
 from openlineage_subset import (
+    BaseEvent,
+    BaseFacet,
+    BaseSubsetCondition,
+    BaseSubsetDatasetFacet,
+    BinarySubsetCondition,
     CompareSubsetCondition,
+    Comparison,
+    Dataset,
+    DatasetEvent,
+    DatasetFacet,
     EventBase,
+    EventType,
+    FieldBaseCompareExpression,
+    FieldRef,
     InputDataset,
+    InputDatasetFacet,
     InputSubsetFacet,
+    InputSubsetInputDatasetFacet,
+    Job,
+    JobEvent,
+    JobFacet,
+    JsonObject,
     LiteralCompareExpression,
     LocationSubsetCondition,
+    OpenLineageEvent,
+    Operator,
     OutputDataset,
+    OutputDatasetFacet,
     OutputSubsetFacet,
+    OutputSubsetOutputDatasetFacet,
     Partition,
     PartitionSubsetCondition,
+    Run,
+    RunEvent,
+    RunFacet,
+    SpecVersion,
+    StaticDataset,
     SubsetCondition,
+    SubsetDocumentError,
+    SubsetFacetMap,
+    UnknownSpecVersionWarning,
     ValidationIssue,
 )
-from openlineage_subset.lineage import ImpactReport, impact
-from openlineage_subset.spark import input_datasets, output_datasets
+from openlineage_subset._convert import JsonValue
 
-assert_type(ols.field("day") == "2024-10-15", CompareSubsetCondition)
-assert_type(ols.field("day") >= "2024-10-15", CompareSubsetCondition)
-assert_type(ols.field("country").isin(["PL", "DE"]), SubsetCondition)
+# -- builders: conditions that read like the condition -------------------------------------------
+
+day = ols.field("day")
+assert_type(day, FieldRef)
+assert_type(day == "2024-10-15", CompareSubsetCondition)
+assert_type(day != "2024-10-15", SubsetCondition)
+assert_type(day >= "2024-10-15", CompareSubsetCondition)
+assert_type(day < 3, CompareSubsetCondition)
+assert_type(day.isin(["PL", "DE"]), SubsetCondition)
+assert_type(day.between("2024-10-01", "2024-10-31"), SubsetCondition)
 assert_type((ols.field("a") == 1) & (ols.field("b") == 2), SubsetCondition)
+assert_type((ols.field("a") == 1) | (ols.field("b") == 2), SubsetCondition)
 assert_type(ols.all_of([ols.field("a") == 1]), SubsetCondition)
+assert_type(ols.any_of([ols.field("a") == 1]), SubsetCondition)
 assert_type(ols.literal(3), LiteralCompareExpression)
 assert_type(ols.location(["s3://bucket/a"]), LocationSubsetCondition)
 assert_type(ols.partition({"day": "2024-10-15"}), Partition)
 assert_type(ols.partitions([{"day": "2024-10-15"}]), PartitionSubsetCondition)
+ols.field(3)  # type: ignore[arg-type]  # a column is named by a string
+(ols.field("a") == 1) & "b = 2"  # type: ignore[operator]  # conditions combine with conditions
 
 facet = ols.input_facet(ols.location(["s3://bucket/a"]), producer="https://example.com")
 assert_type(facet, InputSubsetFacet)
 assert_type(facet.input_condition, SubsetCondition)
 assert_type(facet.schema_url, str)
 assert_type(ols.output_facet(ols.field("a") == 1, producer="p"), OutputSubsetFacet)
+ols.input_facet(ols.field("a") == 1, producer="p", note="why")
+ols.input_facet(ols.field("a") == 1, "p")  # type: ignore[call-arg]  # producer: keyword-only
+ols.input_facet(ols.field("a") == 1, producer="p", note={1})  # type: ignore[arg-type]  # JSON only
+
+# -- parse, dump, validate, render, evaluate ------------------------------------------------------
+
 assert_type(ols.parse_facet({}), InputSubsetFacet | OutputSubsetFacet)
 assert_type(ols.parse_event({}), EventBase)
 assert_type(ols.parse_event({}).event_time, str)
+assert_type(ols.dump(facet), dict[str, JsonValue])
+assert_type(ols.dump([facet]), list[JsonValue])
+assert_type(ols.dump(EventType.START), JsonValue)
+ols.dump(facet)["inputCondition"] + 1  # type: ignore[operator]  # a JSON value: check it first
 assert_type(ols.validate({}, strict=True), list[ValidationIssue])
 ols.validate({}, True)  # type: ignore[call-arg]  # strict is keyword-only
+assert_type(ols.render(facet), str)
+assert_type(ols.matches(facet, {"day": "2024-10-15"}), bool)
+assert_type(ols.partition_overlap(facet, {"day": "2024-10-15"}), bool | None)
+ols.matches(facet, {}, None, "s3://bucket/a/part-0")  # type: ignore[call-arg]  # keyword-only
 
-assert_type(input_datasets(object()), list[InputDataset])
-assert_type(output_datasets(object()), list[OutputDataset])
-assert_type(impact("lineage.db", "lake/sales"), ImpactReport)
+issue = ValidationIssue("$.subset", "missing required property '_producer'")
+assert_type(issue.path, str)
+issue.path = "$"  # type: ignore[misc]  # issues are frozen
+assert_type(SubsetDocumentError("bad", [issue]).issues, tuple[ValidationIssue, ...])
+
+# -- spec versions and the reference schemas ------------------------------------------------------
+
+assert_type(ols.spec(), SpecVersion)
+assert_type(ols.spec("1-0-0").models, ModuleType)
+assert_type(ols.spec().facet_def_url("InputSubsetInputDatasetFacet"), str)
+assert_type(ols.spec_versions(), tuple[str, ...])
+ols.spec_versions().append("2-0-0")  # type: ignore[attr-defined]  # a tuple
+assert_type(ols.schema_registry(), referencing.Registry[Any])
+assert_type(
+    ols.reference_validator("InputSubsetInputDatasetFacet"), jsonschema.Draft202012Validator
+)
+warnings.simplefilter("error", UnknownSpecVersionWarning)
+assert_type(ols.__version__, str)
+
+# -- the models of the newest spec version --------------------------------------------------------
+
+where = LocationSubsetCondition(locations=["s3://bucket/a"])
+assert_type(where.locations, list[str])
+LocationSubsetCondition(["s3://bucket/a"])  # type: ignore[call-arg, arg-type]  # keyword-only
+assert_type(
+    PartitionSubsetCondition(partitions=[Partition(dimensions={})]).partitions, list[Partition]
+)
+compare = CompareSubsetCondition(
+    left=FieldBaseCompareExpression(field="day"),
+    right=LiteralCompareExpression(value="2024-10-15"),
+    comparison=Comparison.EQUAL,
+)
+assert_type(compare.comparison, Comparison | str)
+binary = BinarySubsetCondition(left=where, right=compare, operator=Operator.AND)
+assert_type(binary.left, BaseSubsetCondition)
+assert_type(InputSubsetInputDatasetFacet.SCHEMA_URL, str)
+assert_type(OutputSubsetOutputDatasetFacet.SCHEMA_URL, str)
+assert_type(SubsetFacetMap.SCHEMA_URL, str)
+assert_type(BaseFacet.SCHEMA_URL, str)
+for facet_class in (RunFacet, JobFacet, DatasetFacet, InputDatasetFacet, OutputDatasetFacet):
+    assert_type(facet_class.SCHEMA_URL, str)
+run_event = RunEvent(
+    event_time="2024-10-15T10:00:00Z",
+    producer="https://example.com",
+    schema_url="https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    run=Run(run_id="0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a11"),
+    job=Job(namespace="demo", name="daily"),
+    event_type=EventType.COMPLETE,
+    inputs=[InputDataset(namespace="s3://lake", name="sales")],
+    outputs=[OutputDataset(namespace="s3://lake", name="daily")],
+)
+assert_type(run_event.inputs, list[InputDataset] | None)
+assert_type(run_event.run.run_id, str)
+assert_type(JobEvent.SCHEMA_URL, str)
+assert_type(DatasetEvent.SCHEMA_URL, str)
+assert_type(BaseEvent.SCHEMA_URL, str)
+assert_type(StaticDataset(namespace="s3://lake", name="sales").name, str)
+assert_type(Dataset.SCHEMA_URL, str)
+assert_type(isinstance(where, JsonObject), bool)
+assert_type(isinstance(facet, OutputSubsetFacet), bool)
+
+
+def _facet_role(facet: BaseSubsetDatasetFacet) -> str:
+    """The union aliases of the schema's oneOf definitions type a value of any branch."""
+    if isinstance(facet, InputSubsetInputDatasetFacet):
+        return "input"
+    assert_type(facet, OutputSubsetOutputDatasetFacet)
+    return "output"
+
+
+def _event_kind(event: OpenLineageEvent) -> str:
+    if isinstance(event, RunEvent):
+        return "run"
+    assert_type(event, DatasetEvent | JobEvent)
+    return "dataset" if isinstance(event, DatasetEvent) else "job"
+
+
+# -- openlineage_subset.lineage: partition lineage from events ------------------------------------
+
+
+def _lineage_types(spark: Any) -> None:
+    from openlineage_subset.lineage import (
+        APPLICATION_ID,
+        SCHEMA_VERSION,
+        AffectedRun,
+        ArchiveProblems,
+        DatasetRef,
+        EventArchive,
+        HistoryEntry,
+        HistoryReport,
+        ImpactReport,
+        IngestProblem,
+        IngestReport,
+        Label,
+        LineageDatabaseError,
+        LineageQueryError,
+        LineageStore,
+        PartitionRef,
+        PartitionSet,
+        PartitionsReport,
+        PartitionState,
+        ProvenanceInput,
+        ProvenanceReport,
+        ProvenanceStep,
+        RunRef,
+        dataset_partitions,
+        history,
+        impact,
+        ingest,
+        partition_overlap,
+        provenance,
+        report_html,
+    )
+
+    report = ingest(["events.jsonl"], "lineage.db", jobs=2)
+    assert_type(report, IngestReport)
+    assert_type(report.problems, list[IngestProblem])
+    assert_type(report.problems[0].line, int | None)
+    ingest(["events.jsonl"], "lineage.db", 2)  # type: ignore[call-arg, arg-type]  # keyword-only
+
+    store = LineageStore.open("lineage.db", create=True)
+    assert_type(store, LineageStore)
+    answer = impact(store, "lake/sales", partition={"day": "2024-10-15"}, depth=2)
+    assert_type(answer, ImpactReport)
+    assert_type(answer.runs, tuple[AffectedRun, ...])
+    assert_type(answer.runs[0].label, Label)
+    assert_type(answer.runs[0].run, RunRef)
+    assert_type(answer.backfill, tuple[PartitionSet, ...])
+    assert_type(answer.start.dataset, DatasetRef)
+    assert_type(answer.start.definite, tuple[PartitionRef, ...])
+    impact("lineage.db", "lake/sales", {"day": "2024-10-15"})  # type: ignore[call-arg]  # keywords
+    impact("lineage.db", "lake/sales", depth="2")  # type: ignore[arg-type]  # a number of hops
+
+    origin = provenance("lineage.db", "lake/daily", partition={"day": "2024-10-15"})
+    assert_type(origin, ProvenanceReport)
+    assert_type(origin.writers, tuple[ProvenanceStep, ...])
+    assert_type(origin.writers[0].inputs, tuple[ProvenanceInput, ...])
+    assert_type(history("lineage.db", "lake/sales"), HistoryReport)
+    assert_type(history("lineage.db", "lake/sales").entries, tuple[HistoryEntry, ...])
+    assert_type(dataset_partitions("lineage.db", "lake/sales"), PartitionsReport)
+    assert_type(
+        dataset_partitions("lineage.db", "lake/sales").partitions, tuple[PartitionState, ...]
+    )
+    assert_type(report_html("lineage.db", "lake/sales", provenance=True), str)
+    assert_type(partition_overlap(ols.field("day") == "x", {"day": "x"}), bool | None)
+    assert_type(answer.as_json(), dict[str, Any])
+
+    archive = EventArchive(spark, "s3://bucket/events/")
+    assert_type(archive.impact("lake/sales"), ImpactReport)
+    assert_type(archive.provenance("lake/sales"), ProvenanceReport)
+    assert_type(archive.problems, ArchiveProblems)
+    assert_type(APPLICATION_ID, int)
+    assert_type(SCHEMA_VERSION, int)
+    assert_type(LineageDatabaseError("not ours"), LineageDatabaseError)
+    assert_type(LineageQueryError("no such dataset"), LineageQueryError)

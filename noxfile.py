@@ -22,11 +22,14 @@
 - ``cluster_full`` (not in the default set: about 10 minutes each): every Spark test on that
   cluster, and every fault (lost worker, speculation, retried task, failed write), on PySpark
   3.5 and 4.x.
+- ``docs``: the documentation site (``mkdocs.yml``, ``docs/``) built with ``--strict``: a link
+  to a missing page or anchor, or a page left out of the nav, fails (``-- DIR`` keeps the site).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -36,6 +39,7 @@ nox.options.sessions = [
     "lint",
     "typecheck",
     "codegen_check",
+    "docs",
     "tests",
     "sdk",
     "spark",
@@ -57,6 +61,14 @@ RUFF = "ruff==0.17.6"
 MYPY = ("mypy==2.4.1", "types-jsonschema")
 # Only the Python driver: it starts the system's Chromium (no browser download).
 PLAYWRIGHT = "playwright>=1.50,<2"
+MKDOCS = "mkdocs==1.6.*"
+# What a built page would fetch from elsewhere when opened: a script, stylesheet, font or image.
+REMOTE_LOAD = re.compile(
+    r"<(?:script|img|iframe|source)\b[^>]*\ssrc=[\"']?(?:https?:)?//"
+    r"|<link\b[^>]*\shref=[\"']?(?:https?:)?//"
+    r"|url\(\s*[\"']?(?:https?:)?//|@import\s",
+    re.IGNORECASE,
+)
 
 
 PYSPARK = {"3.5": "pyspark>=3.5,<3.6", "4": "pyspark>=4,<5"}
@@ -234,3 +246,24 @@ def browser(session: nox.Session) -> None:
     """The lineage report's HTML page in headless Chromium, driven by Playwright."""
     session.install(".[test]", PLAYWRIGHT, "pillow")
     session.run("python", "-m", "pytest", "tests/browser", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site, built strictly into a temporary folder (``-- DIR``: into DIR).
+
+    mkdocs.yml makes a link to a missing page or anchor, and a page missing from the nav,
+    warnings, which ``--strict`` fails on; the built pages must load nothing from the network.
+    """
+    session.install(MKDOCS)
+    site = Path(session.posargs[0]) if session.posargs else Path(session.create_tmp()) / "site"
+    config = str(ROOT / "mkdocs.yml")
+    session.run("mkdocs", "build", "--strict", "--config-file", config, "--site-dir", str(site))
+    remote = [
+        f"{page.relative_to(site)}: {match.group()}"
+        for page in sorted(site.rglob("*"))
+        if page.suffix in {".html", ".css"}
+        for match in REMOTE_LOAD.finditer(page.read_text(encoding="utf-8", errors="replace"))
+    ]
+    if remote:
+        session.error(f"pages that would load from the network when viewed: {remote}")

@@ -1,4 +1,5 @@
-"""Project promises: the README's commands are what CI runs; the wheel carries everything."""
+"""Project promises: the README's commands are what CI runs; the wheel carries everything; the
+README stays a front page (short, its links lead somewhere)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pathlib import Path
 
 from openlineage_subset import spec
 from tests.helpers import ROOT
+
+README_MAX_LINES = 250
+"""The README is a front page: the reference lives in docs/ (the site ``nox -s docs`` builds)."""
 
 
 def _readme_commands() -> list[str]:
@@ -56,3 +60,38 @@ def test_readme_ten_line_example_runs() -> None:
     (block,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     assert len(block.strip().splitlines()) <= 10
     exec(compile(block, "README.md", "exec"), {})
+
+
+def test_readme_is_a_front_page_not_the_manual() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, (
+        f"README.md has {lines} lines (at most {README_MAX_LINES}): move reference material "
+        "to a page under docs/ and link it"
+    )
+
+
+def _without_code_blocks(markdown: str) -> str:
+    return re.sub(r"^```.*?^```", "", markdown, flags=re.DOTALL | re.MULTILINE)
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a Markdown file's headings (lower case, punctuation dropped)."""
+    headings = re.findall(r"^#+ (.+)$", _without_code_blocks(markdown), re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+def test_every_relative_link_of_the_readme_leads_to_a_file() -> None:
+    readme = ROOT / "README.md"
+    text = _without_code_blocks(readme.read_text(encoding="utf-8"))
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    relative = [link for link in links if not re.match(r"[a-z][a-z0-9+.-]*:", link)]
+    assert relative, "the README links its docs pages with relative paths"
+    broken = []
+    for link in relative:
+        path, _, anchor = link.partition("#")
+        target = (ROOT / path) if path else readme
+        if not target.is_file():
+            broken.append(f"{link}: no file {path}")
+        elif anchor and anchor not in _anchors(target.read_text(encoding="utf-8")):
+            broken.append(f"{link}: no heading #{anchor} in {path or 'README.md'}")
+    assert not broken, f"README.md links to what does not exist: {broken}"

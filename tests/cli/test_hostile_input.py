@@ -40,7 +40,7 @@ from openlineage_subset.cli._validate import _documents
 from tests.helpers import INPUT_URL, PRODUCER, ROOT
 
 COMMAND = [sys.executable, "-m", "openlineage_subset", "validate"]
-LIMIT = 512  # the documented nesting limit (README, "Validating")
+LIMIT = 512  # the documented nesting limit (docs/validation.md)
 LOCATION = {"type": "location", "locations": ["s3://b/k"]}
 VALID = {"subset": {"inputCondition": LOCATION, "_producer": PRODUCER, "_schemaURL": INPUT_URL}}
 INVALID = {

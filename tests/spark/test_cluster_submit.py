@@ -1,4 +1,4 @@
-"""How the README says to capture on a cluster, done on the standalone test cluster: a script
+"""How docs/cluster.md says to capture on a cluster, done on the standalone test cluster: a script
 given to ``spark-submit`` that calls ``enable()``, and an unmodified script under ``ol-subset
 run`` with the cluster in ``PYSPARK_SUBMIT_ARGS`` (client deploy mode both: a standalone cluster
 runs no Python driver in cluster deploy mode)."""

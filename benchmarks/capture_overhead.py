@@ -124,20 +124,20 @@ def job(spark: SparkSession, sales_path: Path, lookup_path: Path, out: Path) -> 
 
 @dataclass
 class ListenerClock:
-    """Seconds the capture listener spends on each action, by wrapping its ``_capture``."""
+    """Seconds the capture listener spends on each action, by wrapping its ``on_action``."""
 
     times: list[float] = field(default_factory=list)
 
     def attach(self, handle: CaptureHandle) -> None:
         listener = handle.listener
-        capture = listener._capture
+        capture = listener.on_action
 
         def timed(*args: Any) -> None:
             start = time.perf_counter()
             capture(*args)
             self.times.append(time.perf_counter() - start)
 
-        listener._capture = timed
+        listener.on_action = timed
 
 
 @dataclass

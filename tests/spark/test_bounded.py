@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 
 from openlineage_subset import matches, validate
 from openlineage_subset.producer._condense import json_size
-from openlineage_subset.spark import enable
+from openlineage_subset.spark import SubsetConfig, enable
 from tests.spark.conftest import MemoryTransport, covered_by_output, dims, partition_dirs
 
 BUDGET = 65_536
@@ -43,7 +43,10 @@ def test_five_large_reads_share_one_event_budget(spark: SparkSession, tmp_path: 
         union = union.unionByName(frame)
     transport = MemoryTransport()
     handle = enable(
-        spark, transport=transport, quarantine=tmp_path / "q.jsonl", max_event_bytes=BUDGET
+        spark,
+        transport=transport,
+        quarantine=tmp_path / "q.jsonl",
+        config=SubsetConfig(max_event_bytes=BUDGET),
     )
     try:
         assert union.count() == 5 * 700, "the job's result is unchanged"
@@ -78,7 +81,12 @@ def test_an_overwrite_of_many_partitions_is_condensed_exactly(
     )
     rewrite = frame.where(F.col("business_date").between(days[10], days[29]))
     transport = MemoryTransport()
-    handle = enable(spark, transport=transport, quarantine=tmp_path / "q.jsonl", max_partitions=50)
+    handle = enable(
+        spark,
+        transport=transport,
+        quarantine=tmp_path / "q.jsonl",
+        config=SubsetConfig(max_partitions=50),
+    )
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     try:
         rewrite.repartition("business_date", "shop").write.mode("overwrite").partitionBy(

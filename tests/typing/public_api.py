@@ -11,8 +11,9 @@ here.
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import referencing
@@ -64,6 +65,21 @@ from openlineage_subset import (
     ValidationIssue,
 )
 from openlineage_subset._convert import JsonValue
+from openlineage_subset.spark import (
+    PRODUCER,
+    CaptureHandle,
+    LineageSettingsWarning,
+    QueryExecution,
+    SparkConnectNotSupportedError,
+    SubsetConfig,
+    TrimRules,
+    enable,
+    input_datasets,
+    output_datasets,
+)
+
+if TYPE_CHECKING:  # typed by PySpark where the spark extra is installed, Any elsewhere
+    from pyspark.sql import DataFrame, SparkSession
 
 # -- builders: conditions that read like the condition -------------------------------------------
 
@@ -266,3 +282,37 @@ def _lineage_types(spark: Any) -> None:
     assert_type(SCHEMA_VERSION, int)
     assert_type(LineageDatabaseError("not ours"), LineageDatabaseError)
     assert_type(LineageQueryError("no such dataset"), LineageQueryError)
+
+
+# -- openlineage_subset.spark: capture from Spark's plans -----------------------------------------
+
+
+def _spark_types(spark: SparkSession, df: DataFrame, query_execution: QueryExecution) -> None:
+    config = SubsetConfig(max_partitions=100, redact_columns={"customer_id"})
+    assert_type(config.max_partitions, int)
+    assert_type(config.trim_rules, TrimRules)
+    SubsetConfig(100)  # type: ignore[call-arg]  # every option is a keyword
+    TrimRules(False)  # type: ignore[call-arg]  # four booleans: keywords only
+    assert_type(TrimRules(dates=False).extra_patterns, tuple[str, ...])
+
+    assert_type(input_datasets(df), list[InputDataset])
+    assert_type(input_datasets(query_execution, config), list[InputDataset])
+    assert_type(output_datasets(query_execution, started_ms=0), list[OutputDataset])
+    output_datasets(query_execution, config, 0)  # type: ignore[call-arg]  # started_ms: keyword
+    output_datasets(query_execution, started_ms="0")  # type: ignore[arg-type]  # epoch ms
+
+    handle = enable(spark, namespace="analytics", config=config)
+    assert_type(handle, CaptureHandle)
+    assert_type(handle.counts, Counter[str])
+    assert_type(handle.config, SubsetConfig)
+    assert_type(handle.closed, bool)
+    assert_type(handle.flush(timeout=5), bool)
+    assert_type(handle.close(error=RuntimeError("no input")), bool)
+    enable(spark, max_partitions=100)  # type: ignore[call-arg]  # options go in a SubsetConfig
+    enable(spark, "analytics")  # type: ignore[call-arg]  # settings are keywords
+    CaptureHandle(  # type: ignore[call-arg]  # capture's own state is not an argument
+        spark, handle.emitter, handle.application, config, "analytics", closed=True
+    )
+    assert_type(PRODUCER, str)
+    assert_type(SparkConnectNotSupportedError("a Connect session"), SparkConnectNotSupportedError)
+    assert_type(issubclass(LineageSettingsWarning, UserWarning), bool)

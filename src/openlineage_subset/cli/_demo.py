@@ -42,7 +42,7 @@ from openlineage_subset.delivery._sending import JsonLinesTransport
 from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
 from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable
-from openlineage_subset.spark._jvm import first_error_line, spark_errors
+from openlineage_subset.spark._errors import first_error_line, spark_errors
 
 if TYPE_CHECKING:  # the spark extra is imported where used: this module imports without it
     from pyspark.sql import DataFrame, SparkSession

@@ -187,7 +187,7 @@ class ProvenanceInput:
         }
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ProvenanceStep:
     """A completed run that wrote (definitely or possibly) the data asked about."""
 

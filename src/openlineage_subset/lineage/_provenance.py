@@ -90,7 +90,14 @@ class _ProvenanceWalk:
         run = write.run
         where = self.graph.dataset(write.dataset_id)
         if run.run_id in self.expanded:
-            return ProvenanceStep(run, label, where, write.rendered, (), repeated=True)
+            return ProvenanceStep(
+                run=run,
+                label=label,
+                dataset=where,
+                condition=write.rendered,
+                inputs=(),
+                repeated=True,
+            )
         self.expanded.add(run.run_id)
         deeper = self.limit is None or level < self.limit
         inputs = []
@@ -108,5 +115,10 @@ class _ProvenanceWalk:
                 )
             )
         return ProvenanceStep(
-            run, label, where, write.rendered, tuple(inputs), truncated=not deeper
+            run=run,
+            label=label,
+            dataset=where,
+            condition=write.rendered,
+            inputs=tuple(inputs),
+            truncated=not deeper,
         )

@@ -20,22 +20,22 @@ from openlineage_subset.producer._naming import TrimRules
 from openlineage_subset.producer._settings import LineageSettingsWarning
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
+from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     SparkConnectNotSupportedError,
     query_execution_of,
     scan_facts,
+    write_facts,
 )
-from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
 if TYPE_CHECKING:  # the spark extra: this module imports without it
-    from py4j.java_gateway import JavaObject
     from pyspark.sql import DataFrame
 
 
 def input_datasets(
-    df_or_query_execution: DataFrame | JavaObject, config: SubsetConfig | None = None
+    df_or_query_execution: DataFrame | QueryExecution, config: SubsetConfig | None = None
 ) -> list[InputDataset]:
     """The datasets a DataFrame (or an executed QueryExecution) reads, with ``subset`` facets.
 
@@ -59,7 +59,7 @@ def input_datasets(
 
 
 def output_datasets(
-    query_execution: JavaObject,
+    query_execution: QueryExecution,
     config: SubsetConfig | None = None,
     *,
     started_ms: int | None = None,
@@ -81,6 +81,7 @@ __all__ = [
     "PRODUCER",
     "CaptureHandle",
     "LineageSettingsWarning",
+    "QueryExecution",
     "SparkConnectNotSupportedError",
     "SubsetConfig",
     "TrimRules",

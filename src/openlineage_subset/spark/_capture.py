@@ -1,13 +1,14 @@
 """Automatic capture: every Spark action becomes one OpenLineage run with subset facets.
 
-``enable(spark)`` registers a ``QueryExecutionListener`` implemented in Python through the py4j
-callback server: Spark calls it once per action (never per task), after the action, on its
-listener thread. The listener walks the executed plan once (inputs, the partitions a write
-created, the dataset a DDL statement changed) and queues a START event (dated when the action
-started) and a COMPLETE or FAIL event; background threads validate them, keep them in a durable
-outbox and deliver them (see ``_emit``). Every run has a parent run facet pointing at one run
-for the whole application, which gets its own START at ``enable`` and COMPLETE or FAIL at
-``close``, named and parented by the lineage settings (``_settings``).
+``enable(spark)`` registers a ``QueryExecutionListener`` through the JVM layer, which hands
+every action to the capture's handle: Spark calls it once per action (never per task), after
+the action, on its listener thread. Capture walks the executed plan once (inputs, the
+partitions a write created, the dataset a DDL statement changed) and queues a START event
+(dated when the action started) and a COMPLETE or FAIL event; background threads validate
+them, keep them in a durable outbox and deliver them (see ``_emit``). Every run has a parent
+run facet pointing at one run for the whole application, which gets its own START at
+``enable`` and COMPLETE or FAIL at ``close``, named and parented by the lineage settings
+(``_settings``).
 
 Lineage never breaks the job: whatever fails inside the listener is caught, logged once per
 kind with its context, and counted in ``handle.counts``; the action's result is untouched.
@@ -23,8 +24,8 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_subset._convert import dump
 from openlineage_subset.delivery._emitter import Emitter, Transport, open_emitter
@@ -49,23 +50,22 @@ from openlineage_subset.producer._settings import (
 )
 from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     CHANGE_ROOTS,
     V2_WRITE_ROOTS,
+    ActionListener,
     CatalogWatch,
-    JvmCallback,
     change_facts,
     conf_with_prefix,
     drain_listener_bus,
     java_error_text,
     plan_facts,
-    register_listener,
     require_classic,
     session_key,
-    unregister_listener,
     v2_write_facts,
+    write_facts,
 )
-from openlineage_subset.spark._jvm.writes import write_facts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
@@ -83,30 +83,36 @@ _Part = TypeVar("_Part")
 
 @dataclass
 class CaptureHandle:
-    """A running capture: ``counts`` of what happened, ``close()`` to flush and stop."""
+    """A running capture: ``counts`` of what happened, ``close()`` to flush and stop.
 
-    spark: Any
+    Made by :func:`enable`, which registers its ``listener``; what follows ``parent`` is the
+    capture's own state, never given to the constructor.
+    """
+
+    spark: SparkSession
     emitter: Emitter
     application: JobRef
     config: SubsetConfig
     namespace: str
-    listener: Any = None
-    java_listener: Any = None
-    """The JVM proxy of ``listener``: py4j makes a new proxy each time a Python object crosses,
-    so unregistering needs the very proxy that was registered."""
     parent: JobRef | None = None
     """The run the application is a child of (from the lineage settings), with its root."""
-    failure: BaseException | None = None
+    failure: BaseException | None = field(default=None, init=False)
     """Why the application failed, when an uncaught exception ended the program: the
     application run then ends FAIL at ``close``."""
-    catalog_watch: CatalogWatch = field(default_factory=CatalogWatch)
+    closed: bool = field(default=False, init=False)
+    listener: ActionListener = field(init=False)
+    """Spark's QueryExecutionListener of this capture: it hands every action to
+    :meth:`_capture_action`."""
+    catalog_watch: CatalogWatch = field(default_factory=CatalogWatch, init=False)
     """Where tables lived before DROP TABLE and RENAME (see ``CatalogWatch``)."""
-    _catalog_unwatchable: bool = False
-    _own_counts: Counter[str] = field(default_factory=Counter)
-    closed: bool = False
-    _closing: bool = False
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _logged: set[str] = field(default_factory=set)
+    _catalog_unwatchable: bool = field(default=False, init=False)
+    _own_counts: Counter[str] = field(default_factory=Counter, init=False)
+    _closing: bool = field(default=False, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _logged: set[str] = field(default_factory=set, init=False)
+
+    def __post_init__(self) -> None:
+        self.listener = ActionListener(self._capture_action)
 
     @property
     def counts(self) -> Counter[str]:
@@ -166,7 +172,7 @@ class CaptureHandle:
         except Exception:  # Spark stopped (its bus was drained at stop), or a slow bus
             log.debug("could not wait for Spark's listener bus", exc_info=True)
         try:
-            unregister_listener(self.spark, self.java_listener)
+            self.listener.unregister(self.spark)
         except Exception:  # Spark already stopped: nothing to unregister from
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
         # Only now: the actions that ran before close() have been delivered to the listener.
@@ -228,6 +234,30 @@ class CaptureHandle:
                 "lineage capture failed while %s; the job is unaffected", context, exc_info=error
             )
 
+    def _capture_action(
+        self, func_name: str, query_execution: QueryExecution, duration_ns: int, failure: object
+    ) -> None:
+        """One action, as Spark's listener hands it over (``failure``: the exception of a
+        failed action, else None): its events, or nothing if it read and changed no dataset."""
+        if self.closed:
+            return
+        self.watch_catalog()
+        try:
+            ended = time.time_ns()
+            events = action_events(
+                self,
+                func_name,
+                query_execution,
+                started_ns=ended - duration_ns,
+                ended_ns=ended,
+                failure=failure,
+            )
+            if events:
+                self._own_counts["actions"] += 1
+                self.submit(events)
+        except Exception as error:
+            self.record_error(f"capturing the {func_name!r} action", error)
+
     def _emit_application(self, event_type: str, error: BaseException | None = None) -> None:
         producer = self.config.producer
         facets = {"processing_engine": engine_facet(self.spark.version, producer)}
@@ -245,53 +275,14 @@ class CaptureHandle:
         self.submit([event])
 
 
-class _Listener(JvmCallback):
-    """The Python side of ``org.apache.spark.sql.util.QueryExecutionListener``."""
-
-    def __init__(self, handle: CaptureHandle) -> None:
-        self.handle = handle
-
-    def onSuccess(self, func_name: str, query_execution: Any, duration_ns: int) -> None:
-        self._capture(func_name, query_execution, int(duration_ns), None)
-
-    def onFailure(self, func_name: str, query_execution: Any, exception: Any) -> None:
-        self._capture(func_name, query_execution, 0, exception)
-
-    def _capture(
-        self, func_name: str, query_execution: Any, duration_ns: int, failure: Any
-    ) -> None:
-        handle = self.handle
-        if handle.closed:
-            return
-        handle.watch_catalog()
-        try:
-            ended = time.time_ns()
-            events = action_events(
-                handle,
-                str(func_name),
-                query_execution,
-                started_ns=ended - duration_ns,
-                ended_ns=ended,
-                failure=failure,
-            )
-            if events:
-                handle._own_counts["actions"] += 1
-                handle.submit(events)
-        except Exception as error:
-            handle.record_error(f"capturing the {func_name!r} action", error)
-
-    class Java:
-        implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
-
-
 def action_events(
     handle: CaptureHandle,
     func_name: str,
-    query_execution: Any,
+    query_execution: QueryExecution,
     *,
     started_ns: int,
     ended_ns: int,
-    failure: Any,
+    failure: object,
 ) -> list[dict[str, Any]]:
     """START and COMPLETE/FAIL of one action; none when it read and changed no dataset.
 
@@ -394,7 +385,7 @@ def action_events(
     return [start, end]
 
 
-def _describe(exception: Any) -> tuple[str, str | None]:
+def _describe(exception: object) -> tuple[str, str | None]:
     """The message and stack trace of a failed action's exception, as the JVM prints them.
 
     They may quote a location with its credentials: they go out only through
@@ -417,7 +408,6 @@ def enable(
     close_timeout: float | None = None,
     transport: Transport | None = None,
     config: SubsetConfig | None = None,
-    **subset_options: Any,
 ) -> CaptureHandle:
     """Capture every action of ``spark`` as an OpenLineage run; returns a handle to ``close()``.
 
@@ -442,7 +432,8 @@ def enable(
     - ``close_timeout``: seconds ``close()`` (and the exit of the program) spends delivering
       before leaving the rest in the outbox (``$OL_SUBSET_CLOSE_TIMEOUT``, else 5);
     - ``transport``: an openlineage-python transport to use instead of the configured one;
-    - ``config`` or keyword options of :class:`SubsetConfig` (``max_partitions=...``).
+    - ``config``: how subset conditions are chosen and bounded, a :class:`SubsetConfig`
+      (``config=SubsetConfig(max_partitions=100)``; its defaults when not given).
 
     A Spark Connect session (``SparkSession.builder.remote(...)``) raises
     :class:`SparkConnectNotSupportedError`: its actions run in the Connect server, whose JVM
@@ -467,9 +458,7 @@ def enable(
         )
         return existing
     if config is None:
-        config = SubsetConfig(**subset_options)
-    elif subset_options:
-        config = replace(config, **subset_options)
+        config = SubsetConfig()
     openlineage_conf = conf_with_prefix(spark, CONF_PREFIX)
     settings = lineage_settings(
         spark.sparkContext.appName or "",
@@ -495,8 +484,7 @@ def enable(
         spark, emitter, application, config, settings.namespace, parent=settings.parent
     )
     handle._emit_application("START")
-    handle.listener = _Listener(handle)
-    handle.java_listener = register_listener(spark, handle.listener)
+    handle.listener.register(spark)
     handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
     _excepthook.watch(handle)
     atexit.register(handle.close)

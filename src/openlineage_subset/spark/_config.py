@@ -17,9 +17,9 @@ ALL_COLUMNS: Literal["all"] = "all"
 """``SubsetConfig(redact_columns="all")``: redact the values of every column."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SubsetConfig:
-    """How the adapter chooses and bounds subset conditions.
+    """How the adapter chooses and bounds subset conditions; every option is a keyword.
 
     The condition of a read is the first level that applies: the partitions read (when they
     are a part of the dataset's partitions), else the locations read (when a part of the dataset

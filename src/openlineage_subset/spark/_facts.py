@@ -1,4 +1,4 @@
-"""What the adapter reads from Spark, as plain, typed data: the one thing the py4j layer
+"""What the adapter reads from Spark, as plain, typed data: the one thing the JVM layer
 (``spark/_jvm``) hands to the pure Python rest of the adapter.
 
 :class:`ScanFacts` say what a scan read, :class:`WriteFacts` what a write command wrote,
@@ -38,7 +38,7 @@ class ScanFacts:
     """A Hive table scan's selected partitions by name (``k=v/k2=v2``), when Spark says."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WriteFacts:
     """What one write command wrote, as plain data."""
 

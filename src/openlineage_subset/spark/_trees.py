@@ -3,7 +3,7 @@
 ``TreeNode.toJSON()`` writes a tree as a flat list in pre-order: each node is an object with its
 ``class``, its ``num-children``, and its fields, where a field naming a child holds that child's
 index among the node's children (``"left": 0``) and expression-valued fields of plan nodes hold
-nested flat lists. One call to ``toJSON()`` thus carries a whole plan or expression across py4j.
+nested flat lists. One call to ``toJSON()`` thus carries a whole plan or expression out of the JVM.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ How written partitions are obtained, and what it costs:
   are the written partitions.
 
 The listing costs one glob per partitioned write (its directories, not the files' contents),
-in one py4j round trip for the whole result. It, and everything else read from the JVM, is in
-``spark/_jvm/writes.py``; this module is pure Python over the
+in one round trip to the JVM for the whole result. It, and everything else read from the JVM,
+is in the JVM layer (``spark/_jvm/_writes.py``); this module is pure Python over the
 :class:`~openlineage_subset.spark._facts.WriteFacts` it returns.
 """
 

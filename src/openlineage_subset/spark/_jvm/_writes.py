@@ -1,6 +1,6 @@
-"""The py4j side of writes: what one executed write command wrote, read from Spark's JVM.
+"""Writes: what one executed write command wrote, read from Spark's JVM.
 
-:func:`write_facts` returns :class:`~openlineage_subset.spark._writes.WriteFacts`, plain data;
+:func:`write_facts` returns :class:`~openlineage_subset.spark._facts.WriteFacts`, plain data;
 the written partitions and the output datasets are worked out from them in pure Python
 (``spark/_writes.py``). The listing of a partitioned write's files is one Hadoop glob, read
 back in one py4j round trip.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from openlineage_subset.producer._degrade import warn_once
 from openlineage_subset.spark._facts import WriteFacts
-from openlineage_subset.spark._jvm import (
+from openlineage_subset.spark._jvm._bridge import (
     JavaObject,
     java_class,
     qualified_path,

@@ -106,6 +106,36 @@ def test_no_source_file_is_longer_than_a_reader_takes_in(path: Path) -> None:
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES})"
 
 
+PICTURE = ROOT / "docs" / "architecture.md"
+_ROW = re.compile(r"^\| (?P<room>[^|]+) \|[^|]+\| (?P<modules>.+) \|$", re.MULTILINE)
+
+
+def _pictured_rooms() -> dict[Path, set[str]]:
+    """The folder of each row of the picture's table of rooms, and the modules it lists."""
+    rooms = {}
+    for row in _ROW.finditer(PICTURE.read_text(encoding="utf-8")):
+        named = re.search(r"`([\w/]+)`", row["room"])
+        if named is None:
+            continue
+        folder = PACKAGE if named[1] == "openlineage_subset" else PACKAGE / named[1].rstrip("/")
+        rooms[folder] = set(re.findall(r"`(_\w+)`", row["modules"]))
+    return rooms
+
+
+def test_the_picture_of_the_rooms_matches_the_tree() -> None:
+    rooms = _pictured_rooms()
+    folders = {PACKAGE, *(p.parent for p in PACKAGE.rglob("__init__.py"))}
+    assert set(rooms) == folders, "docs/architecture.md has one row per package folder"
+    for folder, listed in rooms.items():
+        modules = {
+            path.stem for path in folder.glob("_*.py") if path.stem not in ("__init__", "__main__")
+        }
+        where = folder.relative_to(ROOT)
+        assert listed == modules, f"{where}: pictured but gone {listed - modules}, " + (
+            f"there but not pictured {modules - listed}"
+        )
+
+
 def test_the_rules_catch_what_they_are_for(tmp_path: Path) -> None:
     """The checks above fail on a planted violation (an import up, a py4j name)."""
     planted = tmp_path / "planted.py"

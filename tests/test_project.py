@@ -3,7 +3,9 @@ README stays a front page (short, its links lead somewhere)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -52,6 +54,11 @@ def test_wheel_carries_package_generated_models_and_schemas(tmp_path: Path) -> N
     ):
         assert expected in names, expected
     assert not any(name.startswith(("codegen/", "tests/")) for name in names)
+    # The listener of every Spark session: compiled by the build hook wherever javac is.
+    forwarder = "openlineage_subset/spark/_jvm/classes/openlineage_subset/jvm/"
+    home = os.environ.get("JAVA_HOME")
+    if shutil.which("javac") or (home and Path(home, "bin", "javac").is_file()):
+        assert f"{forwarder}ListenerEventForwarder.class" in names
 
 
 def test_readme_ten_line_example_runs() -> None:

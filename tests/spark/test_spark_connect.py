@@ -1,7 +1,10 @@
-"""Spark Connect sessions: capture says it needs a classic session, and never breaks the job.
+"""Spark Connect sessions: captured where the server runs in the process, said uncaptured where
+it does not, and never a broken job.
 
 A real Spark Connect server (PySpark's own, on 127.0.0.1) serves a client that runs in a
-subprocess of its own, as a Connect client has no JVM beside it and this process has one.
+subprocess of its own, as a Connect client has no JVM beside it and this process has one. A
+script using ``builder.remote("local[2]")`` has PySpark start the server in its own process:
+under ``ol-subset run`` that server's sessions are captured.
 """
 
 from __future__ import annotations
@@ -23,13 +26,18 @@ pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 
 @pytest.fixture(scope="module")
-def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def connect_client() -> None:
+    """Skips where there is no Spark Connect server to start or no client to talk to it."""
     import pyspark
 
     if int(pyspark.__version__.split(".")[0]) < 4:
         pytest.skip("PySpark 3.5's pip package holds no Spark Connect server to start")
     for module in ("grpc", "pyarrow", "pandas", "google.rpc", "zstandard"):
         pytest.importorskip(module, reason="the Spark Connect client needs pyspark[connect]")
+
+
+@pytest.fixture(scope="module")
+def connect_url(connect_client: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with ConnectServer(tmp_path_factory.mktemp("connect")) as server:
         yield server.url
 
@@ -104,3 +112,41 @@ def test_ol_subset_run_says_a_connect_session_is_not_captured_and_runs_it(
     assert "rows 5" in done.stdout
     assert done.stderr.count(CONNECT_NOT_CAPTURED) == 1
     assert not events.exists() or events.read_text() == "", "nothing claimed as captured"
+
+
+IN_PROCESS_JOB = textwrap.dedent(
+    """
+    import sys
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote("local[2]").appName("Connect Job").getOrCreate()
+    rows = spark.range(20).selectExpr("id", "id % 2 AS part")
+    rows.write.partitionBy("part").mode("overwrite").parquet(sys.argv[1])
+    print("rows", spark.read.parquet(sys.argv[1]).where("part = 1").count())
+    spark.stop()
+    """
+)
+
+
+def test_ol_subset_run_captures_a_connect_server_started_in_the_script(
+    connect_client: None, tmp_path: Path
+) -> None:
+    script = tmp_path / "job.py"
+    script.write_text(IN_PROCESS_JOB)
+    events_file, target = tmp_path / "events.jsonl", tmp_path / "out"
+    done = ol_subset("run", "--output", str(events_file), str(script), str(target))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rows 10" in done.stdout
+    assert CONNECT_NOT_CAPTURED not in done.stderr
+    events = [json.loads(line) for line in events_file.read_text().splitlines()]
+    runs: dict[str, list[dict[str, object]]] = {}
+    for event in events:
+        runs.setdefault(event["run"]["runId"], []).append(event)
+    actions = [run for run in runs.values() if run[0]["job"]["name"] != "connect_job"]
+    assert len(actions) == 2, "the write and the read"
+    (write,) = [run for run in actions if run[-1]["outputs"]]
+    (read,) = [run for run in actions if run[-1]["inputs"]]
+    assert write[-1]["outputs"][0]["name"] == str(target)
+    (dataset,) = read[-1]["inputs"]
+    partitions = dataset["inputFacets"]["subset"]["inputCondition"]["partitions"]
+    assert [p["dimensions"] for p in partitions] == [{"part": "1"}], "the pruned read, exactly"

@@ -1,14 +1,18 @@
 """Automatic capture: every Spark action becomes one OpenLineage run with subset facets.
 
-``enable(spark)`` registers a ``QueryExecutionListener`` through the JVM layer, which hands
-every action to the capture's handle: Spark calls it once per action (never per task), after
-the action, on its listener thread. Capture walks the executed plan once (inputs, the
-partitions a write created, the dataset a DDL statement changed) and queues a START event
-(dated when the action started) and a COMPLETE or FAIL event; background threads validate
-them, keep them in a durable outbox and deliver them (see ``_emit``). Every run has a parent
-run facet pointing at one run for the whole application, which gets its own START at
-``enable`` and COMPLETE or FAIL at ``close``, named and parented by the lineage settings
-(``_settings``).
+``enable(spark)`` listens to the application of ``spark`` through the JVM layer: the actions
+of every session (``spark.newSession()``, sessions of other threads, Spark Connect's sessions)
+are handed to the capture's handle once per action (never per task), after the action, on a
+listener thread of their own (``_jvm/_application``). An installation built without a Java
+compiler lacks that listener: capture then registers a ``QueryExecutionListener`` on the one
+session given, and says once that other sessions go uncaptured.
+
+Capture walks the executed plan once (inputs, the partitions a write created, the dataset a
+DDL statement changed) and queues a START event (dated when the action started) and a
+COMPLETE or FAIL event; background threads validate them, keep them in a durable outbox and
+deliver them (see ``_emit``). Every run has a parent run facet pointing at one run for the
+whole application, which gets its own START at ``enable`` and COMPLETE or FAIL at ``close``,
+named and parented by the lineage settings (``_settings``).
 
 Lineage never breaks the job: whatever fails inside the listener is caught, logged once per
 kind with its context, and counted in ``handle.counts``; the action's result is untouched.
@@ -55,7 +59,9 @@ from openlineage_subset.spark._jvm import (
     CHANGE_ROOTS,
     V2_WRITE_ROOTS,
     ActionListener,
+    ApplicationListener,
     CatalogWatch,
+    application_listener_available,
     change_facts,
     conf_with_prefix,
     drain_listener_bus,
@@ -73,8 +79,9 @@ if TYPE_CHECKING:  # the spark extra
     from pyspark.sql import SparkSession
 
 log = logging.getLogger("openlineage_subset.spark")
-_OPEN: dict[int, CaptureHandle] = {}
-"""The open capture of each SparkSession (by its JVM session): one per session."""
+_OPEN: dict[tuple[str, object], CaptureHandle] = {}
+"""The open capture of each Spark application (by its id), or of each session (by its JVM
+session) where only sessions can be listened to."""
 _OPEN_LOCK = threading.Lock()
 STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
 """Plan roots of the statements that change a dataset other than by a file write."""
@@ -100,9 +107,9 @@ class CaptureHandle:
     """Why the application failed, when an uncaught exception ended the program: the
     application run then ends FAIL at ``close``."""
     closed: bool = field(default=False, init=False)
-    listener: ActionListener = field(init=False)
-    """Spark's QueryExecutionListener of this capture: it hands every action to
-    :meth:`_capture_action`."""
+    listener: ApplicationListener | ActionListener = field(init=False)
+    """What hands every action to :meth:`_capture_action`: the application's listener (every
+    session), or where this installation lacks it, the session's QueryExecutionListener."""
     catalog_watch: CatalogWatch = field(default_factory=CatalogWatch, init=False)
     """Where tables lived before DROP TABLE and RENAME (see ``CatalogWatch``)."""
     _catalog_unwatchable: bool = field(default=False, init=False)
@@ -112,7 +119,23 @@ class CaptureHandle:
     _logged: set[str] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
-        self.listener = ActionListener(self._capture_action)
+        if application_listener_available():
+            self.listener = ApplicationListener(self._capture_action, self._reading_failed)
+        else:
+            self.listener = ActionListener(self._capture_action)
+
+    @property
+    def every_session(self) -> bool:
+        """Whether the actions of every session of the application are captured (else only
+        those of the session given to :func:`enable`)."""
+        return isinstance(self.listener, ApplicationListener)
+
+    @property
+    def key(self) -> tuple[str, object]:
+        """What this capture is one per: the application, or the session."""
+        if self.every_session:
+            return ("application", self.spark.sparkContext.applicationId)
+        return ("session", session_key(self.spark))
 
     @property
     def counts(self) -> Counter[str]:
@@ -183,8 +206,8 @@ class CaptureHandle:
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
         _excepthook.forget(self)
         with _OPEN_LOCK:
-            if _OPEN.get(session_key(self.spark)) is self:
-                del _OPEN[session_key(self.spark)]
+            for key in [key for key, handle in _OPEN.items() if handle is self]:
+                del _OPEN[key]
         failure = error if error is not None else self.failure
         self._emit_application("COMPLETE" if failure is None else "FAIL", failure)
         return self.emitter.close(timeout)
@@ -233,6 +256,9 @@ class CaptureHandle:
             log.error(
                 "lineage capture failed while %s; the job is unaffected", context, exc_info=error
             )
+
+    def _reading_failed(self, doing: str, error: BaseException) -> None:
+        self.record_error(doing, error)
 
     def _capture_action(
         self, func_name: str, query_execution: QueryExecution, duration_ns: int, failure: object
@@ -435,9 +461,14 @@ def enable(
     - ``config``: how subset conditions are chosen and bounded, a :class:`SubsetConfig`
       (``config=SubsetConfig(max_partitions=100)``; its defaults when not given).
 
-    A Spark Connect session (``SparkSession.builder.remote(...)``) raises
+    Every session of the application is captured, whichever of them is given: the sessions
+    ``spark.newSession()`` makes, those of other threads, and those a Spark Connect server
+    started in this process makes for its clients; all of them are children of the one
+    application run. ``enable()`` on a captured application returns the open handle.
+
+    A Spark Connect client session (``SparkSession.builder.remote(...)``) raises
     :class:`SparkConnectNotSupportedError`: its actions run in the Connect server, whose JVM
-    this process cannot reach; capture needs a classic session.
+    this process cannot reach; capture runs in the server (``ol-subset connect-server``).
 
     Example::
 
@@ -446,11 +477,10 @@ def enable(
         handle.close()   # also runs at interpreter exit
     """
     require_classic(spark, "enable()")
-    with _OPEN_LOCK:
-        existing = _OPEN.get(session_key(spark))
-    if existing is not None and not existing.closed:
+    existing = capture_of(spark)
+    if existing is not None:
         warnings.warn(
-            f"capture is already enabled on this SparkSession (application run "
+            f"capture is already enabled on this Spark application (application run "
             f"{existing.application.run_id}); returning that handle, whose settings stay: "
             "close() it first to enable capture with other settings",
             LineageSettingsWarning,
@@ -485,9 +515,32 @@ def enable(
     )
     handle._emit_application("START")
     handle.listener.register(spark)
+    if not handle.every_session:
+        _say_only_this_session()
     handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
     _excepthook.watch(handle)
     atexit.register(handle.close)
     with _OPEN_LOCK:
-        _OPEN[session_key(spark)] = handle
+        _OPEN[handle.key] = handle
     return handle
+
+
+def capture_of(spark: SparkSession) -> CaptureHandle | None:
+    """The open capture that sees the actions of ``spark`` (a classic session), if any."""
+    keys = (("application", spark.sparkContext.applicationId), ("session", session_key(spark)))
+    with _OPEN_LOCK:
+        for key in keys:
+            handle = _OPEN.get(key)
+            if handle is not None and not handle.closed:
+                return handle
+    return None
+
+
+def _say_only_this_session() -> None:
+    warn_once(
+        "(other sessions)",
+        "this installation has no compiled listener for the whole application (the wheel was "
+        "built without a Java compiler), so only the session given to enable() is captured: "
+        "actions of spark.newSession() sessions and of Spark Connect clients are not; "
+        "reinstall openlineage-subset with a JDK's javac on PATH (or JAVA_HOME set)",
+    )

@@ -20,8 +20,13 @@ Which module holds what:
 - ``_catalog``: the watch on the external catalog (``CatalogWatch``) and catalog tables;
 - ``_statements``: what a DDL, ``LOAD DATA`` or DataSource V2 write statement changed
   (``change_facts``, one reader per command, and ``v2_write_facts``);
+- ``_application``: ``ApplicationListener``, which hands the actions of every session of the
+  application to capture, through the package's one Java class (``java/``, compiled into
+  ``classes/`` by the build: it forwards the end of each SQL execution and drops every other
+  listener event in the JVM);
 - ``_session``: a session's identity and conf, Spark Connect detection, the listener bus, and
-  ``ActionListener``, the ``QueryExecutionListener`` that hands every action to capture;
+  ``ActionListener``, one session's ``QueryExecutionListener`` (where the Java class is
+  missing);
 - ``_errors``: the errors a failing Spark raises, and their text.
 """
 
@@ -29,6 +34,10 @@ from __future__ import annotations
 
 import logging
 
+from openlineage_subset.spark._jvm._application import (
+    ApplicationListener,
+    application_listener_available,
+)
 from openlineage_subset.spark._jvm._catalog import CatalogWatch
 from openlineage_subset.spark._jvm._errors import first_error_line, java_error_text, spark_errors
 from openlineage_subset.spark._jvm._plans import PlanFacts, plan_facts, scan_facts
@@ -59,10 +68,12 @@ __all__ = [
     "CLOCK_SLACK_MS",
     "V2_WRITE_ROOTS",
     "ActionListener",
+    "ApplicationListener",
     "CatalogWatch",
     "OnAction",
     "PlanFacts",
     "SparkConnectNotSupportedError",
+    "application_listener_available",
     "change_facts",
     "conf_with_prefix",
     "drain_listener_bus",

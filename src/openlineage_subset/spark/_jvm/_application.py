@@ -1,0 +1,121 @@
+"""The application's listener: the actions of every session of a Spark application.
+
+A ``QueryExecutionListener`` belongs to one session's listener manager: ``spark.newSession()``
+and the sessions Spark Connect makes for its clients get managers without it. Every session's
+executions, though, end on the application's listener bus as ``SparkListenerSQLExecutionEnd``
+events, which carry the ``QueryExecution``. :class:`ApplicationListener` listens there, on a
+queue of its own (a slow capture never delays Spark's other listeners), through the package's
+one Java class (``java/.../ListenerEventForwarder.java``, compiled into ``classes/`` when the
+wheel is built): it forwards those events and drops every other one in the JVM, so Python is
+called once per action, never once per task. Which executions count as actions is Spark's own
+rule for ``QueryExecutionListener``: those with a name (``count``, ``save``, ``command``...)
+and a query execution.
+
+Without the compiled class (a wheel built where there was no Java compiler)
+:func:`application_listener_available` is False and capture falls back to a session's
+:class:`~openlineage_subset.spark._jvm._session.ActionListener`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, java_class
+from openlineage_subset.spark._jvm._session import OnAction
+
+log = logging.getLogger("openlineage_subset.spark")
+
+CLASSES = Path(__file__).parent / "classes"
+"""Where the build put the compiled Java class (a class path root)."""
+FORWARDER = "openlineage_subset.jvm.ListenerEventForwarder"
+EXECUTION_END = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd"
+LISTENER_INTERFACE = "org.apache.spark.scheduler.SparkListenerInterface"
+QUEUE = "openlineage-subset"
+"""The listener bus queue the application listener gets to itself."""
+
+OnError = Callable[[str, BaseException], None]
+"""``on_error(what was being done, error)``: how a failure to read an event is reported."""
+
+
+def application_listener_available() -> bool:
+    """Whether this installation holds the compiled Java class the listener needs."""
+    return (CLASSES / (FORWARDER.replace(".", "/") + ".class")).is_file()
+
+
+class ApplicationListener(JvmCallback):
+    """Hands the end of each action of any session of the application to ``on_action`` (see
+    :data:`~openlineage_subset.spark._jvm._session.OnAction`); what cannot be read of an event
+    goes to ``on_error``, and the action is then left out.
+
+    Example (``handle_action`` and ``count_error`` as the aliases say)::
+
+        listener = ApplicationListener(handle_action, count_error)
+        listener.register(spark)   # from now on: every session of spark's application
+        ...
+        listener.unregister(spark)
+    """
+
+    def __init__(self, on_action: OnAction, on_error: OnError) -> None:
+        self.on_action = on_action
+        self.on_error = on_error
+        self._proxy: JavaObject = None
+        """The ``SparkListenerInterface`` proxy registered on the listener bus."""
+
+    def accept(self, event: JavaObject) -> None:
+        """Called by the Java forwarder, on the listener's queue thread, once per execution."""
+        try:
+            name = event.executionName()
+            query_execution = event.qe()
+            if not name.isDefined() or query_execution is None:
+                return  # not an action (Spark's listeners skip it too)
+            failure = event.executionFailure()
+            action = (
+                str(name.get()),
+                query_execution,
+                0 if failure.isDefined() else int(event.duration()),
+                failure.get() if failure.isDefined() else None,
+            )
+        except Exception as error:
+            self.on_error("reading the end of an action from Spark's listener bus", error)
+            return
+        self.on_action(*action)
+
+    def register(self, spark: Any) -> None:
+        """Listen to the application of ``spark`` (a classic session) from now on."""
+        from pyspark import java_gateway  # noqa: PLC0415  (pyspark is optional)
+
+        gateway = spark.sparkContext._gateway
+        # Typed loosely on purpose: pyspark types the function in some versions, not others.
+        start_callback_server: Any = java_gateway.ensure_callback_server_started
+        start_callback_server(gateway)
+        interface = java_class("java.lang.Class").forName(LISTENER_INTERFACE)
+        spark_loader = interface.getClassLoader()
+        urls = gateway.new_array(java_class("java.net.URL"), 1)
+        urls[0] = java_class("java.net.URL")(CLASSES.as_uri() + "/")
+        loader = java_class("java.net.URLClassLoader")(urls, spark_loader)
+        names = gateway.new_array(java_class("java.lang.String"), 1)
+        names[0] = EXECUTION_END
+        arguments = gateway.new_array(java_class("java.lang.Object"), 2)
+        # py4j turns a Python object into its JVM proxy in a call, not in an array's element:
+        # one call that returns its argument makes the proxy a JVM reference first.
+        arguments[0] = java_class("java.util.Objects").requireNonNull(self)
+        arguments[1] = names
+        forwarder = loader.loadClass(FORWARDER).getConstructors()[0].newInstance(arguments)
+        interfaces = gateway.new_array(java_class("java.lang.Class"), 1)
+        interfaces[0] = interface
+        proxy = java_class("java.lang.reflect.Proxy").newProxyInstance(
+            spark_loader, interfaces, forwarder
+        )
+        spark.sparkContext._jsc.sc().listenerBus().addToQueue(proxy, QUEUE)
+        self._proxy = proxy
+
+    def unregister(self, spark: Any) -> None:
+        """Stop listening (the one :meth:`register` added)."""
+        if self._proxy is not None:
+            spark.sparkContext._jsc.sc().listenerBus().removeListener(self._proxy)
+
+    class Java:
+        implements: ClassVar[list[str]] = ["java.util.function.Consumer"]

@@ -41,11 +41,8 @@ def compile_java(root: Path, javac: str) -> list[Path]:
     output = root / CLASSES
     shutil.rmtree(output, ignore_errors=True)
     output.mkdir(parents=True)
-    subprocess.run(
-        [javac, "--release", "8", "-Xlint:-options", "-encoding", "UTF-8", "-d", str(output)]
-        + sources,
-        check=True,
-    )
+    options = ["--release", "8", "-Xlint:-options", "-encoding", "UTF-8", "-d", str(output)]
+    subprocess.run([javac, *options, *sources], check=True)
     return sorted(output.rglob("*.class"))
 
 

@@ -18,7 +18,8 @@
   skipped with the reason when it is missing, an error under CI's OL_SUBSET_REQUIRE_BROWSER=1).
 - ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
   master and two workers on 127.0.0.1, stopped by their process ids at the end), in a reduced
-  form: the write scenarios, the lost-worker fault, and Spark Connect sessions.
+  form: the write scenarios, the lost-worker fault, Spark Connect sessions, and
+  ``ol-subset connect-server`` running its clients' queries on that cluster.
 - ``cluster_full`` (not in the default set: about 10 minutes each): every Spark test on that
   cluster, and every fault (lost worker, speculation, retried task, failed write), on PySpark
   3.5 and 4.x.
@@ -118,13 +119,15 @@ CLUSTER_REDUCED = (
     "tests/spark/test_writes.py",
     "tests/spark/test_cluster_faults.py::test_a_worker_lost_in_the_middle_of_a_partitioned_write",
     "tests/spark/test_spark_connect.py",
+    "tests/spark/test_connect_server.py",
 )
 
 
 @nox.session
 def cluster(session: nox.Session) -> None:
     """Capture on a standalone cluster of this machine, reduced: the write scenarios (static,
-    dynamic and mixed overwrites, appends, catalog tables), one fault, Spark Connect."""
+    dynamic and mixed overwrites, appends, catalog tables), one fault, Spark Connect (clients
+    of PySpark's own server, and of ``ol-subset connect-server`` with the cluster as master)."""
     session.install(".[test,spark]", PYSPARK["4"], *CONNECT)
     session.run(
         "python",

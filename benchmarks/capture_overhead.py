@@ -22,16 +22,30 @@ ratio, and the median listener time per action.
 Target: the median of the per-round ratios capture / baseline at most 1.05, for the job and for
 the short actions.
 
+With ``--connect``, the same job runs through a Spark Connect server instead (PySpark 4 with
+``pyspark[connect]``): each round starts a server without capture (Spark's own plugin in a
+plain application) and ``ol-subset connect-server``, in the order of the round, and in each runs
+a warm-up job, then the job from one client session, then the job from two client sessions at
+once (their own tables and outputs). It prints the job's time through each server, the median
+ratio of one client's job (target <= 1.05), and the median ratio of the two concurrent clients'
+jobs: what capturing every session costs a session working beside another.
+
     python benchmarks/capture_overhead.py [--data DIR] [--rounds 7] [--short-actions 100]
+    python benchmarks/capture_overhead.py --connect [--data DIR] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -80,7 +94,9 @@ def day(offset: int | Column) -> Column:
     return F.date_add(F.lit("2024-10-01").cast("date"), offset)
 
 
-def job(spark: SparkSession, sales_path: Path, lookup_path: Path, out: Path) -> None:
+def job(
+    spark: SparkSession, sales_path: Path, lookup_path: Path, out: Path, table: str = TABLE
+) -> None:
     """Twelve actions reading ``sales_path`` (also the ``sales`` view) and the lookup.
 
     Every write overwrites what the previous run wrote under ``out`` or in the table, so runs
@@ -111,15 +127,15 @@ def job(spark: SparkSession, sales_path: Path, lookup_path: Path, out: Path) -> 
         F.sum("amount").alias("revenue")
     ).write.mode("overwrite").parquet(str(out / "summary"))
     spark.sql(
-        f"INSERT OVERWRITE TABLE {TABLE} PARTITION (day, country) "
+        f"INSERT OVERWRITE TABLE {table} PARTITION (day, country) "
         "SELECT id, customer, amount, day, country FROM sales "
         "WHERE day BETWEEN DATE'2024-10-10' AND DATE'2024-10-11'"
     )
     spark.sql(
-        f"INSERT OVERWRITE TABLE {TABLE} PARTITION (day = DATE'2024-10-12', country = 'FR') "
+        f"INSERT OVERWRITE TABLE {table} PARTITION (day = DATE'2024-10-12', country = 'FR') "
         "SELECT id, customer, amount FROM sales WHERE day = DATE'2024-10-12' AND country = 'FR'"
     )
-    spark.table(TABLE).where(F.col("country") == "FR").collect()
+    spark.table(table).where(F.col("country") == "FR").collect()
 
 
 @dataclass
@@ -269,6 +285,124 @@ def json_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+PLAIN_SERVER = """
+import signal, sys, threading
+from pyspark.sql import SparkSession
+from openlineage_subset.spark._jvm import PLUGIN, connect_server_port
+spark = (
+    SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2").config("spark.sql.warehouse.dir", sys.argv[1])
+    .config("spark.plugins", PLUGIN).config("spark.connect.grpc.binding.address", "127.0.0.1")
+    .config("spark.connect.grpc.binding.port", "0").getOrCreate()
+)
+stop = threading.Event()
+signal.signal(signal.SIGTERM, lambda *_: stop.set())
+print(f"ready: sc://127.0.0.1:{connect_server_port(spark)}", flush=True)
+stop.wait()
+spark.stop()
+"""
+
+
+def start_server(captured: bool, work: Path) -> tuple[subprocess.Popen[str], str]:
+    """A Connect server without capture, or ``ol-subset connect-server``; its client URL."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    if captured:
+        command = [
+            sys.executable, "-m", "openlineage_subset", "connect-server", "--port", "0",
+            "--master", "local[2]", "--output", str(work / "events.jsonl"),
+            "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=2",
+            "--conf", f"spark.sql.warehouse.dir={work / 'warehouse'}",
+        ]  # fmt: skip
+    else:
+        command = [sys.executable, "-c", PLAIN_SERVER, str(work / "warehouse")]
+    log = (work / "server.log").open("w")
+    # This process is a Connect client: what made it one must not reach the server.
+    client_only = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE")
+    env = {key: value for key, value in os.environ.items() if key not in client_only}
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=work, env=env
+    )
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    if not line.startswith("ready: "):
+        server.kill()
+        raise RuntimeError(f"the server did not start: see {work / 'server.log'}")
+    return server, line.removeprefix("ready: ").strip()
+
+
+def connect_job(url: str, sales: Path, lookup: Path, out: Path, table: str) -> float:
+    """The job from a new client session of the server at ``url``; its seconds."""
+    spark: Any = SparkSession.builder.remote(url).create()
+    spark.read.parquet(str(sales)).createOrReplaceTempView("sales")
+    spark.sql(
+        f"CREATE TABLE IF NOT EXISTS {table} (id BIGINT, customer BIGINT, amount DOUBLE, "
+        "day DATE, country STRING) USING parquet PARTITIONED BY (day, country)"
+    )
+    start = time.perf_counter()
+    job(spark, sales, lookup, out, table)
+    seconds = time.perf_counter() - start
+    spark.stop()
+    return seconds
+
+
+def two_clients(url: str, sales: Path, lookup: Path, work: Path) -> float:
+    """The mean seconds of the job run by two client sessions at once."""
+    seconds: list[float] = []
+
+    def client(number: int) -> None:
+        out, table = work / f"client{number}", f"{TABLE}_{number}"
+        seconds.append(connect_job(url, sales, lookup, out, table))
+
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if len(seconds) != len(threads):
+        raise RuntimeError("a client failed (see its traceback above)")
+    return statistics.mean(seconds)
+
+
+def connect_case(args: argparse.Namespace) -> None:
+    """The job through Connect servers with and without capture (see the module docstring)."""
+    os.environ.pop("SPARK_REMOTE", None)
+    builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    with builder.getOrCreate() as spark:
+        sales, lookup = build(spark, args.data)
+    one: dict[bool, list[float]] = {False: [], True: []}
+    two: dict[bool, list[float]] = {False: [], True: []}
+    print(f"{'round':>5} {'server':>8} {'one client':>11} {'two clients':>12}")
+    for round_ in range(args.rounds):
+        for captured in (round_ % 2 == 1, round_ % 2 == 0):
+            work = args.data / "connect" / ("captured" if captured else "plain")
+            server, url = start_server(captured, work)
+            try:
+                connect_job(url, sales, lookup, work / "warm", "warm_up")
+                one[captured].append(connect_job(url, sales, lookup, work / "one", TABLE))
+                two[captured].append(two_clients(url, sales, lookup, work))
+            finally:
+                server.send_signal(signal.SIGTERM)
+                server.wait(timeout=300)
+            label = "capture" if captured else "plain"
+            times = f"{one[captured][-1]:>10.3f}s {two[captured][-1]:>11.3f}s"
+            print(f"{round_ + 1:>5} {label:>8} {times}")
+    ratio_one = [c / p for c, p in zip(one[True], one[False], strict=True)]
+    ratio_two = [c / p for c, p in zip(two[True], two[False], strict=True)]
+    print(
+        f"median one-client job: plain {statistics.median(one[False]):.3f}s, "
+        f"capture {statistics.median(one[True]):.3f}s"
+    )
+    print(
+        f"median ratio capture/plain, one client: {statistics.median(ratio_one):.3f} "
+        "(target <= 1.05)"
+    )
+    print(
+        f"median ratio capture/plain, two clients at once: {statistics.median(ratio_two):.3f} "
+        "(each client's job beside the other's)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -276,7 +410,11 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--short-actions", type=int, default=100)
+    parser.add_argument("--connect", action="store_true", help="the job through Spark Connect")
     args = parser.parse_args()
+    if args.connect:
+        connect_case(args)
+        return
     work = args.data / "capture"
     # The catalog lives in memory only: its tables' directories must not outlive the session.
     shutil.rmtree(work, ignore_errors=True)

@@ -242,9 +242,11 @@ def test_run_without_a_script_asks_for_the_script_alone(
     assert "ARGS ...]" in err, "the usage shows the script's arguments as optional"
 
 
-@pytest.mark.parametrize("command", ["run", "demo"])
-def test_help_states_the_defaults(capsys: pytest.CaptureFixture[str], command: str) -> None:
+@pytest.mark.parametrize(("command", "defaults"), [("run", 2), ("demo", 1), ("connect-server", 6)])
+def test_help_states_the_defaults(
+    capsys: pytest.CaptureFixture[str], command: str, defaults: int
+) -> None:
     with pytest.raises(SystemExit):
         main([command, "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert out.count("(default:") >= (2 if command == "run" else 1), out
+    assert out.count("(default:") >= defaults, out

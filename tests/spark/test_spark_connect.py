@@ -142,8 +142,18 @@ def test_ol_subset_run_captures_a_connect_server_started_in_the_script(
     runs: dict[str, list[dict[str, object]]] = {}
     for event in events:
         runs.setdefault(event["run"]["runId"], []).append(event)
-    actions = [run for run in runs.values() if run[0]["job"]["name"] != "connect_job"]
+    (application,) = [run for run in runs.values() if run[0]["job"]["name"] == "connect_job"]
+    (session,) = [
+        run for run in runs.values() if "." not in run[0]["job"]["name"] and run != application
+    ]
+    assert [e["eventType"] for e in session] == ["START", "COMPLETE"], "the client stopped"
+    parent_of_session = session[0]["run"]["facets"]["parent"]["run"]["runId"]
+    assert parent_of_session == application[0]["run"]["runId"]
+    actions = [run for run in runs.values() if "." in run[0]["job"]["name"]]
     assert len(actions) == 2, "the write and the read"
+    for action in actions:
+        parent = action[0]["run"]["facets"]["parent"]["run"]["runId"]
+        assert parent == session[0]["run"]["runId"], "the client session's run is the parent"
     (write,) = [run for run in actions if run[-1]["outputs"]]
     (read,) = [run for run in actions if run[-1]["inputs"]]
     assert write[-1]["outputs"][0]["name"] == str(target)

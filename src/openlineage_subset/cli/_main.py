@@ -5,6 +5,8 @@
 - ``run [--output FILE] [--namespace NS] SCRIPT.py [ARGS...]``: a PySpark script with capture on
   (:mod:`._run`); ``demo``: the demo pipeline (:mod:`._demo`). Both need the ``spark`` extra
   and a Java runtime (:mod:`._java`), and say so in one line when either is missing;
+- ``connect-server``: a Spark Connect server whose clients' actions are captured
+  (:mod:`._connect_server`);
 - ``replay OUTBOX``: send what an outbox still holds
   (:mod:`openlineage_subset.delivery._replay`);
 - ``lineage ingest|impact|provenance|history|partitions|report``: partition lineage
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from openlineage_subset import __version__
+from openlineage_subset.cli._connect_server import add_connect_server_parser
 from openlineage_subset.cli._java import spark_ready
 from openlineage_subset.cli._lineage import add_lineage_parser
 from openlineage_subset.cli._output import EXIT_INTERRUPTED, EXIT_UNUSABLE
@@ -156,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         help=ARGUMENT_HELP["timeout"],
     )
     replay.set_defaults(handler=_replay_command)
+    add_connect_server_parser(commands)
     add_lineage_parser(commands)
     return parser
 

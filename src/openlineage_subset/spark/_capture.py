@@ -54,6 +54,7 @@ from openlineage_subset.producer._settings import (
 )
 from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
+from openlineage_subset.spark._connect import ConnectSessions
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     CHANGE_ROOTS,
@@ -117,10 +118,18 @@ class CaptureHandle:
     _closing: bool = field(default=False, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _logged: set[str] = field(default_factory=set, init=False)
+    server_conf: dict[str, str] = field(default_factory=dict, init=False)
+    """The application's ``spark.openlineage.*`` conf and ``spark.app.name``: what a Spark
+    Connect client's session inherits without setting it."""
+    connect: ConnectSessions = field(init=False)
+    """The runs of Spark Connect client sessions, each the parent of its own actions."""
 
     def __post_init__(self) -> None:
+        self.connect = ConnectSessions(self)
         if application_listener_available():
-            self.listener = ApplicationListener(self._capture_action, self._reading_failed)
+            self.listener = ApplicationListener(
+                self._capture_action, self._reading_failed, self._connect_session_ended
+            )
         else:
             self.listener = ActionListener(self._capture_action)
 
@@ -201,6 +210,10 @@ class CaptureHandle:
         # Only now: the actions that ran before close() have been delivered to the listener.
         self.closed = True
         try:
+            self.connect.close()
+        except Exception as problem:
+            self.record_error("ending the runs of open Spark Connect sessions", problem)
+        try:
             self.catalog_watch.stop()
         except Exception:  # Spark stopped: its catalog calls no one any more
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
@@ -259,6 +272,25 @@ class CaptureHandle:
 
     def _reading_failed(self, doing: str, error: BaseException) -> None:
         self.record_error(doing, error)
+
+    def _connect_session_ended(self, user_id: str, session_id: str, at_ms: int) -> None:
+        if self.closed:
+            return
+        try:
+            self.connect.ended(user_id, session_id, at_ms)
+        except Exception as error:
+            self.record_error("ending the run of a Spark Connect session", error)
+
+    def parent_of(self, query_execution: QueryExecution) -> JobRef:
+        """The run an action is a child of: its Spark Connect client session's, else the
+        application's."""
+        if not self.every_session:
+            return self.application
+        try:
+            return self.connect.parent_of(query_execution)
+        except Exception as error:  # the action is still a run, under the application
+            self.record_error("finding the Spark Connect session of an action", error)
+            return self.application
 
     def _capture_action(
         self, func_name: str, query_execution: QueryExecution, duration_ns: int, failure: object
@@ -378,13 +410,14 @@ def action_events(
             func_name = change.action or func_name
     if not inputs and not outputs:
         return []
+    parent = handle.parent_of(query_execution)
     job = JobRef(
-        handle.namespace,
-        job_name(handle.application.name, func_name, outputs or inputs),
+        parent.namespace,
+        job_name(parent.name, func_name, outputs or inputs),
         new_run_id(),
     )
     facets = {
-        "parent": parent_facet(handle.application, config.producer),
+        "parent": parent_facet(parent, config.producer),
         "processing_engine": engine_facet(handle.spark.version, config.producer),
     }
     start = run_event(
@@ -463,8 +496,9 @@ def enable(
 
     Every session of the application is captured, whichever of them is given: the sessions
     ``spark.newSession()`` makes, those of other threads, and those a Spark Connect server
-    started in this process makes for its clients; all of them are children of the one
-    application run. ``enable()`` on a captured application returns the open handle.
+    started in this application makes for its clients; their actions are children of the one
+    application run, through a run of its own for each Connect client session
+    (``spark/_connect.py``). ``enable()`` on a captured application returns the open handle.
 
     A Spark Connect client session (``SparkSession.builder.remote(...)``) raises
     :class:`SparkConnectNotSupportedError`: its actions run in the Connect server, whose JVM
@@ -513,6 +547,7 @@ def enable(
     handle = CaptureHandle(
         spark, emitter, application, config, settings.namespace, parent=settings.parent
     )
+    handle.server_conf = {**openlineage_conf, "spark.app.name": spark.sparkContext.appName or ""}
     handle._emit_application("START")
     handle.listener.register(spark)
     if not handle.every_session:

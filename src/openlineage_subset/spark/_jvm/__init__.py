@@ -24,6 +24,8 @@ Which module holds what:
   application to capture, through the package's one Java class (``java/``, compiled into
   ``classes/`` by the build: it forwards the end of each SQL execution and drops every other
   listener event in the JVM);
+- ``_connect``: Spark Connect as the server's JVM knows it: which client session a query ran
+  in, its settings and end, the server's port, and stopping it;
 - ``_session``: a session's identity and conf, Spark Connect detection, the listener bus, and
   ``ActionListener``, one session's ``QueryExecutionListener`` (where the Java class is
   missing);
@@ -39,6 +41,17 @@ from openlineage_subset.spark._jvm._application import (
     application_listener_available,
 )
 from openlineage_subset.spark._jvm._catalog import CatalogWatch
+from openlineage_subset.spark._jvm._connect import (
+    PLUGIN,
+    ConnectSession,
+    closed_session,
+    connect_server_port,
+    connect_service,
+    find_session,
+    session_conf,
+    session_uuid,
+    stop_connect_server,
+)
 from openlineage_subset.spark._jvm._errors import first_error_line, java_error_text, spark_errors
 from openlineage_subset.spark._jvm._plans import PlanFacts, plan_facts, scan_facts
 from openlineage_subset.spark._jvm._session import (
@@ -66,17 +79,23 @@ log = logging.getLogger("openlineage_subset.spark")
 __all__ = [
     "CHANGE_ROOTS",
     "CLOCK_SLACK_MS",
+    "PLUGIN",
     "V2_WRITE_ROOTS",
     "ActionListener",
     "ApplicationListener",
     "CatalogWatch",
+    "ConnectSession",
     "OnAction",
     "PlanFacts",
     "SparkConnectNotSupportedError",
     "application_listener_available",
     "change_facts",
+    "closed_session",
     "conf_with_prefix",
+    "connect_server_port",
+    "connect_service",
     "drain_listener_bus",
+    "find_session",
     "first_error_line",
     "is_spark_connect",
     "java_error_text",
@@ -84,8 +103,11 @@ __all__ = [
     "query_execution_of",
     "require_classic",
     "scan_facts",
+    "session_conf",
     "session_key",
+    "session_uuid",
     "spark_errors",
+    "stop_connect_server",
     "v2_write_facts",
     "write_facts",
 ]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, java_class
+from openlineage_subset.spark._jvm._connect import SESSION_CLOSED
 from openlineage_subset.spark._jvm._session import OnAction
 
 log = logging.getLogger("openlineage_subset.spark")
@@ -38,6 +39,9 @@ QUEUE = "openlineage-subset"
 
 OnError = Callable[[str, BaseException], None]
 """``on_error(what was being done, error)``: how a failure to read an event is reported."""
+OnSessionEnd = Callable[[str, str, int], None]
+"""``on_session_end(user_id, session_id, at_ms)``: a Spark Connect server closed a client's
+session (the client stopped it, or left and its timeout passed)."""
 
 
 def application_listener_available() -> bool:
@@ -58,15 +62,24 @@ class ApplicationListener(JvmCallback):
         listener.unregister(spark)
     """
 
-    def __init__(self, on_action: OnAction, on_error: OnError) -> None:
+    def __init__(
+        self, on_action: OnAction, on_error: OnError, on_session_end: OnSessionEnd | None = None
+    ) -> None:
         self.on_action = on_action
         self.on_error = on_error
+        self.on_session_end = on_session_end
         self._proxy: JavaObject = None
         """The ``SparkListenerInterface`` proxy registered on the listener bus."""
 
     def accept(self, event: JavaObject) -> None:
-        """Called by the Java forwarder, on the listener's queue thread, once per execution."""
+        """Called by the Java forwarder, on the listener's queue thread: once per execution,
+        and once per Spark Connect session closed."""
         try:
+            if str(event.getClass().getName()) == SESSION_CLOSED:
+                closed = (str(event.userId()), str(event.sessionId()), int(event.eventTime()))
+                if self.on_session_end is not None:
+                    self.on_session_end(*closed)
+                return
             name = event.executionName()
             query_execution = event.qe()
             if not name.isDefined() or query_execution is None:
@@ -96,8 +109,8 @@ class ApplicationListener(JvmCallback):
         urls = gateway.new_array(java_class("java.net.URL"), 1)
         urls[0] = java_class("java.net.URL")(CLASSES.as_uri() + "/")
         loader = java_class("java.net.URLClassLoader")(urls, spark_loader)
-        names = gateway.new_array(java_class("java.lang.String"), 1)
-        names[0] = EXECUTION_END
+        names = gateway.new_array(java_class("java.lang.String"), 2)
+        names[0], names[1] = EXECUTION_END, SESSION_CLOSED
         arguments = gateway.new_array(java_class("java.lang.Object"), 2)
         # py4j turns a Python object into its JVM proxy in a call, not in an array's element:
         # one call that returns its argument makes the proxy a JVM reference first.

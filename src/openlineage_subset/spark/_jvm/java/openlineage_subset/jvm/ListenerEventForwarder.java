@@ -9,6 +9,10 @@
  * drops every other event here, in the JVM: one call into Python per action, never one per
  * task. It translates nothing: what a plan read and wrote is worked out in Python.
  *
+ * Nothing thrown while handing an event over reaches the listener bus: Spark stops the whole
+ * application when a listener throws an Error (a class py4j cannot load, a stack overflow), and
+ * lineage must never break the job. What is caught is said on standard error.
+ *
  * It names no Spark class, so it compiles against the JDK alone (javac --release 8) and works
  * with every Spark version whose listener interface has onOtherEvent.
  */
@@ -49,7 +53,14 @@ public final class ListenerEventForwarder implements InvocationHandler {
         }
         if ("onOtherEvent".equals(name) && args != null && args.length == 1 && args[0] != null
                 && forwarded.contains(args[0].getClass().getName())) {
-            consumer.accept(args[0]);
+            try {
+                consumer.accept(args[0]);
+            } catch (VirtualMachineError fatal) {
+                throw fatal;  // out of memory: the JVM cannot go on either way
+            } catch (Throwable error) {
+                System.err.println("openlineage-subset: lineage capture of a Spark event failed"
+                        + " (the job goes on): " + error);
+            }
         }
         return null;  // every method of a Spark listener returns nothing
     }

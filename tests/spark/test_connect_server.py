@@ -1,0 +1,402 @@
+"""``ol-subset connect-server``: a real Spark Connect server whose clients' actions are captured.
+
+The server is started here as a user starts it (``python -m openlineage_subset connect-server``,
+in a process of its own, stopped by its process id) and its clients are PySpark's own Connect
+client, in subprocesses. On the test cluster (``nox -s cluster``) the server runs its queries
+there (``--master``), as in client mode on any cluster manager.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.spark.conftest import SUBPROCESS_MASTER, ol_subset
+
+pytestmark = [pytest.mark.spark, pytest.mark.cluster]
+
+READY_SECONDS = 180.0
+
+
+@pytest.fixture(scope="module")
+def connect_client() -> None:
+    """Skips where there is no Spark Connect server to start or no client to talk to it."""
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) < 4:
+        pytest.skip("PySpark 3.5's pip package holds no Spark Connect server to start")
+    for module in ("grpc", "pyarrow", "pandas", "google.rpc", "zstandard"):
+        pytest.importorskip(module, reason="the Spark Connect client needs pyspark[connect]")
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[str]
+    url: str
+    events: Path
+    stderr: Path
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Signal the server and wait for it; its exit status."""
+        self.process.send_signal(signum)
+        return self.process.wait(timeout=180)
+
+    def runs(self) -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        for line in self.events.read_text().splitlines():
+            event = json.loads(line)
+            found.setdefault(event["run"]["runId"], []).append(event)
+        return found
+
+
+@contextmanager
+def connect_server(work: Path, *options: str) -> Iterator[Server]:
+    """``ol-subset connect-server`` on a free port of 127.0.0.1, until the block ends."""
+    work.mkdir(parents=True, exist_ok=True)
+    events, stderr = work / "events.jsonl", work / "server.log"
+    command = [
+        sys.executable,
+        "-m",
+        "openlineage_subset",
+        "connect-server",
+        "--port",
+        "0",
+        "--output",
+        str(events),
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        f"spark.sql.warehouse.dir={work / 'warehouse'}",
+        *options,
+    ]
+    if os.environ.get(SUBPROCESS_MASTER):
+        command += ["--master", os.environ[SUBPROCESS_MASTER]]
+    with stderr.open("w") as log:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=work)
+    try:
+        url = _ready(process, stderr)
+        yield Server(process, url, events, stderr)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=60)
+
+
+def _ready(process: subprocess.Popen[str], stderr: Path) -> str:
+    found: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        found.append(process.stdout.readline())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(READY_SECONDS)
+    line = found[0] if found else ""
+    if not line.startswith("ready: sc://"):
+        process.kill()
+        raise AssertionError(f"no ready line ({line!r}); server log:\n{stderr.read_text()[-3000:]}")
+    assert line.endswith("\n") and line.count("\n") == 1
+    return line.removeprefix("ready: ").strip()
+
+
+def _client(script: str, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+TENANT = """
+    import sys
+    from pyspark.sql import SparkSession
+
+    url, name, lake = sys.argv[1:4]
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    spark.conf.set("spark.openlineage.appName", name)
+    if len(sys.argv) > 4:
+        parent_namespace, parent_name, parent_run = sys.argv[4:7]
+        spark.conf.set("spark.openlineage.parentJobNamespace", parent_namespace)
+        spark.conf.set("spark.openlineage.parentJobName", parent_name)
+        spark.conf.set("spark.openlineage.parentRunId", parent_run)
+    rows = spark.range(20).selectExpr("id", "id % 4 AS part")
+    rows.write.partitionBy("part").mode("overwrite").parquet(lake)
+    print("rows", spark.read.parquet(lake).where("part = 1").count())
+    try:
+        spark.read.parquet(lake).where("part = 2").selectExpr("raise_error('bad row')").collect()
+    except Exception as error:
+        print("error", str(error).splitlines()[0])
+    spark.stop()
+"""
+AIRFLOW_RUN = "0190f4a7-1c2b-7d3e-8f4a-5b6c7d8e9f00"
+
+
+def test_each_client_session_is_a_parent_run_of_its_own(
+    connect_client: None, tmp_path: Path
+) -> None:
+    with connect_server(tmp_path / "server") as server:
+        clients = [
+            threading.Thread(
+                target=lambda name=name, extra=extra: results.append(
+                    (name, _client(TENANT, server.url, name, str(tmp_path / name), *extra))
+                )
+            )
+            for name, extra in (("alice", ()), ("bob", ("airflow", "dag.load", AIRFLOW_RUN)))
+        ]
+        results: list[tuple[str, subprocess.CompletedProcess[str]]] = []
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        for name, done in results:
+            assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
+            assert "rows 5" in done.stdout
+            assert "error [USER_RAISED_EXCEPTION] bad row" in done.stdout, "Spark's own error"
+        assert server.stop() == 0
+    runs = server.runs()
+    application = [r for r in runs.values() if "parent" not in r[0]["run"]["facets"]]
+    assert len(application) == 1 and application[0][-1]["eventType"] == "COMPLETE"
+    sessions = {
+        r[0]["job"]["name"]: r for r in runs.values() if r[0]["job"]["name"] in ("alice", "bob")
+    }
+    assert set(sessions) == {"alice", "bob"}
+    for session in sessions.values():
+        assert [e["eventType"] for e in session] == ["START", "COMPLETE"], "the client stopped"
+    bob_parent = sessions["bob"][0]["run"]["facets"]["parent"]
+    assert bob_parent["job"] == {"namespace": "airflow", "name": "dag.load"}
+    assert bob_parent["run"]["runId"] == AIRFLOW_RUN
+    alice_parent = sessions["alice"][0]["run"]["facets"]["parent"]
+    assert alice_parent["run"]["runId"] == application[0][0]["run"]["runId"]
+    for name, session in sessions.items():
+        session_run = session[0]["run"]["runId"]
+        actions = [
+            r
+            for r in runs.values()
+            if r[0]["run"]["facets"].get("parent", {}).get("run", {}).get("runId") == session_run
+        ]
+        kinds = sorted(
+            ("write" if r[-1]["outputs"] else "read", r[-1]["eventType"]) for r in actions
+        )
+        assert kinds == [("read", "COMPLETE"), ("read", "FAIL"), ("write", "COMPLETE")], name
+        (read,) = [r for r in actions if r[-1]["inputs"] and r[-1]["eventType"] == "COMPLETE"]
+        condition = read[-1]["inputs"][0]["inputFacets"]["subset"]["inputCondition"]
+        assert [p["dimensions"] for p in condition["partitions"]] == [{"part": "1"}]
+        assert read[-1]["inputs"][0]["name"] == str(tmp_path / name)
+        (failed,) = [r for r in actions if r[-1]["eventType"] == "FAIL"]
+        assert "bad row" in failed[-1]["run"]["facets"]["errorMessage"]["message"]
+        condition = failed[-1]["inputs"][0]["inputFacets"]["subset"]["inputCondition"]
+        assert [p["dimensions"] for p in condition["partitions"]] == [{"part": "2"}]
+
+
+LEAVING = """
+    import os, sys
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    spark.conf.set("spark.openlineage.appName", "leaver")
+    spark.range(3).write.mode("overwrite").parquet(sys.argv[2])
+    os._exit(0)  # gone, without spark.stop()
+"""
+
+
+def test_a_client_gone_without_stopping_ends_abort_after_the_session_timeout(
+    connect_client: None, tmp_path: Path
+) -> None:
+    timeouts = (
+        "--conf",
+        "spark.connect.session.manager.defaultSessionTimeout=4s",
+        "--conf",
+        "spark.connect.session.manager.maintenanceInterval=1s",
+    )
+    with connect_server(tmp_path / "server", *timeouts) as server:
+        done = _client(LEAVING, server.url, str(tmp_path / "left"))
+        assert done.returncode == 0, done.stderr[-2000:]
+        ended = threading.Event()
+
+        def session_ended() -> bool:
+            return any(
+                r[0]["job"]["name"] == "leaver" and len(r) == 2 for r in server.runs().values()
+            )
+
+        for _ in range(60):
+            if server.events.exists() and session_ended():
+                ended.set()
+                break
+            threading.Event().wait(1)
+        assert server.stop() == 0
+    assert ended.is_set(), "the session run ended while the server ran (its timeout passed)"
+    (session,) = [r for r in server.runs().values() if r[0]["job"]["name"] == "leaver"]
+    assert session[-1]["eventType"] == "ABORT"
+    message = session[-1]["run"]["facets"]["errorMessage"]["message"]
+    assert "left without stopping" in message and "session timeout is 4 s" in message
+
+
+def test_sigterm_closes_the_capture_and_leaves_nothing_in_the_outbox(
+    connect_client: None, tmp_path: Path
+) -> None:
+    with connect_server(tmp_path / "server") as server:
+        done = _client(TENANT, server.url, "carol", str(tmp_path / "carol"))
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert server.stop(signal.SIGINT) == 0
+    log = server.stderr.read_text()
+    assert "Traceback" not in log, log[-3000:]
+    assert "left in the outbox" not in log
+    outbox = server.events.with_name("events.jsonl.outbox")
+    pending = [p for p in outbox.rglob("*.jsonl") if p.stat().st_size] if outbox.exists() else []
+    assert all(p.name == "cursor.jsonl" for p in pending) or not pending
+    assert len(server.runs()) == 1 + 1 + 3, "application, session, three actions"
+
+
+STAYING = """
+    import sys, time
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    spark.conf.set("spark.openlineage.appName", "stayer")
+    spark.range(3).write.mode("overwrite").parquet(sys.argv[2])
+    print("acted", flush=True)
+    time.sleep(300)
+"""
+
+
+def test_sessions_open_when_the_server_stops_end_abort(
+    connect_client: None, tmp_path: Path
+) -> None:
+    with connect_server(tmp_path / "server") as server:
+        client = subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(STAYING), server.url, str(tmp_path / "s")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            assert client.stdout is not None and client.stdout.readline() == "acted\n"
+            assert server.stop() == 0
+        finally:
+            client.kill()
+            client.wait(timeout=60)
+    (session,) = [r for r in server.runs().values() if r[0]["job"]["name"] == "stayer"]
+    assert session[-1]["eventType"] == "ABORT"
+    message = session[-1]["run"]["facets"]["errorMessage"]["message"]
+    assert "server stopped while session" in message
+    (action,) = [r for r in server.runs().values() if r[0]["job"]["name"].startswith("stayer.")]
+    assert action[-1]["eventType"] == "COMPLETE", "its action was captured before the stop"
+
+
+def test_a_server_killed_loses_no_event_of_its_outbox(connect_client: None, tmp_path: Path) -> None:
+    with connect_server(tmp_path / "server") as server:
+        done = _client(TENANT, server.url, "dave", str(tmp_path / "dave"))
+        assert done.returncode == 0, done.stderr[-2000:]
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(timeout=60)
+    written = server.runs() if server.events.exists() else {}
+    replayed = ol_subset(
+        "replay",
+        str(server.events.with_name("events.jsonl.outbox")),
+        "--output",
+        str(server.events),
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    after = server.runs()
+    actions = [r for r in after.values() if r[0]["job"]["name"].startswith("dave.")]
+    assert len(actions) == 3, "every action's events, written or replayed"
+    assert set(written) <= set(after)
+
+
+PIPELINE = """
+    import sys
+    from pyspark.sql import SparkSession
+
+    mode, target, root = sys.argv[1:4]
+    if mode == "connect":
+        spark = SparkSession.builder.remote(target).getOrCreate()
+    else:
+        spark = (
+            SparkSession.builder.master(target).appName("pipeline")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.warehouse.dir", root + "/warehouse").getOrCreate()
+        )
+    sales, daily = root + "/sales", root + "/daily"
+    rows = spark.range(40).selectExpr(
+        "id", "CAST(id % 4 AS STRING) AS day", "IF(id % 2 = 0, 'PL', 'DE') AS country"
+    )
+    rows.write.partitionBy("day", "country").mode("overwrite").parquet(sales)
+    spark.read.parquet(sales).where("day IN ('1', '2') AND country = 'PL' AND id > 3").count()
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    picked = spark.read.parquet(sales).where("day = '1'")
+    picked.write.partitionBy("day", "country").mode("overwrite").parquet(daily)
+    spark.sql(
+        "CREATE TABLE totals (country STRING, n BIGINT, day STRING) USING parquet "
+        "PARTITIONED BY (day)"
+    )
+    spark.sql(
+        "INSERT OVERWRITE TABLE totals PARTITION (day = '1') "
+        f"SELECT country, count(*) FROM parquet.`{daily}` GROUP BY country"
+    )
+    try:
+        spark.read.parquet(sales).where("day = '3'").selectExpr("raise_error('boom')").collect()
+    except Exception:
+        print("failed as planned")
+    spark.stop()
+"""
+
+
+def _actions(runs: dict[str, list[dict[str, Any]]], root: Path) -> list[Any]:
+    """Each action's events as datasets and facets, roots and ids aside, in the order run."""
+    text = str(root)
+
+    def plain(datasets: list[dict[str, Any]]) -> list[Any]:
+        return json.loads(json.dumps(datasets).replace(text, "ROOT"))
+
+    found = []
+    for events in sorted(runs.values(), key=lambda r: r[0]["eventTime"]):
+        if "." not in events[0]["job"]["name"]:
+            continue  # the application's run, a Connect session's run
+        found.append(
+            [
+                (e["eventType"], plain(e.get("inputs", [])), plain(e.get("outputs", [])))
+                for e in events
+            ]
+        )
+    return found
+
+
+def test_classic_and_connect_give_the_same_datasets_and_facets(
+    connect_client: None, tmp_path: Path
+) -> None:
+    """One pipeline, run classic under ``ol-subset run`` and through the Connect server."""
+    script = tmp_path / "pipeline.py"
+    script.write_text(textwrap.dedent(PIPELINE))
+    classic_root, classic_events = tmp_path / "classic", tmp_path / "classic.jsonl"
+    master = os.environ.get(SUBPROCESS_MASTER, "local[2]")
+    done = ol_subset(
+        "run", "--output", str(classic_events), str(script), "classic", master, str(classic_root)
+    )
+    assert done.returncode == 0 and "failed as planned" in done.stdout, done.stderr[-3000:]
+    classic: dict[str, list[dict[str, Any]]] = {}
+    for line in classic_events.read_text().splitlines():
+        event = json.loads(line)
+        classic.setdefault(event["run"]["runId"], []).append(event)
+    connect_root = tmp_path / "connect"
+    with connect_server(connect_root) as server:  # its warehouse: connect/warehouse
+        done = _client(PIPELINE, "connect", server.url, str(connect_root))
+        assert done.returncode == 0 and "failed as planned" in done.stdout, done.stderr[-3000:]
+        assert server.stop() == 0
+    expected = _actions(classic, classic_root)
+    assert len(expected) == 6, "write, read, dynamic overwrite, create, insert, failed read"
+    assert _actions(server.runs(), connect_root) == expected

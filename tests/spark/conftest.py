@@ -290,6 +290,17 @@ def capture(spark: SparkSession, tmp_path: Path) -> Iterator[Capture]:
     handle.close()
 
 
+@pytest.fixture(scope="session")
+def connect_client() -> None:
+    """Skips where there is no Spark Connect server to start or no client to talk to it."""
+    import pyspark
+
+    if int(pyspark.__version__.split(".")[0]) < 4:
+        pytest.skip("PySpark 3.5's pip package holds no Spark Connect server to start")
+    for module in ("grpc", "pyarrow", "pandas", "google.rpc", "zstandard"):
+        pytest.importorskip(module, reason="the Spark Connect client needs pyspark[connect]")
+
+
 def data_files(root: Path) -> dict[str, float]:
     """Data files below ``root`` with their modification times (hidden ones left out)."""
     found = {}

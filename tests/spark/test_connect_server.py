@@ -30,17 +30,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 READY_SECONDS = 180.0
 
 
-@pytest.fixture(scope="module")
-def connect_client() -> None:
-    """Skips where there is no Spark Connect server to start or no client to talk to it."""
-    import pyspark
-
-    if int(pyspark.__version__.split(".")[0]) < 4:
-        pytest.skip("PySpark 3.5's pip package holds no Spark Connect server to start")
-    for module in ("grpc", "pyarrow", "pandas", "google.rpc", "zstandard"):
-        pytest.importorskip(module, reason="the Spark Connect client needs pyspark[connect]")
-
-
 @dataclass
 class Server:
     process: subprocess.Popen[str]

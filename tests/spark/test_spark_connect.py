@@ -26,17 +26,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 
 @pytest.fixture(scope="module")
-def connect_client() -> None:
-    """Skips where there is no Spark Connect server to start or no client to talk to it."""
-    import pyspark
-
-    if int(pyspark.__version__.split(".")[0]) < 4:
-        pytest.skip("PySpark 3.5's pip package holds no Spark Connect server to start")
-    for module in ("grpc", "pyarrow", "pandas", "google.rpc", "zstandard"):
-        pytest.importorskip(module, reason="the Spark Connect client needs pyspark[connect]")
-
-
-@pytest.fixture(scope="module")
 def connect_url(connect_client: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with ConnectServer(tmp_path_factory.mktemp("connect")) as server:
         yield server.url

@@ -3,21 +3,18 @@ settings and end; the server's port, and stopping it.
 
 A Spark Connect server runs each client session in a session of its own
 (``SessionHolder.session``); the server's session manager knows the client's user and session
-ids and when the session was last used. Everything here is asked of
-``SparkConnectService`` only when its class is loaded (a Connect server runs in this
-application): a classic application pays nothing.
+ids and when the session was last used. ``SparkConnectService`` is asked only in an application
+configured with Connect's plugin (``spark.plugins``): a classic application pays one look at
+its conf per session.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm._bridge import JavaObject, java_class
-
-log = logging.getLogger("openlineage_subset.spark")
 
 SERVICE = "org.apache.spark.sql.connect.service.SparkConnectService$"
 MANAGER = "org.apache.spark.sql.connect.service.SparkConnectSessionManager"
@@ -36,7 +33,6 @@ class ConnectSession:
     session_id: str
     started_ms: int
     last_access_ms: int
-    closed_ms: int | None
     timeout_ms: int
     """How long the session may stay unused before the server closes it."""
 
@@ -120,13 +116,11 @@ def closed_session(server: ConnectServer, user_id: str, session_id: str) -> Conn
 
 def _session(info: JavaObject, default_timeout_ms: int) -> ConnectSession:
     custom = info.customInactiveTimeoutMs()
-    closed = info.closedTimeMs()
     return ConnectSession(
         user_id=str(info.userId()),
         session_id=str(info.sessionId()),
         started_ms=int(info.startTimeMs()),
         last_access_ms=int(info.lastAccessTimeMs()),
-        closed_ms=int(closed.get()) if closed.isDefined() else None,
         timeout_ms=int(custom.get()) if custom.isDefined() else default_timeout_ms,
     )
 

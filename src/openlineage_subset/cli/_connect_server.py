@@ -23,6 +23,7 @@ from typing import Any
 
 from openlineage_subset.cli._java import spark_ready
 from openlineage_subset.cli._output import EXIT_OK, EXIT_UNUSABLE
+from openlineage_subset.cli._run import add_capture_arguments
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 15002
@@ -57,23 +58,12 @@ def add_connect_server_parser(commands: Any) -> None:
         help="a Spark setting, spark.openlineage.* included (repeat for each)",
     )
     server.add_argument("--jars", metavar="JARS", help="comma-separated jars for Spark")
-    server.add_argument(
-        "--output",
-        metavar="FILE",
-        help="JSON Lines file for the events when openlineage-python has no transport configured "
-        "(default: $OL_SUBSET_OUTPUT, else openlineage-events.jsonl)",
-    )
+    add_capture_arguments(server)
     server.add_argument(
         "--outbox",
         metavar="DIR",
         help="folder events wait in until delivered (default: $OL_SUBSET_OUTBOX, else beside "
         "the output)",
-    )
-    server.add_argument(
-        "--namespace",
-        metavar="NS",
-        help="namespace of the jobs (default: spark.openlineage.namespace, else "
-        "$OPENLINEAGE_NAMESPACE, else 'default')",
     )
     server.set_defaults(handler=connect_server_command)
 

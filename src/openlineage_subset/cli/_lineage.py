@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from openlineage_subset.cli._output import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
 from openlineage_subset.lineage._arguments import LineageQueryError
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page
@@ -28,7 +29,6 @@ from openlineage_subset.lineage._text import (
     provenance_text,
 )
 
-EXIT_DONE, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_DB = "lineage.db"
 
 
@@ -169,7 +169,7 @@ def _ingest_command(args: argparse.Namespace) -> int:
         print(f"{report.summary()}, in {args.db}")
     if report.unreadable:
         return EXIT_UNUSABLE
-    return EXIT_INVALID if report.invalid else EXIT_DONE
+    return EXIT_INVALID if report.invalid else EXIT_OK
 
 
 def _partition_argument(args: argparse.Namespace) -> dict[str, str] | None:
@@ -198,7 +198,7 @@ def _answer(
         print(json.dumps(report.as_json(), indent=2))
     else:
         print("\n".join(text(report)))
-    return EXIT_DONE
+    return EXIT_OK
 
 
 def _impact(args: argparse.Namespace) -> int:
@@ -271,4 +271,4 @@ def _report(args: argparse.Namespace) -> int:
         f"wrote {args.html}: {picture.runs} run(s), {len(picture.grids)} dataset grid(s), "
         f"{cells} partition cell(s)"
     )
-    return EXIT_DONE
+    return EXIT_OK

@@ -25,6 +25,7 @@ from openlineage_subset.cli._connect_server import add_connect_server_parser
 from openlineage_subset.cli._java import spark_ready
 from openlineage_subset.cli._lineage import add_lineage_parser
 from openlineage_subset.cli._output import EXIT_INTERRUPTED, EXIT_UNUSABLE
+from openlineage_subset.cli._run import add_capture_arguments
 from openlineage_subset.cli._show import show_command
 from openlineage_subset.cli._validate import validate_command
 from openlineage_subset.delivery._replay import (
@@ -96,19 +97,7 @@ def _parser() -> argparse.ArgumentParser:
             "configured (openlineage.yml, OPENLINEAGE_URL, OPENLINEAGE__TRANSPORT__...)."
         ),
     )
-    run.add_argument(
-        "--output",
-        metavar="FILE",
-        help="JSON Lines file for the events (default: $OL_SUBSET_OUTPUT, else "
-        "openlineage-events.jsonl in the current folder), used when openlineage-python has no "
-        "transport configured",
-    )
-    run.add_argument(
-        "--namespace",
-        metavar="NS",
-        help="namespace of the jobs (default: spark.openlineage.namespace, else "
-        "$OPENLINEAGE_NAMESPACE, else 'default')",
-    )
+    add_capture_arguments(run)
     run.add_argument("script", metavar="SCRIPT.py", nargs="?", help="the PySpark script to run")
     run.add_argument(
         "arguments", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments"

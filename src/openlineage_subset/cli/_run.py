@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import runpy
 import sys
 from collections.abc import Sequence
@@ -12,6 +13,25 @@ from openlineage_subset.cli._output import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:  # capture is imported when a script runs
     from openlineage_subset.spark import CaptureHandle
+
+
+def add_capture_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--output`` and ``--namespace``: where the events of a capture started by a command go,
+    and the namespace of its jobs (``run``, ``connect-server``)."""
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="JSON Lines file for the events (default: $OL_SUBSET_OUTPUT, else "
+        "openlineage-events.jsonl in the current folder), used when openlineage-python has no "
+        "transport configured",
+    )
+    parser.add_argument(
+        "--namespace",
+        metavar="NS",
+        help="namespace of the jobs (default: spark.openlineage.namespace, else "
+        "$OPENLINEAGE_NAMESPACE, else 'default')",
+    )
+
 
 CONNECT_NOT_CAPTURED = (
     "the script made a Spark Connect session (.remote()): its actions run in the Connect "

@@ -23,6 +23,14 @@ events, sending those first. A lane held by a running process is left to it. The
 written to a temporary file, fsync'd and renamed; a segment that is fully sent is replaced by a
 new empty one once it is larger than 1 MiB, and at close.
 
+What an outbox holds is sent as the user's own events, so, as ssh treats its keys, the outbox
+folder, its lanes and the files read in them must be owned by the user (or root) and writable
+by neither group nor others: otherwise the whole outbox is refused (:class:`UnsafeOutbox`, one
+line naming the path and the fix), never read. Its parents are not checked (``/tmp`` is 1777).
+A cursor that cannot be trusted (unreadable, past the end of the data, or inside a line: a
+cursor is only ever written at a line end) is reported, and the lane is sent again from its
+oldest segment: duplicates are for receivers to drop, a skipped event would be lost.
+
 Files an outbox shares with others (the JSON Lines output, the quarantine) are appended by
 :func:`append_line`: a whole line or nothing, under ``flock``, a torn last line cut first.
 Sending what an outbox holds is ``_delivery``'s part.
@@ -47,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from openlineage_subset.delivery._openlineage_client import to_json
+from openlineage_subset.delivery._trust import UnsafeOutbox, ensure_trusted
 
 log = logging.getLogger("openlineage_subset.outbox")
 
@@ -248,8 +257,9 @@ class Lane:
     Not thread-safe: the :class:`Outbox` serializes every call under its ``lock``.
     """
 
-    def __init__(self, name: str, directory: int, lock: int | None) -> None:
-        self.name = name
+    def __init__(self, path: Path, directory: int, lock: int | None) -> None:
+        self.name = path.name
+        self.path = path
         self._dir = directory
         self._lock = lock
         self._file_flags = os.O_RDWR | os.O_APPEND if lock is not None else os.O_RDONLY
@@ -261,28 +271,36 @@ class Lane:
         self.segments: list[int] = []
         self.delivered = self.committed = self.boundary = Position(0, 0)
         self._cursor_error_said = False
+        self.cursor_problem: str | None = None
+        """Why the cursor was not trusted (the lane is sent again from its start), if it was not."""
 
     @classmethod
-    def acquire(cls, outbox: int, name: str, *, create: bool) -> Lane | None:
-        """The lane ``name`` under the outbox directory ``outbox``, locked and repaired; None
-        when another process holds it."""
+    def acquire(cls, outbox: int, path: Path, *, create: bool) -> Lane | None:
+        """The lane ``path`` (a folder of the outbox directory ``outbox``), locked and repaired;
+        None when another process holds it. :class:`UnsafeOutbox` when it cannot be trusted."""
         if create:
             with suppress(FileExistsError):
-                os.mkdir(name, 0o700, dir_fd=outbox)
-        directory = os.open(name, _DIR_FLAGS, dir_fd=outbox)
+                os.mkdir(path.name, 0o700, dir_fd=outbox)
+        directory = os.open(path.name, _DIR_FLAGS, dir_fd=outbox)
         try:
+            ensure_trusted(directory, path)
             flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             lock = os.open("lock", flags, 0o600, dir_fd=directory)
         except OSError:
             os.close(directory)
             raise
         try:
+            ensure_trusted(lock, path / "lock")
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(lock)
             os.close(directory)
             return None
-        lane = cls(name, directory, lock)
+        except OSError:
+            os.close(lock)
+            os.close(directory)
+            raise
+        lane = cls(path, directory, lock)
         try:
             with suppress(OSError):  # the pid only helps messages
                 os.ftruncate(lock, 0)
@@ -294,30 +312,54 @@ class Lane:
         return lane
 
     @classmethod
-    def pending_in_use(cls, outbox: int, name: str) -> tuple[int, str]:
+    def pending_in_use(cls, outbox: int, path: Path) -> tuple[int, str]:
         """Events pending in a lane another process holds (read only, may be stale), its pid."""
-        directory = os.open(name, _DIR_FLAGS, dir_fd=outbox)
-        lane = cls(name, directory, None)
+        directory = os.open(path.name, _DIR_FLAGS, dir_fd=outbox)
+        lane = cls(path, directory, None)
         try:
-            pid = "?"
-            with suppress(OSError):
-                fd = os.open("lock", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=directory)
-                try:
-                    pid = os.read(fd, 32).decode(errors="replace").strip() or "?"
-                finally:
-                    os.close(fd)
+            ensure_trusted(directory, path)
+            pid = lane._holder_pid()
             lane._load(repair=False)
             return lane.pending(), pid
         finally:
             lane.close()
 
+    def _holder_pid(self) -> str:
+        """The pid the holder of the lane wrote in its lock file ("?" when unreadable)."""
+        try:
+            fd = os.open("lock", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self._dir)
+        except OSError:  # the pid only helps messages
+            return "?"
+        try:
+            ensure_trusted(fd, self.path / "lock")
+            text = os.read(fd, 32).decode(errors="replace").strip()
+        except UnsafeOutbox:
+            raise
+        except OSError:
+            return "?"
+        finally:
+            os.close(fd)
+        return text if text.isdigit() else "?"
+
     def _load(self, *, repair: bool) -> None:
+        # the cursor first: a holder that moves it on and removes a segment meanwhile leaves
+        # a cursor behind the listing, never past it
+        cursor = self._read_cursor()
         numbers = sorted(
             int(found.group(1))
             for name in os.listdir(self._dir)
             if (found := _SEGMENT.fullmatch(name))
         )
-        start = self._read_cursor() or Position(numbers[0] if numbers else 1, 0)
+        if cursor is not None and numbers:
+            self.cursor_problem = self._distrust(cursor, numbers)
+        if self.cursor_problem is not None:
+            cursor = None
+            self.repairs.append(
+                f"the cursor of {self.name} {self.cursor_problem}: a damaged or forged cursor, "
+                "so the lane is sent again from its oldest segment (at least once: receivers "
+                "drop duplicates)"
+            )
+        start = cursor or Position(numbers[0] if numbers else 1, 0)
         for number in [n for n in numbers if n < start.segment]:
             if repair:  # fully sent; a rotation was cut short
                 os.unlink(_segment_name(number), dir_fd=self._dir)
@@ -340,7 +382,6 @@ class Lane:
                         f"cut a torn last line ({cut} bytes, an append a crash interrupted) off "
                         f"{self.name}/{_segment_name(number)}"
                     )
-        start = self._checked(start)
         self.segments = numbers
         self.delivered = self.committed = start
         self.boundary = Position(numbers[-1], os.fstat(self._fd(numbers[-1])).st_size)
@@ -351,39 +392,47 @@ class Lane:
         except FileNotFoundError:
             return None
         try:
+            ensure_trusted(fd, self.path / "cursor")
             data = json.loads(os.read(fd, 4096))
             position = Position(int(data["segment"]), int(data["offset"]))
             if position.segment < 0 or position.offset < 0:
                 raise ValueError("negative")
         except (ValueError, KeyError, TypeError) as error:
-            self.repairs.append(
-                f"the cursor of {self.name} is unreadable ({error}): its events are all sent "
-                "again (at least once)"
-            )
+            self.cursor_problem = f"is unreadable ({error})"
             return None
         finally:
             os.close(fd)
         return position
 
-    def _checked(self, start: Position) -> Position:
-        """``start`` moved back to a line start if it is not one (sending again, never skipping)."""
-        fd = self._fd(start.segment)
-        size = os.fstat(fd).st_size
-        offset = min(start.offset, size)
-        if offset > 0 and os.pread(fd, 1, offset - 1) != b"\n":
-            head = os.pread(fd, offset, 0)
-            offset = head.rfind(b"\n") + 1
-        if offset != start.offset:
-            self.repairs.append(
-                f"the cursor of {self.name} was not at a line start: moved back to byte {offset}"
+    def _distrust(self, cursor: Position, numbers: list[int]) -> str | None:
+        """Why ``cursor`` cannot be where sending stopped (it is written only at a line end of
+        a segment that exists until a later cursor is saved); None when it can be."""
+        if cursor.segment > numbers[-1]:
+            return (
+                f"names segment {_segment_name(cursor.segment)}, past the newest one, "
+                f"{self.name}/{_segment_name(numbers[-1])}"
             )
-        return Position(start.segment, offset)
+        if cursor.segment not in numbers:
+            return None  # removed with the move of a cursor saved since: sending starts after it
+        fd = self._fd(cursor.segment)
+        size = os.fstat(fd).st_size
+        where = f"{self.name}/{_segment_name(cursor.segment)}"
+        if cursor.offset > size:
+            return f"points past the end of {where} (byte {cursor.offset} of {size})"
+        if cursor.offset > 0 and os.pread(fd, 1, cursor.offset - 1) != b"\n":
+            return f"points inside a line of {where} (byte {cursor.offset})"
+        return None
 
     def _fd(self, number: int) -> int:
         fd = self._fds.get(number)
         if fd is None:
             flags = self._file_flags | os.O_NOFOLLOW | os.O_CLOEXEC
             fd = os.open(_segment_name(number), flags, dir_fd=self._dir)
+            try:
+                ensure_trusted(fd, self.path / _segment_name(number))
+            except OSError:
+                os.close(fd)
+                raise
             self._fds[number] = fd
         return fd
 
@@ -517,7 +566,8 @@ class Outbox:
     released once empty). Lanes held by running processes are in ``in_use``. ``create=False``
     (for ``ol-subset replay``) opens an existing outbox and takes over lanes only. Raises
     ``OSError`` when the directory cannot be used (a symlink, a path under a regular file, no
-    permission, every lane in use).
+    permission, every lane in use), :class:`UnsafeOutbox` when the folder, a lane or a file
+    read in one is another user's (root aside) or writable by group or others.
 
     Every method but ``close`` expects the caller to hold ``lock``.
 
@@ -536,28 +586,31 @@ class Outbox:
         self.adopted: list[Lane] = []
         self.in_use: dict[str, tuple[int, str]] = {}
         """Lanes held by other processes: their pending events (read without the lock) and pid."""
+        self.distrusted: dict[str, str] = {}
+        """Lanes whose cursor was not trusted (sent again from their start), and why."""
+        repairs: list[str] = []
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with suppress(FileExistsError):
                 os.mkdir(self.path, 0o700)
         self._dir = os.open(self.path, _DIR_FLAGS)
         try:
-            self._open_lanes(create=create)
+            ensure_trusted(self._dir, self.path)
+            self._open_lanes(create=create, repairs=repairs)
         except BaseException:
             self._close_files()
             raise
         self.earlier = sum(lane.pending() for lane in self.lanes)
         """Events found in the outbox at open: left by earlier captures."""
-        for lane in self.lanes:
-            for repair in lane.repairs:
-                log.warning("outbox %s: %s", self.path, repair)
+        for repair in repairs:
+            log.warning("outbox %s: %s", self.path, repair)
 
     @property
     def lanes(self) -> list[Lane]:
         """The lanes this process holds, in the order they are sent: taken over first."""
         return [*self.adopted, *([self.own] if self.own is not None else [])]
 
-    def _open_lanes(self, *, create: bool) -> None:
+    def _open_lanes(self, *, create: bool, repairs: list[str]) -> None:
         names = sorted(
             (int(found.group(1)), name)
             for name in os.listdir(self._dir)
@@ -567,8 +620,9 @@ class Outbox:
             raise OSError(errno.ENOENT, "no lane-* folder in it", str(self.path))
         if create:
             for number in range(MAX_LANES):
-                self.own = Lane.acquire(self._dir, f"lane-{number}", create=True)
+                self.own = Lane.acquire(self._dir, self.path / f"lane-{number}", create=True)
                 if self.own is not None:
+                    self._note(self.own, repairs)
                     break
             else:
                 raise OSError(errno.EBUSY, f"all {MAX_LANES} lanes are in use", str(self.path))
@@ -576,17 +630,26 @@ class Outbox:
             if self.own is not None and name == self.own.name:
                 continue
             try:
-                lane = Lane.acquire(self._dir, name, create=False)
+                lane = Lane.acquire(self._dir, self.path / name, create=False)
                 if lane is None:
-                    pending, pid = Lane.pending_in_use(self._dir, name)
+                    pending, pid = Lane.pending_in_use(self._dir, self.path / name)
                     if pending:
                         self.in_use[name] = (pending, pid)
-                elif lane.pending():
+                    continue
+                self._note(lane, repairs)
+                if lane.pending():
                     self.adopted.append(lane)
                 else:
                     lane.close()
+            except UnsafeOutbox:
+                raise  # the whole outbox is refused, not the lane alone
             except OSError as error:
                 log.warning("outbox %s: lane %s left alone: %s", self.path, name, error)
+
+    def _note(self, lane: Lane, repairs: list[str]) -> None:
+        repairs += lane.repairs
+        if lane.cursor_problem is not None:
+            self.distrusted[lane.name] = lane.cursor_problem
 
     def _check(self) -> None:
         if self.closed:

@@ -7,6 +7,8 @@ capture would use: openlineage-python's configuration if there is one, else the 
 file ``--output`` (default ``openlineage-events.jsonl``). Events go in the order they were
 produced, at least once: one delivered just before a crash may be sent again, so receivers
 deduplicate by ``runId`` and ``eventType``. Lanes held by a running capture are left to it.
+An outbox another user could have written (see ``_trust``) is refused whole, exit 2; a lane
+whose cursor cannot be trusted is sent again from its start, and the summary says so.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from openlineage_subset.delivery._sending import (
     local_paths,
     resolve_transport,
 )
+from openlineage_subset.delivery._trust import UnsafeOutbox
 
 EXIT_SENT, EXIT_SOME_STAY, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_REPLAY_TIMEOUT = 30.0
@@ -37,7 +40,7 @@ REPLAY_DESCRIPTION = (
     "in the order they were produced, at least once: one delivered just before a crash may be "
     "sent again. Lanes held by a running capture are left to it. Exit 0 when every pending "
     "event was sent (or quarantined as rejected), 1 when some stay in the outbox, 2 when "
-    "OUTBOX is not a usable outbox."
+    "OUTBOX is not a usable outbox, or when another user owns or can write it or a part of it."
 )
 ARGUMENT_HELP = {
     "outbox": "the outbox folder (beside the events file: events.jsonl.outbox; by default "
@@ -62,8 +65,9 @@ def replay_command(
 
     0 when everything pending was sent (or quarantined, when the receiver rejected it), 1 when
     some events stay in the outbox (the transport failed for ``timeout`` seconds in a row, or
-    a running capture holds them), 2 when ``outbox`` is not a usable outbox. Settings that
-    cannot be used (see ``_delivery.resolve_transport``) are one warning line each on stderr.
+    a running capture holds them), 2 when ``outbox`` is not a usable outbox (or one another
+    user could have written: ``_trust``). Settings that cannot be used (see
+    ``_delivery.resolve_transport``) are one warning line each on stderr.
 
     Example::
 
@@ -80,6 +84,9 @@ def replay_command(
         return EXIT_UNUSABLE
     try:
         box = Outbox(path, create=False)
+    except UnsafeOutbox as error:
+        print(f"ol-subset replay: {error}", file=sys.stderr)
+        return EXIT_UNUSABLE
     except OSError as error:
         print(
             f"ol-subset replay: {outbox}: not a usable outbox ({error.strerror or error})",
@@ -109,6 +116,8 @@ def replay_command(
         clauses = [f"nothing to send in {outbox}"]
     if quarantined:
         clauses.append(f"{quarantined} rejected, kept in the quarantine {kept.path}")
+    for lane, problem in box.distrusted.items():
+        clauses.append(f"{lane} sent again from its start: its cursor {problem}")
     if stay:
         reason = delivery.last_error or "no transport"
         clauses.append(f"{stay} stay in the outbox ({reason})")

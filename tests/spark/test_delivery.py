@@ -384,13 +384,15 @@ def test_an_outbox_on_a_full_disk_falls_back_to_memory(
     """Events an earlier capture left make the outbox's segment large; a limit just past its
     size makes the next appends fail part way."""
     outbox = tmp_path / "outbox"
-    (outbox / "lane-0").mkdir(parents=True)
+    (outbox / "lane-0").mkdir(mode=0o700, parents=True)
+    outbox.chmod(0o700)  # as the adapter makes it, whatever the umask: others' would be refused
     left = [
         {"eventType": "START", "run": {"runId": f"earlier-{n}"}, "padding": "x" * 1000}
         for n in range(60)
     ]
     segment = outbox / "lane-0" / "000000000001.jsonl"
     segment.write_text("".join(json.dumps(event) + "\n" for event in left))
+    segment.chmod(0o600)
     transport = MemoryTransport()
     file_size_limit(segment.stat().st_size + 300)
     handle = enable(

@@ -98,3 +98,29 @@ def test_the_command_skips_what_is_not_a_run_event_and_says_where(
     assert f"{path}:3: skipped: not a RunEvent (no run.runId)" in captured.err
     assert main(["show", str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl: cannot read" in capsys.readouterr().err
+
+
+def test_names_and_paths_are_shown_as_escapes_never_obeyed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = "\x1b]0;owned\x07\x1b[2J\r run FAKE COMPLETE\u202eevil\u2066"
+    event = _event(
+        f"r{hostile}",
+        "COMPLETE",
+        job=f"job{hostile}",
+        inputs=[_dataset(f"sales{hostile}", _days(f"2024-10-15{hostile}"))],
+    )
+    path = tmp_path / f"events{hostile}.jsonl"
+    path.write_text(json.dumps(event) + "\n{not json\n", encoding="utf-8")
+    status = main(["show", str(path), str(tmp_path / f"missing{hostile}.jsonl")])
+    captured = capsys.readouterr()
+    assert status == 2
+    for said in (captured.out, captured.err):
+        acting = sorted({hex(ord(c)) for c in said if not c.isprintable() and c != "\n"})
+        assert not acting, f"raw control or bidirectional characters: {acting}"
+        assert not [line for line in said.splitlines() if line.startswith(" run FAKE")]
+    shown = r"\x1b]0;owned\x07\x1b[2J\r run FAKE COMPLETE\u202eevil\u2066"
+    assert captured.out.splitlines()[0] == f"run job{shown}  COMPLETE"
+    assert f"sales{shown}" in captured.out and f"2024-10-15{shown}" in captured.out
+    assert f"events{shown}.jsonl:2: skipped: not a JSON document" in captured.err
+    assert f"missing{shown}.jsonl: cannot read" in captured.err

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_subset.cli._output import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
+from openlineage_subset.cli._output import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, printable
 from openlineage_subset.lineage._arguments import LineageQueryError
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page
@@ -142,7 +142,10 @@ def _common(parser: argparse.ArgumentParser, *, dataset: bool) -> None:
 
 
 def _fail(args: argparse.Namespace, message: str) -> int:
-    print(f"ol-subset lineage {args.lineage_command}: {message}", file=sys.stderr)
+    """Say why nothing was answered (names in ``message`` shown as escapes, each of its lines
+    kept): exit 2."""
+    lines = (printable(line) for line in message.split("\n"))
+    print(f"ol-subset lineage {args.lineage_command}: " + "\n".join(lines), file=sys.stderr)
     return EXIT_UNUSABLE
 
 
@@ -164,9 +167,9 @@ def _ingest_command(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(report.as_json(), indent=2))
     else:
-        for problem in report.problems:
-            print(problem)
-        print(f"{report.summary()}, in {args.db}")
+        for problem in report.problems:  # a file's name, a line's value: shown, not obeyed
+            print(printable(str(problem)))
+        print(printable(f"{report.summary()}, in {args.db}"))
     if report.unreadable:
         return EXIT_UNUSABLE
     return EXIT_INVALID if report.invalid else EXIT_OK
@@ -268,7 +271,9 @@ def _report(args: argparse.Namespace) -> int:
         return _fail(args, f"cannot write {args.html}: {error.strerror or error}")
     cells = sum(len(grid.cells) for grid in picture.grids)
     print(
-        f"wrote {args.html}: {picture.runs} run(s), {len(picture.grids)} dataset grid(s), "
-        f"{cells} partition cell(s)"
+        printable(
+            f"wrote {args.html}: {picture.runs} run(s), {len(picture.grids)} dataset grid(s), "
+            f"{cells} partition cell(s)"
+        )
     )
     return EXIT_OK

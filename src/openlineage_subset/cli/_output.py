@@ -1,8 +1,9 @@
 """What every command's output needs: exit statuses, text safe for a terminal, a closed pipe.
 
 A command's text output may carry names from events (datasets, jobs, files): what a terminal or
-a log acts on is written as escapes, so that output never moves the cursor, retitles a window or
-forges a line.
+a log acts on, or what reorders text on screen, is written as escapes by :func:`printable` (from
+the SDK's ``_printable``, which the lineage answers and report use too), so that output never
+moves the cursor, retitles a window, forges a line or reads backwards.
 """
 
 from __future__ import annotations
@@ -10,24 +11,24 @@ from __future__ import annotations
 import os
 import sys
 
+from openlineage_subset._printable import printable
+
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_OUTPUT_CLOSED",
+    "EXIT_UNUSABLE",
+    "cannot_read",
+    "discard_standard_output",
+    "printable",
+]
+
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 EXIT_INTERRUPTED = 130
 """The shell's status for a program stopped by Ctrl-C (128 + SIGINT)."""
 EXIT_OUTPUT_CLOSED = 141
 """What a shell reports for a tool stopped by a closed pipe (128 + SIGPIPE)."""
-
-
-def printable(text: str) -> str:
-    """``text`` with what a terminal or log acts on (line breaks, escape codes) as escapes.
-
-    Each character Python does not print as itself is written as ``repr`` writes it.
-
-    >>> print(printable("a\\nb: valid\\x1b[2J\\u2028"))
-    a\\nb: valid\\x1b[2J\\u2028
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def discard_standard_output() -> None:

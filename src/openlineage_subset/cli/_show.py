@@ -59,12 +59,12 @@ def show_command(args: argparse.Namespace) -> int:
         try:
             for number, found in read_events(path):
                 if isinstance(found, str):
-                    print(f"{path}:{number}: skipped: {found}", file=sys.stderr)
+                    print(printable(f"{path}:{number}: skipped: {found}"), file=sys.stderr)
                     status = max(status, EXIT_INVALID)
                 else:
                     events.append(found)
         except OSError as error:
-            print(f"{path}: {cannot_read(error)}", file=sys.stderr)
+            print(printable(f"{path}: {cannot_read(error)}"), file=sys.stderr)
             status = EXIT_UNUSABLE
     root = Path(args.relative_to).absolute() if args.relative_to else None
     try:

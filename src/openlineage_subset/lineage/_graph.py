@@ -26,6 +26,7 @@ from typing import Any
 
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._printable import printable
 from openlineage_subset._render import render
 from openlineage_subset.lineage._arguments import LineageQueryError
 from openlineage_subset.lineage._conditions import (
@@ -123,7 +124,7 @@ class Graph:
             return int(found[0][0])
         where = f" in namespace {namespace!r}" if namespace is not None else ""
         if found:
-            listed = "\n  ".join(f"{ns} {nm}" for _, ns, nm in found[:_SHOWN_CANDIDATES])
+            listed = "\n  ".join(printable(f"{ns} {nm}") for _, ns, nm in found[:_SHOWN_CANDIDATES])
             more = len(found) - _SHOWN_CANDIDATES
             raise LineageQueryError(
                 f"{name!r} names {len(found)} datasets{where}; give more of the name, or "
@@ -138,7 +139,8 @@ class Graph:
             )
         ]
         close = difflib.get_close_matches(name, names, n=5, cutoff=0.3) or names[:5]
-        hint = ("; datasets like it:\n  " + "\n  ".join(close)) if close else ""
+        # One candidate a line: a name's own line break or escape code is shown, not obeyed.
+        hint = ("; datasets like it:\n  " + "\n  ".join(map(printable, close))) if close else ""
         raise LineageQueryError(
             f"no dataset named {name!r} (or ending in {suffix!r}){where} in the lineage "
             f"database{hint or ': it holds no dataset yet; ingest events first'}"

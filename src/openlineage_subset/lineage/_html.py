@@ -5,15 +5,21 @@ anywhere, and a Content-Security-Policy that forbids them, so a page mailed arou
 shows the same thing offline. Every name, value and note comes from events that anyone may
 have written, so each is escaped where it is put (text or attribute); the policy is a second
 line of defence, not the first. Hover texts are ``title`` attributes and SVG ``<title>``s.
+
+A control character or a bidirectional one (U+202E would show the dataset ``evil`` as ``live``
+and reorder what follows it) is written as its escape (``\\u202e``), as the text answers write
+it: in text, marked in a ``<span class="escape">`` (``<tspan>`` in the graph) so that it stands
+out; in hover texts and attributes, which hold no markup, as the bare escape.
 """
 
 from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from openlineage_subset import __version__
+from openlineage_subset._printable import escapes, printable
 from openlineage_subset.lineage._picture import (
     CellState,
     GraphNode,
@@ -73,6 +79,9 @@ table.grid thead th { writing-mode: vertical-rl; transform: rotate(180deg); text
 table.grid tr.gap td { width: auto; font-size: 11px; color: #666; text-align: left; }
 .note { color: #555; font-size: 12px; }
 footer { margin-top: 32px; color: #777; font-size: 12px; }
+.escape { font-family: ui-monospace, monospace; color: #a50f15; background: #fde0dd;
+  border-radius: 2px; }
+svg tspan.escape { font-family: ui-monospace, monospace; fill: #a50f15; }
 """
 _NODE_COLOURS = {
     "start": ("#fde0dd", "#d7301f", ""),
@@ -85,16 +94,41 @@ _NODE_COLOURS = {
 }
 
 
-def _text(value: object) -> str:
-    return html.escape(str(value), quote=False)
+def _text(value: object, *, tag: str = "span", limit: int | None = None) -> str:
+    """``value`` as the text of an element: escaped, each control or bidirectional character
+    shown as its escape in a ``<tag class="escape">``; cut to ``limit`` characters as shown
+    (the escapes counted as written, never cut inside one) with an ellipsis."""
+    pieces = escapes(str(value))
+    if limit is not None and sum(len(piece) for piece, _ in pieces) > limit:
+        room, kept = limit - 1, []
+        for piece, escaped in pieces:
+            if room <= 0 or (escaped and len(piece) > room):
+                break
+            kept.append((piece[:room], escaped))
+            room -= len(kept[-1][0])
+        pieces = [*kept, ("\u2026", False)]
+    return "".join(
+        f'<{tag} class="escape">{html.escape(piece, quote=False)}</{tag}>'
+        if escaped
+        else html.escape(piece, quote=False)
+        for piece, escaped in pieces
+    )
+
+
+def _plain(value: object) -> str:
+    """``value`` as the text of an element that holds no markup (``<title>``): escaped, each
+    control or bidirectional character as its bare escape."""
+    return html.escape(printable(str(value)), quote=False)
 
 
 def _attribute(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(printable(str(value)), quote=True)
 
 
-def _short(value: str) -> str:
-    return value if len(value) <= _NODE_TEXT else value[: _NODE_TEXT - 1] + "\u2026"
+def _lines(lines: Iterable[str], escape: Callable[[object], str]) -> str:
+    """Hover text of several lines: each escaped alone, so a line break in a name is shown as
+    ``\\n`` and only the lines themselves are broken."""
+    return "\n".join(escape(line) for line in lines)
 
 
 def report_html(
@@ -137,7 +171,7 @@ def page(picture: Picture, *, source: str = "") -> str:
         '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_text(picture.title)}</title>",
+        f"<title>{_plain(picture.title)}</title>",
         f"<style>{_STYLE}</style>",
         "</head>",
         "<body>",
@@ -212,16 +246,20 @@ def _node(node: GraphNode, x: int, y: int) -> str:
     fill, stroke, dashes = _NODE_COLOURS[node.state]
     radius = 3 if node.kind == "dataset" else 14
     dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-    hover = "\n".join(node.notes)
     return (
         f'<g class="node {node.kind} {node.state}" data-key="{_attribute(node.key)}">'
-        f"<title>{_text(hover)}</title>"
+        f"<title>{_lines(node.notes, _plain)}</title>"
         f'<rect x="{x}" y="{y}" width="{_NODE_WIDTH}" height="{_NODE_HEIGHT}" rx="{radius}" '
         f'fill="{fill}" stroke="{stroke}" stroke-width="1.6"{dash}/>'
-        f'<text class="title" x="{x + 10}" y="{y + 19}">{_text(_short(node.title))}</text>'
-        f'<text x="{x + 10}" y="{y + 36}" fill="#555">{_text(_short(node.subtitle))}</text>'
+        f'<text class="title" x="{x + 10}" y="{y + 19}">{_drawn(node.title)}</text>'
+        f'<text x="{x + 10}" y="{y + 36}" fill="#555">{_drawn(node.subtitle)}</text>'
         "</g>"
     )
+
+
+def _drawn(value: str) -> str:
+    """A name drawn in a graph node: at most ``_NODE_TEXT`` characters, escapes marked."""
+    return _text(value, tag="tspan", limit=_NODE_TEXT)
 
 
 def _grid(grid: Grid) -> str:
@@ -229,7 +267,7 @@ def _grid(grid: Grid) -> str:
     whole = ""
     if grid.whole is not None:
         whole = (
-            f'<p title="{_attribute(chr(10).join(grid.whole.notes))}">'
+            f'<p title="{_lines(grid.whole.notes, _attribute)}">'
             f'<span class="swatch {grid.whole.state}"></span>the whole dataset: '
             f"{_text(grid.whole.state)} ({_text('; '.join(grid.whole.notes[:3]))})</p>"
         )
@@ -270,4 +308,4 @@ def _cell(grid: Grid, row: str, column: str) -> str:
     if cell is None:
         return f'<td class="none" title="{_attribute(where + ": no such partition")}"></td>'
     notes: Iterable[str] = (where, *cell.notes)
-    return f'<td class="{cell.state}" title="{_attribute(chr(10).join(notes))}"></td>'
+    return f'<td class="{cell.state}" title="{_lines(notes, _attribute)}"></td>'

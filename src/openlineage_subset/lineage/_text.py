@@ -1,9 +1,16 @@
-"""The query answers as text a person reads: one fact per line, the most important first."""
+"""The query answers as text a person reads: one fact per line, the most important first.
+
+Names, partition values, run ids and conditions come from events anyone may have written: each
+line is returned through :func:`~openlineage_subset._printable.printable`, so that control and
+bidirectional characters in them show as escapes (``\\x1b``, ``\\u202e``) and never act on the
+terminal, forge a line or reverse the text around them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from openlineage_subset._printable import printable
 from openlineage_subset.lineage._model import (
     HistoryReport,
     ImpactReport,
@@ -68,6 +75,11 @@ def _top_level_or(text: str) -> list[str]:
     return [*parts, text[start:]]
 
 
+def _shown(lines: list[str]) -> list[str]:
+    """``lines`` safe to print: each through :func:`printable`, so a name cannot add one."""
+    return [printable(line) for line in lines]
+
+
 def _run(run: RunRef) -> str:
     ended = f" -> {shown_time(run.ended_at)}" if run.ended_at else " (not ended)"
     return f"{run.job} run {run.run_id} {run.status}, {shown_time(run.started_at)}{ended}"
@@ -91,7 +103,7 @@ def impact_text(report: ImpactReport) -> list[str]:
     lines = [f"Impact of {part_heading(report.start)}{since}{depth}", ""]
     if not report.runs:
         lines.append("No run read the affected data after it was there: nothing to recompute.")
-        return lines
+        return _shown(lines)
     definite = sum(run.label == "definite" for run in report.runs)
     stopped = sum(run.run.status != "COMPLETE" for run in report.runs)
     lines.append(
@@ -111,7 +123,7 @@ def impact_text(report: ImpactReport) -> list[str]:
         lines.append("  nothing: no affected run completed a write")
     for part in report.backfill:
         lines += _plan(part, "  ")
-    return lines
+    return _shown(lines)
 
 
 def provenance_text(report: ProvenanceReport) -> list[str]:
@@ -121,7 +133,7 @@ def provenance_text(report: ProvenanceReport) -> list[str]:
         lines.append("No completed run wrote it: it came from outside the recorded lineage.")
     for step in report.writers:
         lines += _step(step, "")
-    return lines
+    return _shown(lines)
 
 
 def _step(step: ProvenanceStep, indent: str) -> list[str]:
@@ -159,7 +171,7 @@ def history_text(report: HistoryReport) -> list[str]:
         sure = "" if entry.label == "definite" else " (possibly)"
         lines.append(f"  {entry.direction.upper():5} {_run(entry.run)}{sure}")
         lines.append(f"        where {what}")
-    return lines
+    return _shown(lines)
 
 
 def partitions_text(report: PartitionsReport) -> list[str]:
@@ -177,4 +189,4 @@ def partitions_text(report: PartitionsReport) -> list[str]:
                 f"at {shown_time(state.writer.ended_at)}"
             )
         lines.append(f"  {state.partition}: {written}; read by {state.reads_since} run(s) since")
-    return lines
+    return _shown(lines)

@@ -1,0 +1,55 @@
+"""``printable()``: text from events made safe to show, every character that acts as escapes.
+
+Names, values and messages from events (datasets, jobs, namespaces, partitions, run ids) reach
+terminals, logs and pages. What a terminal or a log acts on (escape codes that retitle a window or
+clear the screen, a bell, a carriage return that overwrites a line, line breaks that forge one)
+and what reorders text on screen (U+202E and the other bidirectional overrides, embeddings,
+isolates and marks) is written as an escape instead, the way Python's ``repr`` writes it, so
+that it is seen, never obeyed. Every text output of the package goes through this one function:
+the command line (``cli/``), the lineage answers as text and the lineage report.
+"""
+
+from __future__ import annotations
+
+
+def _escape(char: str) -> str:
+    """One character as ``repr`` writes it, without the quotes: ``\\x1b``, ``\\u202e``."""
+    return repr(char)[1:-1]
+
+
+def printable(text: str) -> str:
+    """``text`` with each character that Python does not print as itself written as ``repr``
+    writes it: control characters (C0, C1, DEL), line and paragraph separators, format
+    characters (bidirectional controls, zero-width ones), lone surrogates, unassigned and
+    private-use code points, and every space but the plain one. Nothing else changes (a
+    backslash neither), and text already printable is returned as is.
+
+    >>> print(printable("a\\nb: valid\\x1b[2J\\u2028"))
+    a\\nb: valid\\x1b[2J\\u2028
+    >>> print(printable("sales\\u202eevil\\r run FAKE COMPLETE"))
+    sales\\u202eevil\\r run FAKE COMPLETE
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def escapes(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into runs of printable characters and single escapes, as
+    :func:`printable` writes them: (piece, whether it is an escape). For outputs that show an
+    escape differently from the text around it (the lineage report marks it).
+
+    >>> escapes("ab\\u202ecd")
+    [('ab', False), ('\\\\u202e', True), ('cd', False)]
+    """
+    pieces: list[tuple[str, bool]] = []
+    start = 0
+    for index, char in enumerate(text):
+        if not char.isprintable():
+            if index > start:
+                pieces.append((text[start:index], False))
+            pieces.append((_escape(char), True))
+            start = index + 1
+    if start < len(text):
+        pieces.append((text[start:], False))
+    return pieces

@@ -27,7 +27,7 @@ from typing import Any
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset._issues import SubsetDocumentError
 from openlineage_subset._render import render
-from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
     Listing,
@@ -38,10 +38,14 @@ from openlineage_subset.lineage._conditions import (
     compares_as_text,
     date_spans,
     dimensions_of,
+    identifier_columns,
+    in_column_order,
     lists_no_partition,
+    named_columns,
     only_partitions,
     plain_values,
     quick_overlap,
+    sort_key,
 )
 from openlineage_subset.lineage._model import (
     DatasetRef,
@@ -56,6 +60,8 @@ from openlineage_subset.lineage._store import LineageStore
 
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN_CANDIDATES = 10
+_ORDER_SAMPLE = 256
+"""Partitions of a dataset whose identifiers are read for the order of its columns."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,10 +78,6 @@ class Access:
         """The condition (JSON), read when first asked: most accesses a query loads are only
         compared by time."""
         return None if self.text is None else json.loads(self.text)
-
-    @property
-    def rendered(self) -> str | None:
-        return _rendered(self.condition)
 
 
 def _rendered(condition: Any) -> str | None:
@@ -105,6 +107,8 @@ class Graph:
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
+        self._orders: dict[int, tuple[str, ...]] = {}
+        self._rendered: dict[tuple[str, int], str] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -152,6 +156,99 @@ class Graph:
             ).fetchone()
             found = self._datasets[dataset_id] = DatasetRef(namespace, name)
         return found
+
+    def column_order(self, dataset_id: int) -> tuple[str, ...]:
+        """The dataset's partition columns in the order its events give them: as the
+        identifiers of its partitions name them (``day=2024-10-15/country=PL``: day, then
+        country); after those, the columns no identifier places, by name. Every answer shows
+        a partition's columns in this order (its dimensions, its conditions, its grid)."""
+        found = self._orders.get(dataset_id)
+        if found is None:
+            columns = {column for shape in self.shapes(dataset_id) for column in shape}
+            placed: list[str] = []
+            for text, identifier in self.db.execute(
+                "SELECT dimensions, identifier FROM (SELECT dimensions, identifier FROM "
+                "partitions WHERE dataset_id = ? LIMIT ?) WHERE identifier IS NOT NULL",
+                (dataset_id, _ORDER_SAMPLE),
+            ):
+                named = identifier_columns(identifier)
+                if (
+                    named is None
+                    or set(named) <= set(placed)
+                    or set(named) != set(json.loads(text))
+                ):
+                    continue
+                longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
+                placed = [*longer, *(column for column in shorter if column not in longer)]
+            rest = sorted(columns.difference(placed))
+            found = self._orders[dataset_id] = (*(c for c in placed if c in columns), *rest)
+        return found
+
+    def in_order(self, dataset_id: int, unit: Dimensions) -> Dimensions:
+        """A partition's (column, value) pairs in the dataset's :meth:`column_order`."""
+        order = self.column_order(dataset_id)
+        rank = {column: number for number, column in enumerate(order)}
+        return tuple(sorted(unit, key=lambda pair: (rank.get(pair[0], len(rank)), pair[0])))
+
+    def rendered(self, access: Access) -> str | None:
+        """The access's condition as text (None: the whole dataset), the columns of the
+        partitions it lists in the dataset's :meth:`column_order`."""
+        if access.text is None:
+            return None
+        key = (access.text, access.dataset_id)
+        found = self._rendered.get(key)
+        if found is None:
+            order = {c: n for n, c in enumerate(self.column_order(access.dataset_id))}
+            found = _rendered(in_column_order(access.condition, order)) or ""
+            self._rendered[key] = found
+        return found
+
+    def check_columns(self, dataset_id: int, partition: Mapping[str, str | None] | None) -> None:
+        """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
+        dataset never had: no known partition of it has it, and no condition on it names it
+        (compares it, or has it in a location's ``column=value`` directory). A dataset of
+        which nothing names a column (read and written whole) is not known to lack any."""
+        if not partition:
+            return
+        columns = self.column_order(dataset_id)
+        unknown = [column for column in partition if column not in columns]
+        if not unknown:
+            return
+        named: set[str] = set()
+        for (text,) in self.db.execute(
+            "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? "
+            "AND condition IS NOT NULL",
+            (dataset_id,),
+        ):
+            named_columns(json.loads(text), named)
+        unknown = [column for column in unknown if column not in named]
+        if not unknown or not (columns or named):
+            return
+        others = sorted(named.difference(columns))
+        closest = {}
+        for column in unknown:
+            near = difflib.get_close_matches(column, [*columns, *others], n=1, cutoff=0.6)
+            if near:
+                closest[column] = near[0]
+        raise UnknownPartitionColumnError(
+            self.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
+        )
+
+    def seen(self, dataset_id: int, units: Iterable[Unit]) -> bool:
+        """Whether some recorded run read or wrote any of the units, or may have: False only
+        when every read and every write of the dataset leaves each unit out."""
+        units = list(units)
+        if None in units:
+            return True  # the whole dataset: some run read or wrote it, or it would be unknown
+        self.look_up(dataset_id, units)
+        if any(self.identifier(dataset_id, unit) is not None for unit in units):
+            return True  # a known partition: some read or write lists it
+        return any(
+            self.overlap(access, unit) is not False
+            for direction in ("input", "output")
+            for access in self.accesses(dataset_id, direction)
+            for unit in units
+        )
 
     def known(self, dataset_id: int) -> dict[Dimensions, str | None]:
         """The dataset's known partitions (listed by some read or write), with identifiers."""
@@ -557,12 +654,22 @@ class Graph:
         units = (tuple(zip(shape, values, strict=True)) for values in found)
         return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
 
+    def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
+        """The units that are partitions (not None), as :class:`PartitionRef`, their columns
+        and their order by the dataset's :meth:`column_order`."""
+        ordered = sorted(
+            ((self.in_order(dataset_id, unit), unit) for unit in units if unit is not None),
+            key=lambda item: sort_key(item[0]),
+        )
+        return tuple(
+            PartitionRef(shown, self.identifier(dataset_id, unit) or None)
+            for shown, unit in ordered
+        )
+
     def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
         def refs(label: Label) -> tuple[PartitionRef, ...]:
-            return tuple(
-                PartitionRef(unit, self.identifier(dataset_id, unit) or None)
-                for unit in sorted(u for u, found in units.items() if u is not None)
-                if units[unit] == label
+            return self.partition_refs(
+                dataset_id, (u for u, found in units.items() if found == label)
             )
 
         return PartitionSet(

@@ -108,6 +108,7 @@ class Graph:
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
         self._orders: dict[int, tuple[str, ...]] = {}
+        self._ranks: dict[int, dict[str, int]] = {}
         self._rendered: dict[tuple[str, int], str] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
@@ -186,8 +187,15 @@ class Graph:
 
     def in_order(self, dataset_id: int, unit: Dimensions) -> Dimensions:
         """A partition's (column, value) pairs in the dataset's :meth:`column_order`."""
-        order = self.column_order(dataset_id)
-        rank = {column: number for number, column in enumerate(order)}
+        rank = self._ranks.get(dataset_id)
+        if rank is None:
+            order = self.column_order(dataset_id)
+            # Columns in the order of their names (one column, most often): units are already.
+            rank = self._ranks[dataset_id] = (
+                {} if list(order) == sorted(order) else {c: n for n, c in enumerate(order)}
+            )
+        if not rank:
+            return unit
         return tuple(sorted(unit, key=lambda pair: (rank.get(pair[0], len(rank)), pair[0])))
 
     def rendered(self, access: Access) -> str | None:

@@ -288,9 +288,9 @@ def identifier_columns(identifier: str) -> list[str] | None:
     """The columns a partition identifier names, in its order (``day=1/country=PL``: day,
     country); None when it names one twice."""
     named = [
-        unescape_path_name(segment.partition("=")[0])
-        for segment in identifier.split("/")
-        if "=" in segment
+        column if "%" not in column else unescape_path_name(column)
+        for column, equals, _ in (segment.partition("=") for segment in identifier.split("/"))
+        if equals
     ]
     return named if len(set(named)) == len(named) else None
 

@@ -60,7 +60,7 @@ from openlineage_subset.lineage._store import LineageStore
 
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN_CANDIDATES = 10
-_ORDER_SAMPLE = 256
+_ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
 
 
@@ -165,20 +165,17 @@ class Graph:
         a partition's columns in this order (its dimensions, its conditions, its grid)."""
         found = self._orders.get(dataset_id)
         if found is None:
-            columns = {column for shape in self.shapes(dataset_id) for column in shape}
+            shapes = self.shapes(dataset_id)
+            columns = {column for shape in shapes for column in shape}
             placed: list[str] = []
-            for text, identifier in self.db.execute(
-                "SELECT dimensions, identifier FROM (SELECT dimensions, identifier FROM "
-                "partitions WHERE dataset_id = ? LIMIT ?) WHERE identifier IS NOT NULL",
+            for (identifier,) in self.db.execute(
+                "SELECT identifier FROM (SELECT identifier FROM partitions WHERE dataset_id = ? "
+                "LIMIT ?) WHERE identifier IS NOT NULL",
                 (dataset_id, _ORDER_SAMPLE),
             ):
                 named = identifier_columns(identifier)
-                if (
-                    named is None
-                    or set(named) <= set(placed)
-                    or set(named) != set(json.loads(text))
-                ):
-                    continue
+                if named is None or set(named) <= set(placed) or tuple(sorted(named)) not in shapes:
+                    continue  # names columns no partition has: not a Hive-style directory
                 longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
                 placed = [*longer, *(column for column in shorter if column not in longer)]
             rest = sorted(columns.difference(placed))

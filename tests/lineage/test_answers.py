@@ -38,7 +38,9 @@ def _zoned(date: str) -> Json:
 
 def _history() -> list[Json]:
     """``zoned`` (day, zone, country) and ``daily`` (day) written and read day by day; ``ranged``
-    is only ever read by a range of days, never by a partition list; ``whole`` only whole."""
+    is only ever read by a range of days, never by a partition list; ``whole`` only whole;
+    ``landing`` by a location: one directory, its columns in an order no identifier tells;
+    ``drop`` by the location of one day."""
     events: list[Json] = []
     for number, date in enumerate(DAYS):
         base = 10 * number
@@ -53,6 +55,9 @@ def _history() -> list[Json]:
         )
     window = compare("day", "GREATER_EQUAL_THAN", "2024-10-02")
     events += run(50, 50, 51, reads=[("ranged", window), ("whole", None)], job="scan")
+    folder = {"type": "location", "locations": [f"{LAKE}/landing/zone=north/day=2024-10-02"]}
+    one = {"type": "location", "locations": [f"{LAKE}/drop/day=2024-10-02"]}
+    events += run(60, 60, 61, reads=[("landing", folder), ("drop", one)], job="pick")
     return events
 
 
@@ -161,6 +166,14 @@ def test_seen_is_exact(db: str) -> None:
     assert provenance(db, "ranged", partition={"day": "2024-10-05"}).seen
     assert history(db, "ranged", partition={"day": "2024-10-05"}).seen
     assert impact(db, "daily").seen and provenance(db, "daily").seen and history(db, "daily").seen
+    # A location read: the directory may be the partition's, whatever its columns' order.
+    north = impact(db, "landing", partition={"zone": "north", "day": "2024-10-02"})
+    assert north.seen
+    assert [run.run.job_name for run in north.runs] == ["pick"], "its directory, read"
+    assert "zone=north/day=2024-10-02" in str(north.start.definite[0])
+    assert not impact(db, "landing", partition={"zone": "south", "day": "2024-10-02"}).seen
+    assert impact(db, "drop", partition={"day": "2024-10-02"}).seen
+    assert not impact(db, "drop", partition={"day": "2024-10-03"}).seen
     odd = {"day": "2024-10-02", "zone": "east", "country": "DE"}
     assert not impact(db, "zoned", partition=odd).seen
     assert not provenance(db, "zoned", partition=odd).seen

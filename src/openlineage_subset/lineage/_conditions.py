@@ -329,11 +329,25 @@ def named_columns(condition: Any, named: set[str]) -> None:
         kind = node.get("type")
         if kind == "field" and isinstance(node.get("field"), str):
             named.add(node["field"])
-        elif kind == "location" and isinstance(node.get("locations"), list):
-            for place in node["locations"]:
-                if isinstance(place, str):
-                    named.update(identifier_columns(place) or ())
+        elif kind == "location":
+            for place in location_paths(node):
+                named.update(identifier_columns(place) or ())
         dimensions = node.get("dimensions")
         if isinstance(dimensions, dict):
             named.update(str(column) for column in dimensions)
         stack.extend(value for value in node.values() if isinstance(value, (dict, list)))
+
+
+def location_paths(condition: Any) -> list[str]:
+    """The paths of the locations a condition names, anywhere in it."""
+    found: list[str] = []
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "location" and isinstance(node.get("locations"), list):
+                found += [place for place in node["locations"] if isinstance(place, str)]
+            stack.extend(value for value in node.values() if isinstance(value, (dict, list)))
+    return found

@@ -41,6 +41,7 @@ from openlineage_subset.lineage._conditions import (
     identifier_columns,
     in_column_order,
     lists_no_partition,
+    location_paths,
     named_columns,
     only_partitions,
     plain_values,
@@ -109,6 +110,7 @@ class Graph:
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
         self._orders: dict[int, tuple[str, ...]] = {}
         self._ranks: dict[int, dict[str, int]] = {}
+        self._placed: dict[int, frozenset[str]] = {}
         self._rendered: dict[tuple[str, int], str] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
@@ -161,8 +163,10 @@ class Graph:
     def column_order(self, dataset_id: int) -> tuple[str, ...]:
         """The dataset's partition columns in the order its events give them: as the
         identifiers of its partitions name them (``day=2024-10-15/country=PL``: day, then
-        country); after those, the columns no identifier places, by name. Every answer shows
-        a partition's columns in this order (its dimensions, its conditions, its grid)."""
+        country), else as the ``column=value`` directories of the locations its conditions
+        read; after those, the columns neither places, by name. Every answer shows a
+        partition's columns in this order (its dimensions, its conditions, its grid), and a
+        partition no identifier names has its directory in this order."""
         found = self._orders.get(dataset_id)
         if found is None:
             shapes = self.shapes(dataset_id)
@@ -174,12 +178,20 @@ class Graph:
                 (dataset_id, _ORDER_SAMPLE),
             ):
                 named = identifier_columns(identifier)
-                if named is None or set(named) <= set(placed) or tuple(sorted(named)) not in shapes:
+                if named is None or tuple(sorted(named)) not in shapes:
                     continue  # names columns no partition has: not a Hive-style directory
-                longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
-                placed = [*longer, *(column for column in shorter if column not in longer)]
+                placed = _merged(placed, named)
+            if not columns or not columns.issubset(placed):
+                for (text,) in self.db.execute(
+                    "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? AND "
+                    "condition LIKE '%\"location\"%' LIMIT ?",
+                    (dataset_id, _ORDER_SAMPLE),
+                ):
+                    for place in location_paths(json.loads(text)):
+                        placed = _merged(placed, identifier_columns(place) or [])
+            self._placed[dataset_id] = frozenset(placed)
             rest = sorted(columns.difference(placed))
-            found = self._orders[dataset_id] = (*(c for c in placed if c in columns), *rest)
+            found = self._orders[dataset_id] = (*placed, *rest)
         return found
 
     def in_order(self, dataset_id: int, unit: Dimensions) -> Dimensions:
@@ -249,11 +261,21 @@ class Graph:
         if any(self.identifier(dataset_id, unit) is not None for unit in units):
             return True  # a known partition: some read or write lists it
         return any(
-            self.overlap(access, unit) is not False
+            self._may_touch(access, unit)
             for direction in ("input", "output")
             for access in self.accesses(dataset_id, direction)
             for unit in units
         )
+
+    def _may_touch(self, access: Access, unit: Unit) -> bool:
+        if self.overlap(access, unit) is not False:
+            return True
+        # A location is compared with the partition's directory: its columns in an order no
+        # identifier or location told column_order() are a guess, not sure enough for "no".
+        if unit is None or len(unit) < 2 or '"location"' not in (access.text or ""):
+            return False
+        self.column_order(access.dataset_id)
+        return not all(column in self._placed[access.dataset_id] for column, _ in unit)
 
     def known(self, dataset_id: int) -> dict[Dimensions, str | None]:
         """The dataset's known partitions (listed by some read or write), with identifiers."""
@@ -571,7 +593,9 @@ class Graph:
     def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
         dataset = self.dataset(dataset_id)
-        identifier = self.identifier(dataset_id, unit) or str(PartitionRef(unit))
+        identifier = self.identifier(dataset_id, unit) or str(
+            PartitionRef(self.in_order(dataset_id, unit))
+        )
         if dataset.namespace == "file":
             return dataset.name.rstrip("/") + "/" + identifier
         if "://" in dataset.namespace:
@@ -750,3 +774,11 @@ def write_overlap(graph: Graph, write: Access, unit: Unit) -> bool | None:
     if unit is None and write.condition is not None:
         return False if lists_no_partition(write.condition) else None
     return graph.overlap(write, unit)
+
+
+def _merged(placed: list[str], named: list[str]) -> list[str]:
+    """Two orders of columns as one: the longer one, then what only the shorter one has."""
+    if set(named) <= set(placed):
+        return placed
+    longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
+    return [*longer, *(column for column in shorter if column not in longer)]

@@ -232,6 +232,7 @@ def _lineage_types(spark: Any) -> None:
         ProvenanceReport,
         ProvenanceStep,
         RunRef,
+        UnknownPartitionColumnError,
         dataset_partitions,
         history,
         impact,
@@ -282,6 +283,15 @@ def _lineage_types(spark: Any) -> None:
     assert_type(SCHEMA_VERSION, int)
     assert_type(LineageDatabaseError("not ours"), LineageDatabaseError)
     assert_type(LineageQueryError("no such dataset"), LineageQueryError)
+    assert_type(answer.seen, bool)
+    assert_type(origin.seen, bool)
+    assert_type(history("lineage.db", "lake/sales").seen, bool)
+    typo = UnknownPartitionColumnError(DatasetRef("file", "/lake"), ("dayy",), ("day",))
+    assert_type(typo, UnknownPartitionColumnError)
+    assert_type(typo.columns, tuple[str, ...])
+    assert_type(typo.closest, dict[str, str])
+    assert_type(typo.dataset, DatasetRef)
+    UnknownPartitionColumnError("dayy")  # type: ignore[arg-type, call-arg]  # built from facts
 
 
 # -- openlineage_subset.spark: capture from Spark's plans -----------------------------------------

@@ -32,6 +32,7 @@ from openlineage_subset.cli._output import (
     discard_standard_output,
     printable,
 )
+from openlineage_subset.producer._naming import dataset_label
 
 SHOWN_PARTITIONS = 4
 """A condition listing more partitions than this shows the first few and a count."""
@@ -170,10 +171,11 @@ def _parent_run_id(event: Mapping[str, Any]) -> str | None:
 
 
 def _label(namespace: str, name: str, root: Path | None) -> str:
-    """A dataset's name, relative to ``root`` when it lies inside it."""
+    """A dataset's name, relative to ``root`` when it lies inside it; else as the lineage
+    answers name it."""
     if root is not None and namespace == "file" and Path(name).is_relative_to(root):
         return Path(name).relative_to(root).as_posix()
-    return f"{namespace}:{name}"
+    return dataset_label(namespace, name)
 
 
 def _condition_lines(facet: Any) -> list[str]:

@@ -3,6 +3,8 @@
 Events (from ``ol-subset run``, ``enable()`` or any OpenLineage producer) are ingested into one
 SQLite file; the queries then evaluate read conditions against written partitions in three
 values (yes, no, unknown), and count unknown as *possibly* affected, never as unaffected.
+A partition column the dataset never had raises :class:`UnknownPartitionColumnError`; a part
+no recorded run read or wrote is answered with ``seen`` False, not as a confident "nothing".
 
 - :func:`ingest`: JSON Lines files into the database, idempotently;
 - :func:`impact`: the runs affected by a dataset or partition, and the partitions to recompute;
@@ -18,7 +20,7 @@ docs/lineage.md states the rules and the JSON output.
 
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset.lineage._archive import ArchiveProblems, EventArchive
-from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import report_html
 from openlineage_subset.lineage._impact import impact
@@ -71,6 +73,7 @@ __all__ = [
     "ProvenanceReport",
     "ProvenanceStep",
     "RunRef",
+    "UnknownPartitionColumnError",
     "dataset_partitions",
     "history",
     "impact",

@@ -4,7 +4,7 @@
 :class:`Listing` (partition lists, decided by lookup) and :func:`quick_overlap` (comparisons with
 ISO dates, decided on their text) answer most questions of a large history; where they cannot,
 they say :data:`UNDECIDED` and the evaluator decides (tests/lineage/test_fast_paths.py holds
-them to its answers).
+them to its answers). Also: the columns a condition or an identifier names, and their order.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 from openlineage_subset._evaluate import guessed_type
 from openlineage_subset.lineage._model import Dimensions
+from openlineage_subset.producer._naming import unescape_path_name
 
 Values = tuple[str | None, ...]
 """A partition's values, in the order of its sorted columns."""
@@ -275,4 +276,78 @@ def only_partitions(condition: Any) -> list[Mapping[str, Any]] | None:
                 found.append(dimensions)
         else:
             return None
+    return found
+
+
+def sort_key(unit: Dimensions) -> tuple[tuple[str, bool, str], ...]:
+    """A key that sorts partitions by their values in column order, the null value first."""
+    return tuple((name, value is not None, value or "") for name, value in unit)
+
+
+def identifier_columns(identifier: str) -> list[str] | None:
+    """The columns a partition identifier names, in its order (``day=1/country=PL``: day,
+    country); None when it names one twice."""
+    named = [
+        column if "%" not in column else unescape_path_name(column)
+        for column, equals, _ in (segment.partition("=") for segment in identifier.split("/"))
+        if equals
+    ]
+    return named if len(set(named)) == len(named) else None
+
+
+def in_column_order(condition: Any, order: Mapping[str, int]) -> Any:
+    """The condition with the dimensions of the partitions it lists in ``order``."""
+    if isinstance(condition, list):
+        return [in_column_order(item, order) for item in condition]
+    if not isinstance(condition, dict):
+        return condition
+    found = {key: in_column_order(value, order) for key, value in condition.items()}
+    if condition.get("type") == "partition" and isinstance(condition.get("partitions"), list):
+        for item in found["partitions"]:
+            dimensions = item.get("dimensions") if isinstance(item, dict) else None
+            if isinstance(dimensions, dict):
+                item["dimensions"] = dict(
+                    sorted(
+                        dimensions.items(),
+                        key=lambda pair: (order.get(pair[0], len(order)), pair[0]),
+                    )
+                )
+    return found
+
+
+def named_columns(condition: Any, named: set[str]) -> None:
+    """Add to ``named`` the columns a condition names: the fields it compares, the columns
+    of the partitions it lists, those of ``column=value`` directories in its locations."""
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        if kind == "field" and isinstance(node.get("field"), str):
+            named.add(node["field"])
+        elif kind == "location":
+            for place in location_paths(node):
+                named.update(identifier_columns(place) or ())
+        dimensions = node.get("dimensions")
+        if isinstance(dimensions, dict):
+            named.update(str(column) for column in dimensions)
+        stack.extend(value for value in node.values() if isinstance(value, (dict, list)))
+
+
+def location_paths(condition: Any) -> list[str]:
+    """The paths of the locations a condition names, anywhere in it."""
+    found: list[str] = []
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "location" and isinstance(node.get("locations"), list):
+                found += [place for place in node["locations"] if isinstance(place, str)]
+            stack.extend(value for value in node.values() if isinstance(value, (dict, list)))
     return found

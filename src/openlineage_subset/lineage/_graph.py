@@ -28,7 +28,7 @@ from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset._issues import SubsetDocumentError
 from openlineage_subset._printable import printable
 from openlineage_subset._render import render
-from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
     Listing,
@@ -39,10 +39,15 @@ from openlineage_subset.lineage._conditions import (
     compares_as_text,
     date_spans,
     dimensions_of,
+    identifier_columns,
+    in_column_order,
     lists_no_partition,
+    location_paths,
+    named_columns,
     only_partitions,
     plain_values,
     quick_overlap,
+    sort_key,
 )
 from openlineage_subset.lineage._model import (
     DatasetRef,
@@ -57,6 +62,8 @@ from openlineage_subset.lineage._store import LineageStore
 
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN_CANDIDATES = 10
+_ORDER_SAMPLE = 64
+"""Partitions of a dataset whose identifiers are read for the order of its columns."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,10 +80,6 @@ class Access:
         """The condition (JSON), read when first asked: most accesses a query loads are only
         compared by time."""
         return None if self.text is None else json.loads(self.text)
-
-    @property
-    def rendered(self) -> str | None:
-        return _rendered(self.condition)
 
 
 def _rendered(condition: Any) -> str | None:
@@ -106,6 +109,10 @@ class Graph:
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
+        self._orders: dict[int, tuple[str, ...]] = {}
+        self._ranks: dict[int, dict[str, int]] = {}
+        self._placed: dict[int, frozenset[str]] = {}
+        self._rendered: dict[tuple[str, int], str] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -154,6 +161,123 @@ class Graph:
             ).fetchone()
             found = self._datasets[dataset_id] = DatasetRef(namespace, name)
         return found
+
+    def column_order(self, dataset_id: int) -> tuple[str, ...]:
+        """The dataset's partition columns in the order its events give them: as the
+        identifiers of its partitions name them (``day=2024-10-15/country=PL``: day, then
+        country), else as the ``column=value`` directories of the locations its conditions
+        read; after those, the columns neither places, by name. Every answer shows a
+        partition's columns in this order (its dimensions, its conditions, its grid), and a
+        partition no identifier names has its directory in this order."""
+        found = self._orders.get(dataset_id)
+        if found is None:
+            shapes = self.shapes(dataset_id)
+            columns = {column for shape in shapes for column in shape}
+            placed: list[str] = []
+            for (identifier,) in self.db.execute(
+                "SELECT identifier FROM (SELECT identifier FROM partitions WHERE dataset_id = ? "
+                "LIMIT ?) WHERE identifier IS NOT NULL",
+                (dataset_id, _ORDER_SAMPLE),
+            ):
+                named = identifier_columns(identifier)
+                if named is None or tuple(sorted(named)) not in shapes:
+                    continue  # names columns no partition has: not a Hive-style directory
+                placed = _merged(placed, named)
+            if not columns or not columns.issubset(placed):
+                for (text,) in self.db.execute(
+                    "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? AND "
+                    "condition LIKE '%\"location\"%' LIMIT ?",
+                    (dataset_id, _ORDER_SAMPLE),
+                ):
+                    for place in location_paths(json.loads(text)):
+                        placed = _merged(placed, identifier_columns(place) or [])
+            self._placed[dataset_id] = frozenset(placed)
+            rest = sorted(columns.difference(placed))
+            found = self._orders[dataset_id] = (*placed, *rest)
+        return found
+
+    def in_order(self, dataset_id: int, unit: Dimensions) -> Dimensions:
+        """A partition's (column, value) pairs in the dataset's :meth:`column_order`."""
+        rank = self._ranks.get(dataset_id)
+        if rank is None:
+            order = self.column_order(dataset_id)
+            # Columns in the order of their names (one column, most often): units are already.
+            rank = self._ranks[dataset_id] = (
+                {} if list(order) == sorted(order) else {c: n for n, c in enumerate(order)}
+            )
+        if not rank:
+            return unit
+        return tuple(sorted(unit, key=lambda pair: (rank.get(pair[0], len(rank)), pair[0])))
+
+    def rendered(self, access: Access) -> str | None:
+        """The access's condition as text (None: the whole dataset), the columns of the
+        partitions it lists in the dataset's :meth:`column_order`."""
+        if access.text is None:
+            return None
+        key = (access.text, access.dataset_id)
+        found = self._rendered.get(key)
+        if found is None:
+            order = {c: n for n, c in enumerate(self.column_order(access.dataset_id))}
+            found = _rendered(in_column_order(access.condition, order)) or ""
+            self._rendered[key] = found
+        return found
+
+    def check_columns(self, dataset_id: int, partition: Mapping[str, str | None] | None) -> None:
+        """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
+        dataset never had: no known partition of it has it, and no condition on it names it
+        (compares it, or has it in a location's ``column=value`` directory). A dataset of
+        which nothing names a column (read and written whole) is not known to lack any."""
+        if not partition:
+            return
+        columns = self.column_order(dataset_id)
+        unknown = [column for column in partition if column not in columns]
+        if not unknown:
+            return
+        named: set[str] = set()
+        for (text,) in self.db.execute(
+            "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? "
+            "AND condition IS NOT NULL",
+            (dataset_id,),
+        ):
+            named_columns(json.loads(text), named)
+        unknown = [column for column in unknown if column not in named]
+        if not unknown or not (columns or named):
+            return
+        others = sorted(named.difference(columns))
+        closest = {}
+        for column in unknown:
+            near = difflib.get_close_matches(column, [*columns, *others], n=1, cutoff=0.6)
+            if near:
+                closest[column] = near[0]
+        raise UnknownPartitionColumnError(
+            self.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
+        )
+
+    def seen(self, dataset_id: int, units: Iterable[Unit]) -> bool:
+        """Whether some recorded run read or wrote any of the units, or may have: False only
+        when every read and every write of the dataset leaves each unit out."""
+        units = list(units)
+        if None in units:
+            return True  # the whole dataset: some run read or wrote it, or it would be unknown
+        self.look_up(dataset_id, units)
+        if any(self.identifier(dataset_id, unit) is not None for unit in units):
+            return True  # a known partition: some read or write lists it
+        return any(
+            self._may_touch(access, unit)
+            for direction in ("input", "output")
+            for access in self.accesses(dataset_id, direction)
+            for unit in units
+        )
+
+    def _may_touch(self, access: Access, unit: Unit) -> bool:
+        if self.overlap(access, unit) is not False:
+            return True
+        # A location is compared with the partition's directory: its columns in an order no
+        # identifier or location told column_order() are a guess, not sure enough for "no".
+        if unit is None or len(unit) < 2 or '"location"' not in (access.text or ""):
+            return False
+        self.column_order(access.dataset_id)
+        return not all(column in self._placed[access.dataset_id] for column, _ in unit)
 
     def known(self, dataset_id: int) -> dict[Dimensions, str | None]:
         """The dataset's known partitions (listed by some read or write), with identifiers."""
@@ -471,7 +595,9 @@ class Graph:
     def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
         dataset = self.dataset(dataset_id)
-        identifier = self.identifier(dataset_id, unit) or str(PartitionRef(unit))
+        identifier = self.identifier(dataset_id, unit) or str(
+            PartitionRef(self.in_order(dataset_id, unit))
+        )
         if dataset.namespace == "file":
             return dataset.name.rstrip("/") + "/" + identifier
         if "://" in dataset.namespace:
@@ -559,12 +685,22 @@ class Graph:
         units = (tuple(zip(shape, values, strict=True)) for values in found)
         return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
 
+    def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
+        """The units that are partitions (not None), as :class:`PartitionRef`, their columns
+        and their order by the dataset's :meth:`column_order`."""
+        ordered = sorted(
+            ((self.in_order(dataset_id, unit), unit) for unit in units if unit is not None),
+            key=lambda item: sort_key(item[0]),
+        )
+        return tuple(
+            PartitionRef(shown, self.identifier(dataset_id, unit) or None)
+            for shown, unit in ordered
+        )
+
     def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
         def refs(label: Label) -> tuple[PartitionRef, ...]:
-            return tuple(
-                PartitionRef(unit, self.identifier(dataset_id, unit) or None)
-                for unit in sorted(u for u, found in units.items() if u is not None)
-                if units[unit] == label
+            return self.partition_refs(
+                dataset_id, (u for u, found in units.items() if found == label)
             )
 
         return PartitionSet(
@@ -640,3 +776,11 @@ def write_overlap(graph: Graph, write: Access, unit: Unit) -> bool | None:
     if unit is None and write.condition is not None:
         return False if lists_no_partition(write.condition) else None
     return graph.overlap(write, unit)
+
+
+def _merged(placed: list[str], named: list[str]) -> list[str]:
+    """Two orders of columns as one: the longer one, then what only the shorter one has."""
+    if set(named) <= set(placed):
+        return placed
+    longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
+    return [*longer, *(column for column in shorter if column not in longer)]

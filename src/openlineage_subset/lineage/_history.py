@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 
 from openlineage_subset.lineage._arguments import checked_partition, open_store
+from openlineage_subset.lineage._conditions import sort_key
 from openlineage_subset.lineage._graph import Graph, read_label, region
 from openlineage_subset.lineage._model import (
     HistoryEntry,
@@ -26,12 +27,14 @@ def history(
     namespace: str | None = None,
 ) -> HistoryReport:
     """The runs that read or wrote a dataset (or may have touched ``partition`` of it), in
-    the order they started, each with its condition and how sure the overlap is."""
+    the order they started, each with its condition and how sure the overlap is. Raises as
+    :func:`~openlineage_subset.lineage.impact` raises."""
     values = checked_partition(partition)
     store, close = open_store(db)
     try:
         graph = Graph(store)
         dataset_id = graph.resolve(dataset, namespace)
+        graph.check_columns(dataset_id, values)
         units = region(graph, dataset_id, values)
         target = graph.partition_set(dataset_id, dict.fromkeys(units, "definite"))
         entries = []
@@ -41,12 +44,13 @@ def history(
                 if values is not None:
                     label, _ = read_label(graph, access, tuple((u, "definite") for u in units))
                 if label is not None:
-                    entries.append(HistoryEntry(access.run, verb, access.rendered, label))  # type: ignore[arg-type]
+                    entries.append(HistoryEntry(access.run, verb, graph.rendered(access), label))  # type: ignore[arg-type]
     finally:
         if close:
             store.close()
     entries.sort(key=lambda e: (e.run.started_at, e.run.run_id, e.direction))
-    return HistoryReport(target, tuple(entries))
+    # An entry is a read or write that may overlap the part asked about: none, nothing did.
+    return HistoryReport(target, tuple(entries), bool(entries))
 
 
 def dataset_partitions(
@@ -72,7 +76,9 @@ def dataset_partitions(
             reverse=True,
         )
         states = []
-        for unit, identifier in graph.known(dataset_id).items():
+        known = graph.known(dataset_id)
+        for unit in sorted(known, key=lambda unit: sort_key(graph.in_order(dataset_id, unit))):
+            identifier = known[unit]
             writer = next((w for w in writes if graph.overlap(w, unit) is not False), None)
             label: Label | None = None
             if writer is not None:
@@ -85,7 +91,7 @@ def dataset_partitions(
             }
             states.append(
                 PartitionState(
-                    PartitionRef(unit, identifier),
+                    PartitionRef(graph.in_order(dataset_id, unit), identifier),
                     None if writer is None else writer.run,
                     label,
                     len(readers),

@@ -6,7 +6,7 @@ import collections
 import dataclasses
 import datetime as _dt
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 
 from openlineage_subset.lineage._arguments import (
     checked_depth,
@@ -20,7 +20,6 @@ from openlineage_subset.lineage._model import (
     AffectedRun,
     ImpactReport,
     Label,
-    PartitionRef,
     PartitionSet,
     stronger,
 )
@@ -45,7 +44,9 @@ def impact(
     affected run that completed wrote is affected from its completion on, and so on, ``depth``
     run hops at most. ``dataset`` is a dataset name or the end of one after a ``/``;
     ``namespace`` tells apart datasets of one name. Raises :class:`LineageQueryError` for an
-    unknown or ambiguous dataset, :class:`LineageDatabaseError` for a database it cannot read.
+    unknown or ambiguous dataset (:class:`UnknownPartitionColumnError` for a partition column
+    the dataset never had), :class:`LineageDatabaseError` for a database it cannot read. A
+    partition no recorded run read or wrote is answered with ``seen`` False.
 
     The example in docs/lineage.md runs a three-step pipeline end to end.
     """
@@ -56,13 +57,15 @@ def impact(
     try:
         graph = Graph(store)
         start_id = graph.resolve(dataset, namespace)
+        graph.check_columns(start_id, region_values)
         start_units = region(graph, start_id, region_values)
         start = graph.partition_set(start_id, dict.fromkeys(start_units, "definite"))
         runs, backfill = _affected(graph, start_id, start_units, start_time, limit)
+        seen = bool(runs) or graph.seen(start_id, start_units)
     finally:
         if close:
             store.close()
-    return ImpactReport(start, start_time, limit, runs, backfill)
+    return ImpactReport(start, start_time, limit, runs, backfill, seen)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,8 +120,8 @@ def _affected(
                 label,
                 reached.hops,
                 graph.dataset(read.dataset_id),
-                None if None in matched else tuple(_refs(graph, read.dataset_id, matched)),
-                read.rendered,
+                None if None in matched else graph.partition_refs(read.dataset_id, matched),
+                graph.rendered(read),
                 reached.upstream,
             )
             if read.run.status != "COMPLETE" or read.run.ended_at is None:
@@ -146,8 +149,3 @@ def _affected(
         )
     )
     return runs, plan
-
-
-def _refs(graph: Graph, dataset_id: int, units: Iterable[Unit]) -> Iterator[PartitionRef]:
-    for unit in sorted(u for u in units if u is not None):
-        yield PartitionRef(unit, graph.identifier(dataset_id, unit) or None)

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any, Literal
 
 from openlineage_subset.lineage._time import shown_time
+from openlineage_subset.producer._naming import dataset_label
 
 Label = Literal["definite", "possible"]
 Dimensions = tuple[tuple[str, str | None], ...]
@@ -39,9 +40,7 @@ class DatasetRef:
     name: str
 
     def __str__(self) -> str:
-        if "://" in self.namespace:
-            return self.namespace.rstrip("/") + "/" + self.name.lstrip("/")
-        return f"{self.namespace}:{self.name}"
+        return dataset_label(self.namespace, self.name)
 
     def as_json(self) -> dict[str, Any]:
         return {"namespace": self.namespace, "name": self.name}
@@ -50,6 +49,9 @@ class DatasetRef:
 @dataclasses.dataclass(frozen=True)
 class PartitionRef:
     """A partition: its values by column (``None``: the null partition), and its identifier.
+
+    In an answer, the columns come in the order the dataset's events give them (as its
+    partitions' identifiers name them), the same in every answer and output.
 
     >>> str(PartitionRef((("country", "PL"), ("day", "2024-10-15")), None))
     'country=PL/day=2024-10-15'
@@ -155,6 +157,9 @@ class ImpactReport:
     depth: int | None
     runs: tuple[AffectedRun, ...]
     backfill: tuple[PartitionSet, ...]
+    seen: bool = True
+    """False when no recorded run read or wrote the starting region, nor may have: the
+    database knows nothing of it (a value never written, or mistyped)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -164,6 +169,7 @@ class ImpactReport:
             "depth": self.depth,
             "runs": [run.as_json() for run in self.runs],
             "backfill": [item.as_json() for item in self.backfill],
+            "seen": self.seen,
         }
 
 
@@ -221,6 +227,8 @@ class ProvenanceReport:
     target: PartitionSet
     depth: int | None
     writers: tuple[ProvenanceStep, ...]
+    seen: bool = True
+    """False when no recorded run read or wrote the part asked about, nor may have."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -228,6 +236,7 @@ class ProvenanceReport:
             "target": self.target.as_json(),
             "depth": self.depth,
             "writers": [writer.as_json() for writer in self.writers],
+            "seen": self.seen,
         }
 
 
@@ -255,12 +264,15 @@ class HistoryReport:
 
     target: PartitionSet
     entries: tuple[HistoryEntry, ...]
+    seen: bool = True
+    """False when no recorded run read or wrote the part asked about, nor may have."""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "query": "history",
             "target": self.target.as_json(),
             "entries": [entry.as_json() for entry in self.entries],
+            "seen": self.seen,
         }
 
 

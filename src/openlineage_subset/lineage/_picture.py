@@ -24,13 +24,14 @@ from openlineage_subset.lineage._model import (
     DatasetRef,
     Dimensions,
     Label,
+    PartitionRef,
     PartitionSet,
     ProvenanceStep,
     RunRef,
 )
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageStore
-from openlineage_subset.lineage._text import part_heading
+from openlineage_subset.lineage._text import part_heading, unseen_note
 from openlineage_subset.lineage._time import shown_time
 
 CellState = Literal["affected", "possible", "written", "read", "known"]
@@ -184,9 +185,9 @@ class _Builder:
             state = definite if part.whole == "definite" else "possible"
             self.mark(part.dataset, None, state, note)
         for item in part.definite:
-            self.mark(part.dataset, item.dimensions, definite, note)
+            self.mark(part.dataset, _unit(item), definite, note)
         for item in part.possible:
-            self.mark(part.dataset, item.dimensions, "possible", f"{note} (possibly)")
+            self.mark(part.dataset, _unit(item), "possible", f"{note} (possibly)")
 
     def picture(
         self,
@@ -220,7 +221,9 @@ class _Builder:
             if unit is not None:
                 units[unit] = GridCell(state, tuple(notes))
         whole = marked.get(None)
-        columns_of = sorted({name for unit in units for name, _ in unit})
+        named = {name for unit in units for name, _ in unit}
+        order = self.graph.column_order(dataset_id)
+        columns_of = [*(c for c in order if c in named), *sorted(named.difference(order))]
         if not columns_of:
             whole_cell = GridCell(whole[0], tuple(whole[1])) if whole else None
             return Grid(dataset, None, (), (), (), {}, whole_cell, (0,), 0)
@@ -338,6 +341,8 @@ def impact_picture(
         ]
         if report.since:
             summary.insert(0, f"Affected data: what was there from {shown_time(report.since)} on")
+        if not report.seen:
+            summary.insert(0, unseen_note(report.start))
         title = f"Impact of {part_heading(report.start)}"
         return build.picture("impact", title, summary, len(report.runs))
     finally:
@@ -360,7 +365,7 @@ def _impact_run(build: _Builder, item: AffectedRun) -> None:
     for read in graph.inputs(item.run):
         for unit, _ in graph.read_units(read):
             build.mark(graph.dataset(read.dataset_id), unit, "read", read_note)
-    affected_read = (None,) if item.partitions is None else [p.dimensions for p in item.partitions]
+    affected_read = (None,) if item.partitions is None else [_unit(p) for p in item.partitions]
     for unit in affected_read:
         state: CellState = "affected" if item.label == "definite" else "possible"
         build.mark(item.dataset, unit, state, f"{_SURELY[item.label]} affected, {read_note}")
@@ -401,6 +406,8 @@ def provenance_picture(
             f"{runs} run(s) behind it; the latest writers first",
             "Unknown (possible) where a condition depends on other columns than partitions",
         ]
+        if not report.seen:
+            summary.insert(0, unseen_note(report.target))
         title = f"Provenance of {part_heading(report.target)}"
         return build.picture("provenance", title, summary, runs)
     finally:
@@ -409,7 +416,7 @@ def provenance_picture(
 
 
 def _units(part: PartitionSet) -> list[Unit]:
-    units: list[Unit] = [item.dimensions for item in part.definite + part.possible]
+    units: list[Unit] = [_unit(item) for item in part.definite + part.possible]
     return units if units or part.whole is None else [None]
 
 
@@ -446,6 +453,11 @@ def _provenance_steps(
             build.edges.append(GraphEdge(source, key, step.label))
             build.mark_part(item.partitions, "read", read_note)
             _provenance_steps(build, item.writers, _units(item.partitions), level + 1)
+
+
+def _unit(partition: PartitionRef) -> Unit:
+    """A partition of an answer (its columns in the dataset's order) as the graph keys it."""
+    return tuple(sorted(partition.dimensions))
 
 
 def _count_runs(steps: Iterable[ProvenanceStep]) -> int:

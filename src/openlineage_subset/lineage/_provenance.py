@@ -32,7 +32,9 @@ def provenance(
     write overlaps it, and earlier ones too while the later ones only *possibly* wrote it. For
     each writer, its reads and the known input partitions each may cover (definite or
     possible), then the writers of those that completed before the reading run started,
-    ``depth`` levels of runs at most. A run shown once is not expanded again.
+    ``depth`` levels of runs at most. A run shown once is not expanded again. Raises as
+    :func:`~openlineage_subset.lineage.impact` raises; a partition no recorded run read or
+    wrote is answered with ``seen`` False.
     """
     values = checked_partition(partition)
     limit = checked_depth(depth)
@@ -40,14 +42,16 @@ def provenance(
     try:
         graph = Graph(store)
         target_id = graph.resolve(dataset, namespace)
+        graph.check_columns(target_id, values)
         units = region(graph, target_id, values) if values else graph.whole_units(target_id)
         labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
         target = graph.partition_set(target_id, labelled)
         writers = _ProvenanceWalk(graph, limit).writers(target_id, list(labelled.items()), None, 1)
+        seen = bool(writers) or graph.seen(target_id, units)
     finally:
         if close:
             store.close()
-    return ProvenanceReport(target, limit, writers)
+    return ProvenanceReport(target, limit, writers, seen)
 
 
 class _ProvenanceWalk:
@@ -94,7 +98,7 @@ class _ProvenanceWalk:
                 run=run,
                 label=label,
                 dataset=where,
-                condition=write.rendered,
+                condition=self.graph.rendered(write),
                 inputs=(),
                 repeated=True,
             )
@@ -109,7 +113,7 @@ class _ProvenanceWalk:
             inputs.append(
                 ProvenanceInput(
                     self.graph.dataset(read.dataset_id),
-                    read.rendered,
+                    self.graph.rendered(read),
                     self.graph.partition_set(read.dataset_id, dict(covered)),
                     writers,
                 )
@@ -118,7 +122,7 @@ class _ProvenanceWalk:
             run=run,
             label=label,
             dataset=where,
-            condition=write.rendered,
+            condition=self.graph.rendered(write),
             inputs=tuple(inputs),
             truncated=not deeper,
         )

@@ -42,6 +42,14 @@ def part_heading(part: PartitionSet) -> str:
     return f"{part.dataset}, partition(s) {_partitions(part.definite + part.possible)}"
 
 
+def unseen_note(part: PartitionSet) -> str:
+    """What an answer says of a part of a dataset no recorded run read or wrote."""
+    return (
+        f"No recorded run read or wrote it, nor may have: nothing is known of this part of "
+        f"{part.dataset}. Is the value right? `ol-subset lineage partitions` lists the known ones."
+    )
+
+
 def _wrapped(text: str, indent: int) -> list[str]:
     """``text`` over lines of at most ``_WIDTH`` characters where it has a top-level ``OR`` to
     break at (outside parentheses and quotes), each further line starting with ``OR`` indented
@@ -101,6 +109,8 @@ def impact_text(report: ImpactReport) -> list[str]:
     since = f", data present from {shown_time(report.since)}" if report.since else ""
     depth = f", at most {report.depth} run hop(s)" if report.depth else ""
     lines = [f"Impact of {part_heading(report.start)}{since}{depth}", ""]
+    if not report.seen:
+        return [*lines, unseen_note(report.start)]
     if not report.runs:
         lines.append("No run read the affected data after it was there: nothing to recompute.")
         return _shown(lines)
@@ -129,6 +139,8 @@ def impact_text(report: ImpactReport) -> list[str]:
 def provenance_text(report: ProvenanceReport) -> list[str]:
     """The provenance answer as lines of text, a tree indented by level."""
     lines = [f"Provenance of {part_heading(report.target)}", ""]
+    if not report.seen:
+        return [*lines, unseen_note(report.target)]
     if not report.writers:
         lines.append("No completed run wrote it: it came from outside the recorded lineage.")
     for step in report.writers:
@@ -164,6 +176,8 @@ def _step(step: ProvenanceStep, indent: str) -> list[str]:
 def history_text(report: HistoryReport) -> list[str]:
     """The history answer as lines of text, oldest first."""
     lines = [f"History of {part_heading(report.target)}", ""]
+    if not report.seen:
+        return [*lines, unseen_note(report.target)]
     if not report.entries:
         lines.append("No recorded run read or wrote it.")
     for entry in report.entries:

@@ -199,6 +199,21 @@ def dataset_identity(uri: str) -> tuple[str, str]:
     return f"{location.scheme}://{location.authority}", location.path
 
 
+def dataset_label(namespace: str, name: str) -> str:
+    """A dataset as a person reads it, the same in every output (``ol-subset show``, the
+    lineage answers): a namespace that is a location (``scheme://authority``) and the name
+    joined into one location; any other namespace as ``namespace:name``.
+
+    >>> dataset_label("s3://bucket", "lake/sales"), dataset_label("file", "/tmp/lake/sales")
+    ('s3://bucket/lake/sales', 'file:/tmp/lake/sales')
+    >>> dataset_label("hdfs://namenode:8020", "/warehouse/sales")
+    'hdfs://namenode:8020/warehouse/sales'
+    """
+    if "://" in namespace:
+        return namespace.rstrip("/") + "/" + name.lstrip("/")
+    return f"{namespace}:{name}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class TrimRules:
     """Which trailing directories :func:`split_dataset_root` trims off a dataset root.

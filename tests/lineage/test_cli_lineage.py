@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,17 @@ def test_unknown_dataset_and_bad_partition_exit_2(
 def test_a_missing_database_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _run(capsys, "partitions", "daily", "--db", str(tmp_path / "none.db"))
     assert status == 2 and "ol-subset lineage ingest" in err
+
+
+@pytest.mark.parametrize("query", ["impact", "history", "partitions"])
+def test_a_closed_output_pipe_stops_quietly_with_141(db: str, query: str) -> None:
+    # As `ol-subset lineage history daily | true`: the reader is gone before any output.
+    child = subprocess.Popen(
+        [sys.executable, "-m", "openlineage_subset", "lineage", query, "daily", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    assert child.wait(timeout=120) == 141
+    assert child.stderr.read() == b""

@@ -24,7 +24,12 @@ from openlineage_subset import __version__
 from openlineage_subset.cli._connect_server import add_connect_server_parser
 from openlineage_subset.cli._java import spark_ready
 from openlineage_subset.cli._lineage import add_lineage_parser
-from openlineage_subset.cli._output import EXIT_INTERRUPTED, EXIT_UNUSABLE
+from openlineage_subset.cli._output import (
+    EXIT_INTERRUPTED,
+    EXIT_OUTPUT_CLOSED,
+    EXIT_UNUSABLE,
+    discard_standard_output,
+)
 from openlineage_subset.cli._run import add_capture_arguments
 from openlineage_subset.cli._show import show_command
 from openlineage_subset.cli._validate import validate_command
@@ -46,8 +51,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNUSABLE
     try:
         status: int = args.handler(args)
+        if sys.stdout is not None:  # None when started with standard output closed
+            sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as a shell tool
+        discard_standard_output()
+        return EXIT_OUTPUT_CLOSED
     return status
 
 

@@ -4,7 +4,9 @@ Names and locations are cleaned by ``_naming`` (user information, query strings 
 removed). Free text the adapter emits (exception messages, stack traces, quarantine reasons)
 may quote a location or a connection string with its credentials: :func:`scrub_text` replaces
 each secret it recognises with :data:`MARKER` and keeps the rest readable. Both use
-:func:`user_info_end` to tell where the user information of ``scheme://...`` ends.
+:func:`user_info_end` to tell where the user information of ``scheme://...`` ends. The package
+logs only through :func:`scrubbed_logger`, whose records are scrubbed before any handler sees
+them.
 
 Every rule is a left-to-right scan or a regular expression without nested or overlapping
 repetition, and a line is searched for a missing closing quote at most once per kind of quote,
@@ -14,6 +16,7 @@ so scrubbing takes time linear in the text, however hostile.
 from __future__ import annotations
 
 import bisect
+import logging
 import re
 from collections.abc import Callable
 
@@ -228,12 +231,22 @@ def scrub_text(text: str) -> str:
     return _ACCESS_KEY_ID.sub(MARKER, text)
 
 
-def _is_secret_parameter(name: str, preceding: str) -> bool:
+def is_secret_name(name: str) -> bool:
+    """Whether ``name`` (of a parameter, a setting, a variable) says it holds a secret, as
+    :func:`scrub_text` reads names, short names aside.
+
+    >>> is_secret_name("OPENLINEAGE__TRANSPORT__AUTH__API_KEY"), is_secret_name("key")
+    (True, False)
+    """
     lowered = name.lower()
     joined = lowered.translate(_NAME_SEPARATORS)
-    if lowered in _SECRET_NAMES or any(part in joined for part in _SECRET_NAME_PARTS):
+    return lowered in _SECRET_NAMES or any(part in joined for part in _SECRET_NAME_PARTS)
+
+
+def _is_secret_parameter(name: str, preceding: str) -> bool:
+    if is_secret_name(name):
         return True
-    return lowered in _PARAMETER_SECRET_NAMES and preceding in _PARAMETER_STARTS
+    return name.lower() in _PARAMETER_SECRET_NAMES and preceding in _PARAMETER_STARTS
 
 
 class _QuotedValues:
@@ -361,3 +374,41 @@ def _scrub_jdbc_user_info(text: str) -> str:
             pieces += [text[done:start], MARKER]
             done = at
     return "".join([*pieces, text[done:]])
+
+
+class ScrubbingFilter(logging.Filter):
+    """Scrubs a log record of credentials, in place, before any handler sees it: its message
+    (formatted with its arguments), its exception's traceback and its stack.
+
+    The exception itself is dropped from the record (its scrubbed text stays in ``exc_text``,
+    which ``logging.Formatter`` prints): a handler formatting it anew would print it unscrubbed.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = scrub_text(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+        record.exc_info = None
+        if record.exc_text:
+            record.exc_text = scrub_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = scrub_text(record.stack_info)
+        return True
+
+
+_TRACEBACKS = logging.Formatter()
+_FILTER = ScrubbingFilter()
+
+
+def scrubbed_logger(name: str) -> logging.Logger:
+    """The logger ``name``, its records scrubbed of credentials (:class:`ScrubbingFilter`):
+    the only way this package gets a logger.
+
+    >>> log = scrubbed_logger("openlineage_subset.example")
+    >>> any(isinstance(f, ScrubbingFilter) for f in log.filters)
+    True
+    """
+    logger = logging.getLogger(name)
+    if _FILTER not in logger.filters:
+        logger.addFilter(_FILTER)
+    return logger

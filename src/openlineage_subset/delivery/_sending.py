@@ -18,7 +18,7 @@ import random
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -115,19 +115,18 @@ def _disabled() -> bool:
     return os.environ.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true"
 
 
-def _without_configured_secrets(text: str) -> str:
+def _without_configured_secrets(text: str, environ: Mapping[str, str] = os.environ) -> str:
     """``text`` (openlineage-python's word on its configuration) scrubbed, and without the
     values of the ``OPENLINEAGE*`` variables that may hold a secret, which it may echo in a
     shape :func:`scrub_text` cannot tell (``user:token@host``, a bare API key): the user
     information of a URL's, and the value of one named like a secret (of 4 characters or more,
     so that ``a`` is not taken out of every word), go whole.
 
-    >>> os.environ["OPENLINEAGE_URL"] = "etl:s3cr3t@lineage:5000"
-    >>> _without_configured_secrets("invalid URL etl:s3cr3t@lineage:5000")
-    'invalid URL ***@lineage:5000'
-    >>> del os.environ["OPENLINEAGE_URL"]
+    >>> environ = {"OPENLINEAGE_URL": "etl:s3cr3t@lineage:5000", "OPENLINEAGE_API_KEY": "k3y0"}
+    >>> _without_configured_secrets("bad URL etl:s3cr3t@lineage:5000 (key k3y0)", environ)
+    'bad URL ***@lineage:5000 (key ***)'
     """
-    for name, value in os.environ.items():
+    for name, value in environ.items():
         if not name.startswith("OPENLINEAGE") or not value.strip():
             continue
         if name.endswith("URL"):

@@ -37,7 +37,6 @@ and a fallback to that file, never an exception.
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import queue
@@ -60,9 +59,10 @@ from openlineage_subset.delivery._sending import (
     local_paths,
     resolve_transport,
 )
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.producer._settings import LineageSettingsWarning
 
-log = logging.getLogger("openlineage_subset.delivery")
+log = scrubbed_logger("openlineage_subset.delivery")
 
 _STOP = object()
 _UNSENT = ("(undelivered)", "(unwritten)")

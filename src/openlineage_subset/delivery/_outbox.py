@@ -41,7 +41,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
-import logging
 import os
 import re
 import stat
@@ -56,8 +55,9 @@ from typing import Any
 
 from openlineage_subset.delivery._openlineage_client import to_json
 from openlineage_subset.delivery._trust import UnsafeOutbox, ensure_trusted
+from openlineage_subset.producer._secrets import scrubbed_logger
 
-log = logging.getLogger("openlineage_subset.outbox")
+log = scrubbed_logger("openlineage_subset.outbox")
 
 MAX_LANES = 32
 """Captures that can write one outbox at the same time."""

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import errno
 import json
-import logging
 import os
 import random
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -33,9 +32,15 @@ from openlineage_subset.delivery._outbox import (
     create_private,
     event_line,
 )
-from openlineage_subset.producer._secrets import scrub_text
+from openlineage_subset.producer._secrets import (
+    MARKER,
+    is_secret_name,
+    scrub_text,
+    scrubbed_logger,
+    user_info_end,
+)
 
-log = logging.getLogger("openlineage_subset.delivery")
+log = scrubbed_logger("openlineage_subset.delivery")
 
 DEFAULT_OUTPUT = "openlineage-events.jsonl"
 DEFAULT_QUARANTINE = "openlineage-quarantine.jsonl"
@@ -110,6 +115,30 @@ def _disabled() -> bool:
     return os.environ.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true"
 
 
+def _without_configured_secrets(text: str, environ: Mapping[str, str] = os.environ) -> str:
+    """``text`` (openlineage-python's word on its configuration) scrubbed, and without the
+    values of the ``OPENLINEAGE*`` variables that may hold a secret, which it may echo in a
+    shape :func:`scrub_text` cannot tell (``user:token@host``, a bare API key): the user
+    information of a URL's, and the value of one named like a secret (of 4 characters or more,
+    so that ``a`` is not taken out of every word), go whole.
+
+    >>> environ = {"OPENLINEAGE_URL": "etl:s3cr3t@lineage:5000", "OPENLINEAGE_API_KEY": "k3y0"}
+    >>> _without_configured_secrets("bad URL etl:s3cr3t@lineage:5000 (key k3y0)", environ)
+    'bad URL ***@lineage:5000 (key ***)'
+    """
+    for name, value in environ.items():
+        if not name.startswith("OPENLINEAGE") or not value.strip():
+            continue
+        if name.endswith("URL"):
+            rest = value.partition("://")[2] if "://" in value else value
+            at = user_info_end("http", rest)
+            if at > 0:
+                text = text.replace(rest[: at + 1], f"{MARKER}@")
+        elif is_secret_name(name) and len(value.strip()) >= 4:
+            text = text.replace(value.strip(), MARKER)
+    return scrub_text(text)
+
+
 @dataclass(frozen=True)
 class Sink:
     """Where events are sent, as :func:`resolve_transport` found it."""
@@ -149,7 +178,7 @@ def resolve_transport(output: str | os.PathLike[str] | None) -> Sink:
         except Exception as error:  # ValueError, RuntimeError, ImportError, KeyError...
             configuration_problem = (
                 f"the OpenLineage transport configured by {', '.join(sources)} cannot be used "
-                f"({type(error).__name__}: {error})"
+                f"({_without_configured_secrets(f'{type(error).__name__}: {error}')})"
             )
         else:
             if settings.get("type") or os.environ.get("OPENLINEAGE_URL") or _disabled():
@@ -425,8 +454,9 @@ class Delivery:
         self.transport = transport
         self.quarantine = quarantine
         self.tally = tally
-        self.sink = sink
+        self.sink = scrub_text(sink)
         self.last_error: str | None = None
+        """The last failure to send, scrubbed: it goes into logs and summaries."""
         self._memory: deque[dict[str, Any]] = deque()
         self._wake = threading.Condition()
         self._signals = 0
@@ -573,7 +603,7 @@ class Delivery:
             self.outbox.save()
 
     def _failed(self, error: BaseException) -> None:
-        self.last_error = _describe(error)
+        self.last_error = scrub_text(_describe(error))
         if self._first(type(error).__name__):
             where = f"the outbox {self.outbox.path}" if self.outbox is not None else "memory"
             log.warning(

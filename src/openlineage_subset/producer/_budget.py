@@ -23,13 +23,13 @@
 from __future__ import annotations
 
 import copy
-import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from openlineage_subset.producer._condense import condense, fair_shares, json_size
+from openlineage_subset.producer._secrets import scrubbed_logger
 
-log = logging.getLogger("openlineage_subset.producer")
+log = scrubbed_logger("openlineage_subset.producer")
 
 Report = Callable[[str, str], None]
 """Told (dataset name, what happened) when a dataset loses its subset facet or another facet."""

@@ -8,11 +8,12 @@ thousands of times: each (dataset, reason) is logged once per process.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 
-log = logging.getLogger("openlineage_subset.producer")
+from openlineage_subset.producer._secrets import scrubbed_logger
+
+log = scrubbed_logger("openlineage_subset.producer")
 
 Report = Callable[[str, str], None]
 """``report(dataset, what happened)``: how a pure function tells its caller it degraded."""

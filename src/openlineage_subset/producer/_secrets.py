@@ -4,15 +4,19 @@ Names and locations are cleaned by ``_naming`` (user information, query strings 
 removed). Free text the adapter emits (exception messages, stack traces, quarantine reasons)
 may quote a location or a connection string with its credentials: :func:`scrub_text` replaces
 each secret it recognises with :data:`MARKER` and keeps the rest readable. Both use
-:func:`user_info_end` to tell where the user information of ``scheme://...`` ends.
+:func:`user_info_end` to tell where the user information of ``scheme://...`` ends. The package
+logs only through :func:`scrubbed_logger`, whose records are scrubbed before any handler sees
+them.
 
 Every rule is a left-to-right scan or a regular expression without nested or overlapping
-repetition, so scrubbing takes time linear in the text, however hostile.
+repetition, and a line is searched for a missing closing quote at most once per kind of quote,
+so scrubbing takes time linear in the text, however hostile.
 """
 
 from __future__ import annotations
 
 import bisect
+import logging
 import re
 from collections.abc import Callable
 
@@ -36,9 +40,40 @@ _JDBC_SUBPROTOCOLS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+._-]*:)*")
 # ";" (properties).
 _JDBC_HEAD_END = re.compile(r"//|;")
 _ACCESS_KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")
-# A parameter's name, where a name starts, and what assigns it: "name=" or Scala's "name -> ".
-_PARAMETER = re.compile(r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_.\-]+(=|\s->\s)")
-_VALUE_END = {"=": re.compile(r"[&;\s\"'<>`]"), "->": re.compile(r"[,)\s]")}
+# A parameter: a name, where a name starts, then what assigns it: "name=", "name = " or Scala's
+# "name -> "; or a quoted name and ":" (a Python dict's repr, JSON, JSON inside a JSON string).
+_NAME = r"[A-Za-z0-9_.\-]+"
+_PARAMETER = re.compile(
+    rf"(?<![A-Za-z0-9_.\-])(?P<name>{_NAME})(?P<assign>=|[ \t]+=[ \t]*|\s->\s)"
+    rf"|(?P<quote>\\?[\"'])(?P<key>{_NAME})(?P=quote)[ \t]*:[ \t]*"
+)
+# Where a value without quotes ends, by what assigned it.
+_VALUE_END = {
+    "=": re.compile(r"[&;\s\"'<>`]"),
+    "->": re.compile(r"[,)\s]"),
+    ":": re.compile(r"[,}\]\s]"),
+}
+# Punctuation after a value assigned by "=": Java's "{password=x, user=y}", "(password=x)".
+_TRAILING_PUNCTUATION = ",)]}"
+# Where a quoted value ends, by how it opens: at its closing quote on the same line, a quote
+# escaped with a backslash being part of it; at "]" for a list. Inside a string quoted once more
+# (JSON in a JSON string: \"...\") it ends at a backslash and the quote, and its own escapes are
+# written twice: \\\" a quote, \\\\ a backslash. At each character one alternative at most
+# matches, so a search backtracks in linear time.
+_B = r"\\"  # one backslash, in a regular expression
+_QUOTED_VALUE = {
+    "'": re.compile(rf"(?:[^'{_B}\n]|{_B}.)*'"),
+    '"': re.compile(rf'(?:[^"{_B}\n]|{_B}.)*"'),
+    **{
+        "\\" + q: re.compile(
+            rf"(?:[^{_B}\n]|{_B * 4}|{_B * 3}{q}|{_B * 2}[^{_B}{q}\n]|{_B}[^{_B}{q}\n])*{_B}{q}"
+        )
+        for q in "'\""
+    },
+    "[": re.compile(r"[^\]\n]*\]"),
+}
+# Names holding a secret, compared without the "_", "-" and "." between their parts
+# ("api_key", "api-key", "x-api-key", "fs.s3a.access.key", "private-key").
 _SECRET_NAME_PARTS = (
     "token",
     "secret",
@@ -48,15 +83,11 @@ _SECRET_NAME_PARTS = (
     "signature",
     "authorization",
     "apikey",
-    "api_key",
-    "api-key",
     "accesskey",
-    "access_key",
-    "access.key",
     "accountkey",
     "privatekey",
-    "private_key",
 )
+_NAME_SEPARATORS = str.maketrans("", "", "_-.")
 _SECRET_NAMES = frozenset({"pwd"})
 # Secrets (or parts of a SAS) by a short name: only as a parameter of a query string, fragment or
 # property list, where such names mean that; elsewhere "key=" or "code=" is ordinary text.
@@ -141,16 +172,25 @@ def scrub_text(text: str) -> str:
 
     Rules, applied in this order:
 
-    - the value of a parameter whose name says it holds a secret, written ``name=value`` (up to
-      ``&``, ``;``, a space or a quote) or ``name -> value`` (Scala's maps, up to ``,`` or
-      ``)``): a name containing ``token``, ``secret``, ``password``, ``passwd``,
-      ``credential``, ``signature``, ``authorization``, ``apikey``, ``api_key``, ``api-key``,
-      ``accesskey``, ``access_key``, ``access.key``, ``accountkey``, ``privatekey`` or
-      ``private_key``, or the name ``pwd``, in any case (``X-Amz-Signature``,
-      ``X-Amz-Security-Token``, ``access_token``, ``fs.s3a.secret.key``); after ``?``, ``&``,
-      ``#`` or ``;`` (a query string, a fragment, JDBC properties) also ``sig``, ``code``,
-      ``key`` and the other fields of an Azure SAS (``sv``, ``se``, ``sp``, ``st``, ``sr``,
-      ``spr``, ``skoid``, ``sktid``, ``skt``, ``ske``);
+    - the value of a parameter whose name says it holds a secret, written ``name=value``,
+      ``name = value``, Scala's ``name -> value``, or with the name quoted and a colon, as a
+      Python dict's repr and JSON print it (``'name': value``, ``"name": value``, and
+      ``\\"name\\": value`` inside a JSON string). A quoted value (``'...'``, ``"..."``,
+      ``\\'...\\'``, ``\\"...\\"``; after a colon also a list ``[...]``) ends at its closing quote
+      on the same line, an escaped quote being part of it; one not closed on its line is taken
+      as a value without quotes, which ends at ``&``, ``;``, a space or a quote after ``=``
+      (its trailing ``,``, ``)``, ``]`` and ``}`` are punctuation, as in Java's
+      ``{password=x, user=y}``), at ``,`` or ``)`` after ``->``, at ``,``, ``}``, ``]`` or a
+      space after a colon. An object after a colon stays: its own names are looked at. A name
+      is a secret's when, in any case and without the ``_``, ``-`` and ``.`` between its parts,
+      it contains ``token``, ``secret``, ``password``, ``passwd``, ``credential``,
+      ``signature``, ``authorization``, ``apikey``, ``accesskey``, ``accountkey`` or
+      ``privatekey``, or is ``pwd`` (``X-Amz-Signature``, ``X-Amz-Security-Token``,
+      ``access_token``, ``fs.s3a.secret.key``, ``private-key``, ``x-api-key``); after ``?``,
+      ``&``, ``#`` or ``;`` (a query string, a fragment, JDBC properties) also ``sig``,
+      ``code``, ``key`` and the other fields of an Azure SAS (``sv``, ``se``, ``sp``, ``st``,
+      ``sr``, ``spr``, ``skoid``, ``sktid``, ``skt``, ``ske``), which elsewhere are ordinary
+      words;
     - the user information of ``scheme://...`` for any scheme (``s3a``, ``gs``, ``abfss``,
       ``https``, ``jdbc:postgresql``, ``mongodb+srv``...), which ends where
       :func:`user_info_end` says, the rule the name cleaner uses, so that a secret holding an
@@ -165,10 +205,12 @@ def scrub_text(text: str) -> str:
     It is idempotent: scrubbing scrubbed text changes nothing.
 
     Limits: a secret is found by its place or its name, not by its look (beyond access key
-    ids): a password in prose, a bare secret key, an HTTP header (``Authorization: Bearer``)
-    are kept. On a scheme other than the object stores, an unencoded secret made of digits then a
-    ``/`` (``hdfs://etl:123/x@host``) reads as ``host:port/path`` and is kept. A quoted
-    location ends at a space or a quote.
+    ids): a password in prose, a bare secret key, a name without quotes before a colon (YAML,
+    an HTTP header: ``Authorization: Bearer ...``) are kept. On a scheme other than the object
+    stores, an unencoded secret made of digits then a ``/`` (``hdfs://etl:123/x@host``) reads as
+    ``host:port/path`` and is kept. A quoted location ends at a space or a quote. A value
+    without quotes that holds a space keeps what follows the space; one that ends with ``,``,
+    ``)``, ``]`` or ``}`` after ``=`` keeps those.
 
     >>> scrub_text("Path does not exist: s3a://AKIAIOSFODNN7EXAMPLE:wJalr/XUtnFEMI@bucket/x")
     'Path does not exist: s3a://***@bucket/x'
@@ -178,6 +220,8 @@ def scrub_text(text: str) -> str:
     'jdbc:postgresql://db:5432/sales;user=etl;password=***'
     >>> scrub_text("key AKIAIOSFODNN7EXAMPLE, container abfss://c@account.dfs.core.windows.net/x")
     'key ***, container abfss://c@account.dfs.core.windows.net/x'
+    >>> scrub_text("{'password': 'hunter 2', 'user': 'etl'} {private-key=MIIEv, port=5432}")
+    "{'password': '***', 'user': 'etl'} {private-key=***, port=5432}"
     """
     if not isinstance(text, str):
         raise TypeError(f"scrub_text() takes a string, got {type(text).__name__}")
@@ -187,27 +231,83 @@ def scrub_text(text: str) -> str:
     return _ACCESS_KEY_ID.sub(MARKER, text)
 
 
-def _is_secret_parameter(name: str, preceding: str) -> bool:
+def is_secret_name(name: str) -> bool:
+    """Whether ``name`` (of a parameter, a setting, a variable) says it holds a secret, as
+    :func:`scrub_text` reads names, short names aside.
+
+    >>> is_secret_name("OPENLINEAGE__TRANSPORT__AUTH__API_KEY"), is_secret_name("key")
+    (True, False)
+    """
     lowered = name.lower()
-    if lowered in _SECRET_NAMES or any(part in lowered for part in _SECRET_NAME_PARTS):
+    joined = lowered.translate(_NAME_SEPARATORS)
+    return lowered in _SECRET_NAMES or any(part in joined for part in _SECRET_NAME_PARTS)
+
+
+def _is_secret_parameter(name: str, preceding: str) -> bool:
+    if is_secret_name(name):
         return True
-    return lowered in _PARAMETER_SECRET_NAMES and preceding in _PARAMETER_STARTS
+    return name.lower() in _PARAMETER_SECRET_NAMES and preceding in _PARAMETER_STARTS
+
+
+class _QuotedValues:
+    """Finds where quoted values end, each line searched at most once per kind of quote that
+    is left open on it: scrubbing stays linear however many unclosed quotes a line holds."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._open_until: dict[str, int] = {}  # kind: the end of a line where it is not closed
+
+    def end(self, kind: str, start: int) -> int:
+        """Where the value opened by ``kind`` before ``start`` ends (its closing quote, or
+        ``]``), or -1 when it is not closed on its line."""
+        if start < self._open_until.get(kind, -1):
+            return -1
+        closed = _QUOTED_VALUE[kind].match(self._text, start)
+        if closed:
+            return closed.end() - len(kind.replace("[", "]"))
+        line_end = self._text.find("\n", start)
+        self._open_until[kind] = line_end if line_end >= 0 else len(self._text)
+        return -1
+
+
+def _value_end(text: str, start: int, assign: str, quoted: _QuotedValues) -> tuple[int, int]:
+    """Where the value assigned at ``start`` begins and ends: inside its quotes, or up to the
+    end ``assign`` gives a value without quotes."""
+    kind = next((q for q in ("\\'", '\\"', "'", '"', "[") if text.startswith(q, start)), "")
+    if kind == "[" and assign != ":":
+        kind = ""
+    if kind:
+        end = quoted.end(kind, start + len(kind))
+        if end >= 0:
+            return start + len(kind), end
+        start += len(kind)  # not closed on its line: a value without quotes, after the quote
+    elif assign == ":" and text.startswith("{", start):
+        return start, start  # an object: its own names say which of its values are secrets
+    found = _VALUE_END[assign].search(text, start)
+    end = found.start() if found else len(text)
+    if assign == "=":
+        while end > start and text[end - 1] in _TRAILING_PUNCTUATION:
+            end -= 1
+    return start, end
 
 
 def _scrub_parameters(text: str) -> str:
+    quoted = _QuotedValues(text)
     pieces = []
     done = 0
     for match in _PARAMETER.finditer(text):
         if match.start() < done:
             continue  # inside a value already replaced
-        preceding = text[match.start() - 1] if match.start() else ""
-        name = text[match.start() : match.start(1)]
+        if match.group("key") is not None:
+            name, preceding, assign = match.group("key"), "", ":"
+        else:
+            name, assign = match.group("name"), match.group("assign").strip()
+            preceding = text[match.start() - 1] if match.start() else ""
         if not _is_secret_parameter(name, preceding):
             continue
-        value_end = _VALUE_END[match.group(1).strip()].search(text, match.end())
-        end = value_end.start() if value_end else len(text)
-        if end > match.end():
-            pieces += [text[done : match.end()], MARKER]
+        start, end = _value_end(text, match.end(), assign, quoted)
+        if end > start:
+            pieces += [text[done:start], MARKER]
             done = end
     return "".join([*pieces, text[done:]])
 
@@ -274,3 +374,41 @@ def _scrub_jdbc_user_info(text: str) -> str:
             pieces += [text[done:start], MARKER]
             done = at
     return "".join([*pieces, text[done:]])
+
+
+class ScrubbingFilter(logging.Filter):
+    """Scrubs a log record of credentials, in place, before any handler sees it: its message
+    (formatted with its arguments), its exception's traceback and its stack.
+
+    The exception itself is dropped from the record (its scrubbed text stays in ``exc_text``,
+    which ``logging.Formatter`` prints): a handler formatting it anew would print it unscrubbed.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = scrub_text(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+        record.exc_info = None
+        if record.exc_text:
+            record.exc_text = scrub_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = scrub_text(record.stack_info)
+        return True
+
+
+_TRACEBACKS = logging.Formatter()
+_FILTER = ScrubbingFilter()
+
+
+def scrubbed_logger(name: str) -> logging.Logger:
+    """The logger ``name``, its records scrubbed of credentials (:class:`ScrubbingFilter`):
+    the only way this package gets a logger.
+
+    >>> log = scrubbed_logger("openlineage_subset.example")
+    >>> any(isinstance(f, ScrubbingFilter) for f in log.filters)
+    True
+    """
+    logger = logging.getLogger(name)
+    if _FILTER not in logger.filters:
+        logger.addFilter(_FILTER)
+    return logger

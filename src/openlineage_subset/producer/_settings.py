@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from openlineage_subset.producer._events import UNKNOWN_APPLICATION, JobRef, normalize_name
+from openlineage_subset.producer._secrets import scrub_text
 
 CONF_PREFIX = "spark.openlineage."
 DEFAULT_NAMESPACE = "default"
@@ -42,7 +43,15 @@ _EXAMPLE = "airflow/daily_sales.load/0190f4a7-1c2b-7d3e-8f4a-5b6c7d8e9f00"
 
 class LineageSettingsWarning(UserWarning):
     """A lineage setting (Spark conf, environment, transport configuration) that is ignored
-    because it is invalid or cannot be used; what is used instead is in the message."""
+    because it is invalid or cannot be used; what is used instead is in the message, which is
+    scrubbed of credentials (:func:`~openlineage_subset.producer._secrets.scrub_text`).
+
+    >>> str(LineageSettingsWarning("cannot use http://etl:s3cr3t@lineage/"))
+    'cannot use http://***@lineage/'
+    """
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(scrub_text(str(message)))
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ kind with its context, and counted in ``handle.counts``; the action's result is 
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import threading
 import time
@@ -47,6 +46,7 @@ from openlineage_subset.producer._events import (
     run_event,
     timestamp,
 )
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.producer._settings import (
     CONF_PREFIX,
     LineageSettingsWarning,
@@ -79,7 +79,7 @@ from openlineage_subset.spark._writes import output_datasets_from_writes
 if TYPE_CHECKING:  # the spark extra
     from pyspark.sql import SparkSession
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 _OPEN: dict[tuple[str, object], CaptureHandle] = {}
 """The open capture of each Spark application (by its id), or of each session (by its JVM
 session) where only sessions can be listened to."""

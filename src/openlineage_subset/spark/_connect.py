@@ -23,7 +23,6 @@ application run, as any classic session.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from openlineage_subset.producer._events import (
     run_event,
     timestamp,
 )
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.producer._settings import CONF_PREFIX, lineage_settings
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
@@ -52,7 +52,7 @@ from openlineage_subset.spark._jvm import (
 if TYPE_CHECKING:
     from openlineage_subset.spark._capture import CaptureHandle
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 EXPIRED_SHARE = 0.9
 """A session closed after at least this share of its timeout unused was closed by the server

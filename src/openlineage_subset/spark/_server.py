@@ -10,16 +10,16 @@ Spark.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._jvm import PLUGIN, connect_server_port, stop_connect_server
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 CONNECT_ENVIRONMENT = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE")
 """What would make PySpark build a Connect client instead of the server's classic session."""

@@ -19,7 +19,6 @@ is in the JVM layer (``spark/_jvm/_writes.py``); this module is pure Python over
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -35,6 +34,7 @@ from openlineage_subset.producer._naming import (
     partition_path,
     split_dataset_root,
 )
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import WriteFacts
@@ -42,7 +42,7 @@ from openlineage_subset.spark._jvm import CLOCK_SLACK_MS
 from openlineage_subset.spark._reads import partition_condition
 from openlineage_subset.spark._translate import redact_condition
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 _JOB_UUID = re.compile(r"-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 

@@ -34,8 +34,7 @@ Which module holds what:
 
 from __future__ import annotations
 
-import logging
-
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._jvm._application import (
     ApplicationListener,
     application_listener_available,
@@ -74,7 +73,7 @@ from openlineage_subset.spark._jvm._statements import (
 )
 from openlineage_subset.spark._jvm._writes import write_facts
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 __all__ = [
     "CHANGE_ROOTS",

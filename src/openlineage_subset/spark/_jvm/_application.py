@@ -18,16 +18,16 @@ Without the compiled class (a wheel built where there was no Java compiler)
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, java_class
 from openlineage_subset.spark._jvm._connect import SESSION_CLOSED
 from openlineage_subset.spark._jvm._session import OnAction
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 CLASSES = Path(__file__).parent / "classes"
 """Where the build put the compiled Java class (a class path root)."""

@@ -6,15 +6,15 @@ making it; :func:`table_facts` reads a catalog table as the statements need it.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import Any, ClassVar
 
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._facts import TableFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, once_per_jvm
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 
 class CatalogWatch(JvmCallback):

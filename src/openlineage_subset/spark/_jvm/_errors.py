@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
+from openlineage_subset.producer._secrets import scrub_text, scrubbed_logger
 from openlineage_subset.spark._jvm._bridge import java_class
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 
 def java_error_text(exception: Any) -> tuple[str, str | None]:
@@ -32,7 +32,8 @@ def spark_errors() -> tuple[type[Exception], ...]:
 
 
 def first_error_line(error: BaseException) -> str:
-    """The first line of what went wrong: the Java exception's own, for a py4j error.
+    """The first line of what went wrong: the Java exception's own, for a py4j error; scrubbed
+    of credentials, for the command line.
 
     >>> first_error_line(ValueError("no such table: sales\\nat line 3"))
     'no such table: sales'
@@ -45,4 +46,4 @@ def first_error_line(error: BaseException) -> str:
         except Exception:  # the JVM is gone: py4j's message is all there is
             log.debug("cannot read the Java exception", exc_info=True)
     lines = text.strip().splitlines()
-    return lines[0] if lines else type(error).__name__
+    return scrub_text(lines[0]) if lines else type(error).__name__

@@ -9,11 +9,11 @@ number (the file index's ``PartitionPath`` list, or a listing of the files it se
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Iterator
 
 from openlineage_subset.producer._degrade import warn_once
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,
@@ -27,7 +27,7 @@ from openlineage_subset.spark._jvm._bridge import (
 )
 from openlineage_subset.spark._trees import Node
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 FILE_SCAN = "FileSourceScanExec"
 BATCH_SCAN = "BatchScanExec"

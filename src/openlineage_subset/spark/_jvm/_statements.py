@@ -8,15 +8,15 @@ analyzed plan of a V2 write.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, qualified_path, string_map
 from openlineage_subset.spark._jvm._catalog import CatalogWatch, table_facts
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 CHANGE_ROOTS = frozenset({"ExecutedCommandExec", "DropTableExec"})
 """The plan roots of the statements :func:`change_facts` reads."""

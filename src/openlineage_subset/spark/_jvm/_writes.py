@@ -8,11 +8,11 @@ back in one py4j round trip.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
 
 from openlineage_subset.producer._degrade import warn_once
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._facts import WriteFacts
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,
@@ -23,7 +23,7 @@ from openlineage_subset.spark._jvm._bridge import (
     strings_of,
 )
 
-log = logging.getLogger("openlineage_subset.spark")
+log = scrubbed_logger("openlineage_subset.spark")
 
 _WRITE_COMMANDS = frozenset(
     {"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable", "InsertIntoHiveDirCommand"}

@@ -63,6 +63,7 @@ def run_script(
 
         status = run_script("job.py", ["2024-10-15"], output="events.jsonl", namespace=None)
     """
+    from openlineage_subset.spark._capture import close_at_exit  # noqa: PLC0415
     from openlineage_subset.spark._sessions import NewSessionCapture  # noqa: PLC0415
 
     saved_argv = sys.argv
@@ -83,7 +84,7 @@ def run_script(
     finally:
         sys.argv = saved_argv
         for handle in sessions.stop():
-            handle.close(error=failure)
+            close_at_exit(handle, error=failure)  # one close budget for all of them
             print(f"ol-subset run: {summary(handle)}", file=sys.stderr)
     if uncaught is not None:  # last, as Python prints it: a reader of the output's end finds it
         sys.excepthook(type(uncaught), uncaught, uncaught.__traceback__)

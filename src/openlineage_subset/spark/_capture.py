@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_subset._convert import dump
-from openlineage_subset.delivery._emitter import Emitter, Transport, open_emitter
+from openlineage_subset.delivery._emitter import EXIT_BUDGET, Emitter, Transport, open_emitter
 from openlineage_subset.delivery._openlineage_client import new_run_id
 from openlineage_subset.producer import _excepthook
 from openlineage_subset.producer._budget import bound_event
@@ -554,10 +554,18 @@ def enable(
         _say_only_this_session()
     handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
     _excepthook.watch(handle)
-    atexit.register(handle.close)
+    atexit.register(close_at_exit, handle)
     with _OPEN_LOCK:
         _OPEN[handle.key] = handle
     return handle
+
+
+def close_at_exit(handle: CaptureHandle, *, error: BaseException | None = None) -> bool:
+    """Close ``handle`` as the program ends, within what is left of the one close budget of
+    the process's exit (``EXIT_BUDGET``): two captures delay the exit by one budget, not two."""
+    if handle._closing:
+        return True
+    return handle.close(EXIT_BUDGET.remaining(handle.emitter.close_timeout), error=error)
 
 
 def capture_of(spark: SparkSession) -> CaptureHandle | None:

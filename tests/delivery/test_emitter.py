@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+import textwrap
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -98,3 +102,60 @@ def test_the_exit_budget_is_counted_once_from_the_first_capture_closing() -> Non
     assert budget.remaining(10.0) == 6.0, "a longer budget of its own keeps its own length"
     now[0] += 30.0
     assert budget.remaining(5.0) == 0.0
+
+
+# The summary counts what reached the quarantine file -----------------------------------------
+
+
+def _invalid(number: int) -> dict[str, Any]:
+    """An event strict validation refuses (no producer URI): it goes to the quarantine."""
+    return {"eventType": "START", "run": {"runId": f"r-{number}"}, "pad": "x" * 300}
+
+
+def _summary_of(emitter: Emitter) -> str:
+    from openlineage_subset.cli._run import summary  # noqa: PLC0415
+
+    return summary(SimpleNamespace(counts=emitter.counts, emitter=emitter))  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_quarantine_on_a_full_disk_is_not_said_to_hold_the_events(tmp_path: Path) -> None:
+    emitter = Emitter(None, "/dev/full", tmp_path / "outbox", close_timeout=1)
+    emitter.submit([_invalid(n) for n in range(15)])
+    emitter.close()
+    said = _summary_of(emitter)
+    assert "quarantined in" not in said
+    assert "15 could not be written to /dev/full" in said
+    assert "No space left on device" in said
+
+
+def test_a_quarantine_cut_short_by_a_file_size_limit_counts_only_its_lines(
+    tmp_path: Path,
+) -> None:
+    """RLIMIT_FSIZE (in a child process) lets a few records in, then every write fails."""
+    quarantine = tmp_path / "q.jsonl"
+    script = textwrap.dedent(
+        f"""
+        import resource
+        from types import SimpleNamespace
+        from openlineage_subset.cli._run import summary
+        from openlineage_subset.delivery._emitter import Emitter
+        emitter = Emitter(None, {str(quarantine)!r}, {str(tmp_path / "outbox")!r},
+                          close_timeout=1)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, resource.RLIM_INFINITY))
+        emitter.submit([{{"eventType": "START", "run": {{"runId": f"r-{{n}}"}}, "pad": "x" * 300}}
+                        for n in range(15)])
+        emitter.close()
+        print(summary(SimpleNamespace(counts=emitter.counts, emitter=emitter)))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    kept = len(quarantine.read_bytes().splitlines())
+    assert 0 < kept < 15
+    said = done.stdout
+    assert f"{kept} quarantined in {quarantine}" in said
+    assert f"{15 - kept} could not be written to {quarantine}" in said
+    assert "File too large" in said

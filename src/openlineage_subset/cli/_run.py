@@ -103,15 +103,22 @@ def summary(handle: CaptureHandle) -> str:
     """
     counts = handle.counts
     emitter = handle.emitter
-    quarantined = sum(n for key, n in counts.items() if key.startswith("quarantined"))
+    in_file = sum(n for key, n in counts.items() if key.startswith("quarantined ("))
+    logged = sum(n for key, n in counts.items() if key.startswith("quarantined to the log ("))
     parts = [
         f"{counts['actions']} action(s) captured; {counts['emitted']} event(s) sent to "
         f"{emitter.delivery.sink}"
     ]
     if counts["in outbox"]:
         parts.append(f"{counts['in outbox']} left in the outbox {emitter.outbox_path}")
-    if quarantined:
-        parts.append(f"{quarantined} quarantined in {emitter.quarantine_path}")
+    if in_file:
+        parts.append(f"{in_file} quarantined in {emitter.quarantine_path}")
+    if logged:  # only what reached the file is said to be in it
+        why = emitter.quarantine.write_error or "unwritable"
+        parts.append(
+            f"{logged} could not be written to {emitter.quarantine_path} ({why}): logged whole "
+            "on lines starting 'OpenLineage event not quarantined'"
+        )
     if counts["datasets degraded"]:
         parts.append(f"{counts['datasets degraded']} dataset(s) degraded (see the log)")
     if counts["errors"]:

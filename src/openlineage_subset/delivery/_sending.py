@@ -246,6 +246,8 @@ class Quarantine:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).absolute()
+        self.write_error: str | None = None
+        """Why the file could not be written, the last time it could not (scrubbed)."""
         self._said: set[str] = set()
         self._lock = threading.Lock()
 
@@ -275,6 +277,7 @@ class Quarantine:
     def to_log(self, line: str, reason: str, why: str) -> str:
         """Log a record whole (the quarantine of last resort); its count key."""
         why = scrub_text(why)
+        self.write_error = why
         if self._first("unwritable"):
             log.error(
                 "the quarantine %s cannot be written (%s): each event it should hold is logged "

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 import textwrap
+import time
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 
 from openlineage_subset.delivery._emitter import Emitter, ExitBudget, open_emitter
+from openlineage_subset.delivery._sending import JsonLinesTransport
 from openlineage_subset.producer._events import JobRef, run_event
 from openlineage_subset.producer._settings import LineageSettingsWarning
 
@@ -159,3 +162,66 @@ def test_a_quarantine_cut_short_by_a_file_size_limit_counts_only_its_lines(
     assert f"{kept} quarantined in {quarantine}" in said
     assert f"{15 - kept} could not be written to {quarantine}" in said
     assert "File too large" in said
+
+
+# A FIFO as the output ------------------------------------------------------------------------
+
+
+def test_a_fifo_no_one_reads_is_an_unusable_output_not_a_sink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("OPENLINEAGE_URL", "OPENLINEAGE_CONFIG", "OL_SUBSET_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("pathlib.Path.home", lambda: tmp_path)
+    fifo = tmp_path / "events.fifo"
+    os.mkfifo(fifo)
+    with pytest.warns(LineageSettingsWarning, match="no process reads") as said:
+        emitter = open_emitter(
+            transport=None, output=fifo, quarantine=None, outbox=None, close_timeout=2
+        )
+    assert "openlineage-events.jsonl" in str(said[0].message)
+    emitter.submit([_event(n) for n in range(20)])
+    assert emitter.close() is True
+    written = (tmp_path / "openlineage-events.jsonl").read_bytes().splitlines()
+    assert emitter.counts["emitted"] == len(written) == 20
+
+
+def test_a_fifo_whose_reader_left_fails_the_send_instead_of_claiming_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "events.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    transport = JsonLinesTransport.create(fifo)
+    transport.emit(_event(1))
+    assert os.read(reader, 1 << 16).count(b"\n") == 1
+    os.close(reader)
+    with pytest.raises(OSError):
+        transport.emit(_event(2))
+    with pytest.raises(OSError, match="no process reads"):
+        transport.emit(_event(3))
+
+
+def test_a_fifo_reader_gets_every_event_as_one_stream(tmp_path: Path) -> None:
+    """``cat fifo > copy``: it must not see an end of file after the first event."""
+    fifo, copy = tmp_path / "events.fifo", tmp_path / "copy.jsonl"
+    os.mkfifo(fifo)
+    with copy.open("wb") as sink:
+        cat = subprocess.Popen(["cat", str(fifo)], stdout=sink)
+    try:
+        while True:  # until cat has opened the FIFO
+            try:
+                transport = JsonLinesTransport.create(fifo)
+                break
+            except OSError:
+                assert cat.poll() is None
+                time.sleep(0.01)
+        emitter = Emitter(transport, tmp_path / "q.jsonl", tmp_path / "outbox", close_timeout=10)
+        emitter.submit([_event(n) for n in range(20)])
+        assert emitter.close() is True
+        assert emitter.counts["emitted"] == 20
+        assert transport._pipe is not None
+        os.close(transport._pipe)  # the end of the stream: cat ends
+        assert cat.wait(timeout=30) == 0
+    finally:
+        cat.kill()
+    assert len(copy.read_bytes().splitlines()) == 20

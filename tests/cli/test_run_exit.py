@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from openlineage_subset.cli._run import run_script  # noqa: E402
-from openlineage_subset.delivery._emitter import ExitBudget  # noqa: E402
-from openlineage_subset.spark import _capture, _sessions  # noqa: E402
+from openlineage_subset.cli._run import run_script
+from openlineage_subset.delivery._emitter import ExitBudget
+from openlineage_subset.spark import _capture, _sessions
 
 
 class Clock:

@@ -116,7 +116,7 @@ def _invalid(number: int) -> dict[str, Any]:
 
 
 def _summary_of(emitter: Emitter) -> str:
-    from openlineage_subset.cli._run import summary  # noqa: PLC0415
+    from openlineage_subset.cli._run import summary
 
     return summary(SimpleNamespace(counts=emitter.counts, emitter=emitter))  # type: ignore[arg-type]
 

@@ -253,6 +253,10 @@ class Emitter:
         for event in events:  # a listener call racing close(): kept, and said
             self.tally.add(self.quarantine.keep(event, "submitted after close"))
 
+    def keep(self, event: dict[str, Any], reason: str, **details: Any) -> None:
+        """Quarantine ``event`` instead of sending it (counted ``quarantined (<reason>)``)."""
+        self.tally.add(self.quarantine.keep(event, reason, **details))
+
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every event submitted so far is emitted or quarantined; False when
         ``timeout`` (default: the close budget) ran out first (they stay in the outbox and

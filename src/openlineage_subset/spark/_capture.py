@@ -239,7 +239,8 @@ class CaptureHandle:
         """Send events, each bounded to ``max_event_bytes`` first; a dataset that lost its
         facet is reported once, however many of the run's events left it out.
 
-        Should bounding fail, the event goes as it is (counted and logged): never lost.
+        No event over the budget is sent: should bounding fail, the event is quarantined
+        (``quarantined (over max_event_bytes)``, the error counted and logged), never lost.
         """
         dropped: dict[str, str] = {}
 
@@ -252,7 +253,7 @@ class CaptureHandle:
                 bounded += bound_event(event, self.config.max_event_bytes, report=keep)
             except Exception as error:
                 self.record_error("bounding the size of an event", error)
-                bounded.append(event)
+                self.emitter.keep(event, "over max_event_bytes", error=f"{error}")
         for name, what in dropped.items():
             self.report_degraded(name, what)
         self.emitter.submit(bounded)

@@ -124,7 +124,7 @@ class ExitBudget:
     The first :meth:`remaining` starts the clock; each capture closing at exit gets what is left
     of its own budget since then, so the exit is delayed by the longest budget, not their sum.
 
-    >>> ticks = iter([100.0, 100.0, 103.0])
+    >>> ticks = iter([100.0, 103.0])
     >>> budget = ExitBudget(clock=lambda: next(ticks))
     >>> budget.remaining(5.0), budget.remaining(5.0)
     (5.0, 2.0)

@@ -307,8 +307,8 @@ class Emitter:
         if timeout is None:
             return self.close_timeout
         problem = _budget_problem(timeout)
-        if problem is None:
-            return float(timeout)  # type: ignore[arg-type]  (checked: a finite number)
+        if problem is None and isinstance(timeout, (int, float)):
+            return float(timeout)
         warnings.warn(
             f"{call}(timeout={timeout!r}) is not usable (it {problem}): waiting for the close "
             f"budget, {self.close_timeout:g} s, instead",

@@ -9,7 +9,6 @@ import shlex
 import sys
 import textwrap
 import threading
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +244,7 @@ def test_enabling_twice_returns_the_open_capture(
     assert len(capture.runs()) == 1, "each action once, not once per enable()"
 
 
+@pytest.mark.filterwarnings("ignore:capture is already enabled")
 def test_threads_enabling_at_once_share_one_capture(
     spark: SparkSession, lake: Lake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,9 +262,7 @@ def test_threads_enabling_at_once_share_one_capture(
     handles: list[Any] = []
 
     def start() -> None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            handles.append(enable(spark, transport=transport, quarantine=tmp_path / "q.jsonl"))
+        handles.append(enable(spark, transport=transport, quarantine=tmp_path / "q.jsonl"))
 
     threads = [threading.Thread(target=start) for _ in range(2)]
     for thread in threads:

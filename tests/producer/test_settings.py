@@ -359,3 +359,77 @@ def test_an_uncaught_exception_marks_open_captures_failed(
     assert open_capture.failure is error
     assert closed_capture.failure is None
     assert failed_capture.failure is earlier
+
+
+# --- Names events can carry --------------------------------------------------------------------
+
+HUGE = 1_100_000
+
+
+@pytest.mark.parametrize(
+    ("arguments", "conf", "environ"),
+    [
+        ({"app_name": "A" * HUGE}, {}, {}),
+        ({}, {"spark.openlineage.appName": "Daily Sales " * 100_000}, {}),
+        ({}, {}, {}),  # the Spark app name itself
+    ],
+)
+def test_an_over_long_application_name_is_cut_with_a_marker_and_said(
+    arguments: dict[str, str], conf: dict[str, str], environ: dict[str, str]
+) -> None:
+    settings = lineage_settings("B" * HUGE, conf, environ, **arguments)
+    name = settings.application_name
+    assert len(name) < 2_000
+    assert name.endswith("_cut")
+    assert normalize_name(name) == name, "the actions' job names start with it unchanged"
+    (message,) = settings.ignored
+    assert "cut" in message and len(message) < 1_000
+
+
+def test_an_over_long_namespace_is_cut_with_a_marker_and_said() -> None:
+    settings = lineage_settings("app", {}, {"OPENLINEAGE_NAMESPACE": "n" * HUGE})
+    assert len(settings.namespace) < 2_000 and settings.namespace.endswith("_cut")
+    (message,) = settings.ignored
+    assert "$OPENLINEAGE_NAMESPACE" in message
+
+
+def test_an_over_long_parent_run_is_refused_or_ignored_never_carried() -> None:
+    path = f"airflow/{'d' * HUGE}/{PARENT_ID}"
+    with pytest.raises(ValueError, match="characters") as refused:
+        lineage_settings("app", {}, {}, parent=path)
+    assert len(str(refused.value)) < 1_000
+    from_environment = lineage_settings("app", {}, {"OPENLINEAGE_PARENT_ID": path})
+    from_conf = lineage_settings("app", conf_run("parent", "ns" * HUGE, "job", PARENT_ID), {})
+    for settings in (from_environment, from_conf):
+        assert settings.parent is None
+        (message,) = settings.ignored
+        assert "ignored" in message and len(message) < 1_000
+
+
+def test_the_longest_names_taken_leave_an_event_most_of_its_budget() -> None:
+    """Names at the limit, of characters JSON escapes longest, in every place an event names
+    one (job, parent, root): the event stays within half the smallest budget."""
+    from openlineage_subset.producer._budget import MIN_EVENT_BYTES
+    from openlineage_subset.producer._condense import json_size
+
+    wide = "\U0001f600" * HUGE
+    root = f"{wide}/{wide}/{ROOT_ID}"
+    parent = f"{wide}/{wide}/{PARENT_ID}"
+    environ = {"OPENLINEAGE_PARENT_ID": parent, "OPENLINEAGE_ROOT_PARENT_ID": root}
+    settings = lineage_settings("app" * HUGE, {}, environ, namespace=wide)
+    assert settings.parent is None, "parents over the limit are ignored"
+    longest = "\U0001f600" * 512
+    at_limit = f"{longest}/{longest}/{PARENT_ID}"
+    settings = lineage_settings(
+        "app" * HUGE, {}, {"OPENLINEAGE_PARENT_ID": at_limit}, namespace=wide
+    )
+    assert settings.parent is not None
+    application = settings.application(OTHER_ID)
+    event = run_event(
+        "START",
+        event_time="2024-10-15T00:00:00.000Z",
+        job=JobRef(settings.namespace, job_name(application.name, "count", []), OTHER_ID),
+        producer=PRODUCER,
+        run_facets={"parent": parent_facet(application, PRODUCER)},
+    )
+    assert json_size(event) <= MIN_EVENT_BYTES // 2

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -111,3 +112,50 @@ def test_an_overwrite_of_many_partitions_is_condensed_exactly(
     # Exact on the dataset's partitions: the ones rewritten, and none of the others.
     assert covered_by_output(output, on_disk) == rewritten
     assert json_size(condition) < 1_000
+
+
+def test_an_over_long_app_name_never_makes_an_event_over_the_budget(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    from openlineage_subset.spark import LineageSettingsWarning
+
+    path = tmp_path / "numbers"
+    spark.range(10).write.parquet(str(path))
+    transport = MemoryTransport()
+    with pytest.warns(LineageSettingsWarning, match="cut"):
+        handle = enable(
+            spark,
+            app_name="A" * 1_100_000,
+            transport=transport,
+            quarantine=tmp_path / "q.jsonl",
+            config=SubsetConfig(max_event_bytes=BUDGET),
+        )
+    try:
+        assert spark.read.parquet(str(path)).count() == 10
+        handle.flush()
+    finally:
+        handle.close()
+    assert len(transport.events) == 4, "the application's START and COMPLETE, the action's"
+    for event in transport.events:
+        assert len(json.dumps(event)) <= BUDGET
+        assert event["job"]["name"].startswith("a" * 100)
+        assert "_cut" in event["job"]["name"]
+
+
+def test_an_event_that_cannot_be_bounded_is_quarantined_not_sent(
+    spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openlineage_subset.spark import _capture
+
+    def cannot(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("the event cannot be made to fit")
+
+    monkeypatch.setattr(_capture, "bound_event", cannot)
+    transport = MemoryTransport()
+    quarantine = tmp_path / "q.jsonl"
+    handle = enable(spark, transport=transport, quarantine=quarantine)
+    handle.close()
+    assert transport.events == []
+    assert handle.counts["quarantined (over max_event_bytes)"] == 2
+    records = [json.loads(line) for line in quarantine.read_bytes().splitlines()]
+    assert [r["event"]["eventType"] for r in records] == ["START", "COMPLETE"]

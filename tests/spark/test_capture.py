@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -241,3 +242,50 @@ def test_enabling_twice_returns_the_open_capture(
     assert again is capture.handle
     spark.read.parquet(str(lake.sales)).where(F.col("country") == "PL").count()
     assert len(capture.runs()) == 1, "each action once, not once per enable()"
+
+
+@pytest.mark.filterwarnings("ignore:capture is already enabled")
+def test_threads_enabling_at_once_share_one_capture(
+    spark: SparkSession, lake: Lake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both threads are held inside enable() together when nothing keeps them apart."""
+    meet = threading.Barrier(2)
+    settings = _capture.lineage_settings
+
+    def slow_settings(*args: Any, **kwargs: Any) -> Any:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            meet.wait(timeout=3)  # the other thread, unless a lock keeps it out
+        return settings(*args, **kwargs)
+
+    monkeypatch.setattr(_capture, "lineage_settings", slow_settings)
+    transport = MemoryTransport()
+    handles: list[Any] = []
+
+    def start() -> None:
+        handles.append(enable(spark, transport=transport, quarantine=tmp_path / "q.jsonl"))
+
+    threads = [threading.Thread(target=start) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert len(handles) == 2 and handles[0] is handles[1]
+        spark.read.parquet(str(lake.sales)).where(F.col("country") == "PL").count()
+        handles[0].flush()
+        runs = {e["run"]["runId"] for e in transport.events if e["job"]["name"].count(".") > 1}
+        assert len(runs) == 1, "one run per action"
+    finally:
+        for handle in handles:
+            handle.close()
+
+
+def test_enable_on_a_stopped_session_says_so(spark: SparkSession) -> None:
+    # What spark.stop() leaves behind: a session whose SparkContext has no JVM context.
+    context = object.__new__(type(spark.sparkContext))
+    context.__dict__.update(vars(spark.sparkContext), _jsc=None)
+    stopped = object.__new__(type(spark))
+    stopped.__dict__.update(vars(spark), _sc=context)
+    with pytest.raises(ValueError, match="stopped SparkSession") as refused:
+        enable(stopped)
+    assert "getOrCreate()" in str(refused.value)

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ from openlineage_subset.cli._output import (
 from openlineage_subset.cli._run import add_capture_arguments
 from openlineage_subset.cli._show import show_command
 from openlineage_subset.cli._validate import validate_command
+from openlineage_subset.delivery._emitter import MAX_CLOSE_TIMEOUT
 from openlineage_subset.delivery._replay import (
     ARGUMENT_HELP,
     DEFAULT_REPLAY_TIMEOUT,
@@ -153,7 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--timeout",
         metavar="SECONDS",
-        type=float,
+        type=_seconds,
         default=DEFAULT_REPLAY_TIMEOUT,
         help=ARGUMENT_HELP["timeout"],
     )
@@ -161,6 +163,19 @@ def _parser() -> argparse.ArgumentParser:
     add_connect_server_parser(commands)
     add_lineage_parser(commands)
     return parser
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds from 0 to a day (``nan``, ``inf``, ``1e10`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 <= value <= MAX_CLOSE_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds from 0 to {MAX_CLOSE_TIMEOUT:g} (a day)"
+        )
+    return value
 
 
 def _replay_command(args: argparse.Namespace) -> int:

@@ -63,6 +63,7 @@ def run_script(
 
         status = run_script("job.py", ["2024-10-15"], output="events.jsonl", namespace=None)
     """
+    from openlineage_subset.spark._capture import close_at_exit  # noqa: PLC0415
     from openlineage_subset.spark._sessions import NewSessionCapture  # noqa: PLC0415
 
     saved_argv = sys.argv
@@ -83,7 +84,7 @@ def run_script(
     finally:
         sys.argv = saved_argv
         for handle in sessions.stop():
-            handle.close(error=failure)
+            close_at_exit(handle, error=failure)  # one close budget for all of them
             print(f"ol-subset run: {summary(handle)}", file=sys.stderr)
     if uncaught is not None:  # last, as Python prints it: a reader of the output's end finds it
         sys.excepthook(type(uncaught), uncaught, uncaught.__traceback__)
@@ -102,15 +103,22 @@ def summary(handle: CaptureHandle) -> str:
     """
     counts = handle.counts
     emitter = handle.emitter
-    quarantined = sum(n for key, n in counts.items() if key.startswith("quarantined"))
+    in_file = sum(n for key, n in counts.items() if key.startswith("quarantined ("))
+    logged = sum(n for key, n in counts.items() if key.startswith("quarantined to the log ("))
     parts = [
         f"{counts['actions']} action(s) captured; {counts['emitted']} event(s) sent to "
         f"{emitter.delivery.sink}"
     ]
     if counts["in outbox"]:
         parts.append(f"{counts['in outbox']} left in the outbox {emitter.outbox_path}")
-    if quarantined:
-        parts.append(f"{quarantined} quarantined in {emitter.quarantine_path}")
+    if in_file:
+        parts.append(f"{in_file} quarantined in {emitter.quarantine_path}")
+    if logged:  # only what reached the file is said to be in it
+        why = emitter.quarantine.write_error or "unwritable"
+        parts.append(
+            f"{logged} could not be written to {emitter.quarantine_path} ({why}): logged whole "
+            "on lines starting 'OpenLineage event not quarantined'"
+        )
     if counts["datasets degraded"]:
         parts.append(f"{counts['datasets degraded']} dataset(s) degraded (see the log)")
     if counts["errors"]:

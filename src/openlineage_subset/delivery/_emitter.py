@@ -45,6 +45,7 @@ import threading
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,25 +66,32 @@ from openlineage_subset.producer._settings import LineageSettingsWarning
 log = scrubbed_logger("openlineage_subset.delivery")
 
 _STOP = object()
+_WRITE_GRACE = 0.5
+"""Seconds ``close()`` lets the writer finish appending to the outbox, even with no budget."""
 _UNSENT = ("(undelivered)", "(unwritten)")
 
-__all__ = ["Emitter", "Transport", "close_budget", "open_emitter"]
+__all__ = ["EXIT_BUDGET", "Emitter", "ExitBudget", "Transport", "close_budget", "open_emitter"]
+
+
+MAX_CLOSE_TIMEOUT = 86_400.0
+"""The longest close budget taken (a day): beyond it a wait is a mistake, and beyond about 9e9 s
+Python's waits raise ``OverflowError``."""
 
 
 def close_budget(seconds: float | None) -> tuple[float, str | None]:
     """How long ``close()`` sends: ``seconds``, else ``$OL_SUBSET_CLOSE_TIMEOUT``, else 5 s.
 
-    Returns the budget and, for an unusable environment value, the warning to give. An
-    invalid ``seconds`` (negative, not a number) is a ``ValueError``.
+    Returns the budget and, for an unusable environment value (not a number, infinite, NaN,
+    negative, or over :data:`MAX_CLOSE_TIMEOUT`), the warning to give. An invalid ``seconds``
+    is a ``ValueError``.
 
     >>> close_budget(2)
     (2.0, None)
     """
     if seconds is not None:
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise ValueError(f"close_timeout must be a number of seconds, got {seconds!r}")
-        if not math.isfinite(seconds) or seconds < 0:
-            raise ValueError(f"close_timeout must be finite and >= 0, got {seconds!r}")
+        problem = _budget_problem(seconds)
+        if problem is not None:
+            raise ValueError(f"close_timeout {problem}, got {seconds!r}")
         return float(seconds), None
     text = os.environ.get("OL_SUBSET_CLOSE_TIMEOUT", "").strip()
     if not text:
@@ -92,12 +100,52 @@ def close_budget(seconds: float | None) -> tuple[float, str | None]:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0:
+    problem = _budget_problem(value)
+    if problem is not None:
         return DEFAULT_CLOSE_TIMEOUT, (
-            f"OL_SUBSET_CLOSE_TIMEOUT={text!r} is not a number of seconds >= 0: close() sends "
-            f"for {DEFAULT_CLOSE_TIMEOUT:g} s; set it to a number such as 10, or unset it"
+            f"OL_SUBSET_CLOSE_TIMEOUT={text!r} is not usable (it {problem}): close() sends for "
+            f"{DEFAULT_CLOSE_TIMEOUT:g} s; set it to a number such as 10, or unset it"
         )
     return value, None
+
+
+def _budget_problem(seconds: object) -> str | None:
+    """What is wrong with ``seconds`` as a close budget, None if nothing."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return "must be a number of seconds"
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_CLOSE_TIMEOUT:
+        return f"must be finite, >= 0 and <= {MAX_CLOSE_TIMEOUT:g} (a day)"
+    return None
+
+
+class ExitBudget:
+    """One close budget for the exit of the process, however many captures close at it.
+
+    The first :meth:`remaining` starts the clock; each capture closing at exit gets what is left
+    of its own budget since then, so the exit is delayed by the longest budget, not their sum.
+
+    >>> ticks = iter([100.0, 103.0])
+    >>> budget = ExitBudget(clock=lambda: next(ticks))
+    >>> budget.remaining(5.0), budget.remaining(5.0)
+    (5.0, 2.0)
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._started: float | None = None
+        self._lock = threading.Lock()
+
+    def remaining(self, budget: float) -> float:
+        """Seconds left of ``budget`` counted from the first call."""
+        with self._lock:
+            now = self._clock()
+            if self._started is None:
+                self._started = now
+            return max(0.0, self._started + budget - now)
+
+
+EXIT_BUDGET = ExitBudget()
+"""The close budget of this process's exit (``atexit``, the end of ``ol-subset run``)."""
 
 
 def open_emitter(
@@ -167,8 +215,11 @@ class Emitter:
         close_timeout: float = DEFAULT_CLOSE_TIMEOUT,
         sink: str | None = None,
     ) -> None:
+        problem = _budget_problem(close_timeout)
+        if problem is not None:
+            raise ValueError(f"close_timeout {problem}, got {close_timeout!r}")
         self.transport = transport
-        self.close_timeout = close_timeout
+        self.close_timeout = float(close_timeout)
         self.quarantine = Quarantine(quarantine)
         self.quarantine_path = self.quarantine.path
         self.outbox_path = Path(outbox).absolute()
@@ -202,11 +253,15 @@ class Emitter:
         for event in events:  # a listener call racing close(): kept, and said
             self.tally.add(self.quarantine.keep(event, "submitted after close"))
 
+    def keep(self, event: dict[str, Any], reason: str, **details: Any) -> None:
+        """Quarantine ``event`` instead of sending it (counted ``quarantined (<reason>)``)."""
+        self.tally.add(self.quarantine.keep(event, reason, **details))
+
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every event submitted so far is emitted or quarantined; False when
         ``timeout`` (default: the close budget) ran out first (they stay in the outbox and
         delivery goes on)."""
-        deadline = time.monotonic() + (self.close_timeout if timeout is None else timeout)
+        deadline = time.monotonic() + self._budget(timeout, "flush")
         with self._queue.all_tasks_done:
             while self._queue.unfinished_tasks:
                 remaining = deadline - time.monotonic()
@@ -225,9 +280,11 @@ class Emitter:
                 return self._result
             self._closed = True
             self._queue.put(_STOP)
-        budget = self.close_timeout if timeout is None else timeout
+        budget = self._budget(timeout, "close")
         deadline = time.monotonic() + budget
-        self._writer.join(max(0.0, deadline - time.monotonic()))
+        # The outbox is on local disk: writing it gets a moment even when no time is left to
+        # send (a second capture closing at exit), else its events would go to the log.
+        self._writer.join(max(_WRITE_GRACE, deadline - time.monotonic()))
         stalled = self._writer.is_alive()
         if stalled:
             self._log_unwritten()
@@ -243,6 +300,22 @@ class Emitter:
         self._result = not stalled and counts["in outbox"] == 0 and unsent == 0
         self._report(budget, counts)
         return self._result
+
+    def _budget(self, timeout: object, call: str) -> float:
+        """``timeout`` as seconds to wait; the close budget when None, or when unusable
+        (said in a warning: closing must not raise)."""
+        if timeout is None:
+            return self.close_timeout
+        problem = _budget_problem(timeout)
+        if problem is None and isinstance(timeout, (int, float)):
+            return float(timeout)
+        warnings.warn(
+            f"{call}(timeout={timeout!r}) is not usable (it {problem}): waiting for the close "
+            f"budget, {self.close_timeout:g} s, instead",
+            LineageSettingsWarning,
+            stacklevel=3,
+        )
+        return self.close_timeout
 
     def _open_outbox(self) -> Outbox | None:
         try:

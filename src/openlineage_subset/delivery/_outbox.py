@@ -99,10 +99,17 @@ def append_line(path: str | os.PathLike[str], line: bytes) -> None:
     """
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("append_line takes one line ending with its newline")
+    if is_fifo(path):
+        fd = open_fifo(path)
+        try:
+            write_all(fd, line)
+        finally:
+            os.close(fd)
+        return
     fd = os.open(path, _FILE_FLAGS, 0o600)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            _write_all(fd, line)
+            write_all(fd, line)
             return
         _lock_briefly(fd)
         try:
@@ -114,6 +121,28 @@ def append_line(path: str | os.PathLike[str], line: bytes) -> None:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def is_fifo(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a FIFO (a named pipe) itself, not through a symlink."""
+    try:
+        return stat.S_ISFIFO(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def open_fifo(path: str | os.PathLike[str]) -> int:
+    """The FIFO ``path`` opened for writing, blocking writes; ``OSError`` (ENXIO) at once when
+    no process reads it, instead of waiting for one, or of opening it read-write and writing
+    into a pipe that no one will ever read (each line then lost, yet counted written)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO that no process reads", str(path)) from None
+        raise
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _lock_briefly(fd: int) -> None:
@@ -131,7 +160,8 @@ def _lock_briefly(fd: int) -> None:
             return
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (looping over short writes); ``OSError`` when it cannot."""
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
@@ -144,7 +174,7 @@ def _append_whole(fd: int, line: bytes) -> None:
     """Write and sync ``line`` at the end of a regular file, or leave the file as it was."""
     start = os.fstat(fd).st_size
     try:
-        _write_all(fd, line)
+        write_all(fd, line)
         _sync(fd)
     except OSError:
         with suppress(OSError):
@@ -523,7 +553,7 @@ class Lane:
         fd = os.open("cursor.tmp", flags, 0o600, dir_fd=self._dir)
         try:
             data = {"segment": position.segment, "offset": position.offset}
-            _write_all(fd, json.dumps(data).encode())
+            write_all(fd, json.dumps(data).encode())
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -31,6 +31,9 @@ from openlineage_subset.delivery._outbox import (
     append_line,
     create_private,
     event_line,
+    is_fifo,
+    open_fifo,
+    write_all,
 )
 from openlineage_subset.producer._secrets import (
     MARKER,
@@ -62,6 +65,10 @@ class Transport(Protocol):
 class JsonLinesTransport:
     """A transport appending each event as one JSON line to a local file (:func:`append_line`).
 
+    A FIFO (named pipe) is kept open from the first event on, so that its reader sees one
+    stream, not an end of file after each event; a FIFO that no process reads is an
+    ``OSError`` (ENXIO), never lines written into a pipe no one reads.
+
     Example::
 
         transport = JsonLinesTransport.create("events.jsonl")  # OSError if it cannot be written
@@ -72,12 +79,18 @@ class JsonLinesTransport:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self._pipe: int | None = None
+        self._pipe_lock = threading.Lock()
 
     @classmethod
     def create(cls, path: str | os.PathLike[str]) -> JsonLinesTransport:
         """A transport to ``path``, its folders and the file (0600) made now; ``OSError`` when
-        they cannot be."""
+        they cannot be (a FIFO no process reads included)."""
         target = Path(path).absolute()
+        transport = cls(target)
+        if is_fifo(target):
+            transport._pipe = open_fifo(target)
+            return transport
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except FileExistsError:  # mkdir's word for a folder in the path that is a file
@@ -85,10 +98,22 @@ class JsonLinesTransport:
                 errno.ENOTDIR, "a folder in its path is a file", str(target.parent)
             ) from None
         create_private(target)
-        return cls(target)
+        return transport
 
     def emit(self, event: Any) -> None:
-        append_line(self.path, event_line(event))
+        line = event_line(event)
+        if self._pipe is None and not is_fifo(self.path):
+            append_line(self.path, line)
+            return
+        with self._pipe_lock:
+            if self._pipe is None:
+                self._pipe = open_fifo(self.path)
+            try:
+                write_all(self._pipe, line)
+            except OSError:  # its reader went away: the next event opens it anew
+                os.close(self._pipe)
+                self._pipe = None
+                raise
 
     def __repr__(self) -> str:
         return f"JsonLinesTransport({str(self.path)!r})"
@@ -275,6 +300,8 @@ class Quarantine:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).absolute()
+        self.write_error: str | None = None
+        """Why the file could not be written, the last time it could not (scrubbed)."""
         self._said: set[str] = set()
         self._lock = threading.Lock()
 
@@ -304,6 +331,7 @@ class Quarantine:
     def to_log(self, line: str, reason: str, why: str) -> str:
         """Log a record whole (the quarantine of last resort); its count key."""
         why = scrub_text(why)
+        self.write_error = why
         if self._first("unwritable"):
             log.error(
                 "the quarantine %s cannot be written (%s): each event it should hold is logged "

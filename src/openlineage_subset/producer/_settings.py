@@ -37,6 +37,12 @@ from openlineage_subset.producer._secrets import scrub_text
 
 CONF_PREFIX = "spark.openlineage."
 DEFAULT_NAMESPACE = "default"
+MAX_NAME_CHARACTERS = 512
+"""The longest namespace or job name taken (an Airflow ``dag_id.task_id`` fits): a longer
+namespace or application name is cut, ending in a marker; a longer parent run name is invalid.
+Every event names several of them, and must fit its byte budget."""
+NAME_CUT_MARKER = "_cut"
+"""The end of a name cut to :data:`MAX_NAME_CHARACTERS` (it survives normalizing)."""
 _RUN_FORM = "namespace/job_name/run_id"
 _EXAMPLE = "airflow/daily_sales.load/0190f4a7-1c2b-7d3e-8f4a-5b6c7d8e9f00"
 
@@ -148,6 +154,7 @@ def lineage_settings(
         ("$OPENLINEAGE_NAMESPACE", environ.get("OPENLINEAGE_NAMESPACE")),
     )
     sources["namespace"], job_namespace = chosen or ("default", DEFAULT_NAMESPACE)
+    job_namespace = _bounded(job_namespace, "namespace", sources["namespace"], ignored)
 
     chosen = first(
         ("enable(app_name=...)", _argument("app_name", app_name)),
@@ -156,6 +163,9 @@ def lineage_settings(
     )
     sources["application_name"], name = chosen or ("default", "")
     application_name = normalize_name(name) or UNKNOWN_APPLICATION
+    application_name = _bounded(
+        application_name, "application name", sources["application_name"], ignored
+    )
 
     application_run_id = None
     sources["application_run_id"] = "new"
@@ -165,7 +175,7 @@ def lineage_settings(
         application_run_id = _uuid(configured_run_id)
         if application_run_id is None:
             ignored.append(
-                f"{run_id_key} is {configured_run_id!r}, not a UUID: it is ignored and the "
+                f"{run_id_key} is {_shown(configured_run_id)}, not a UUID: it is ignored and the "
                 "application gets a new run id; set it to a UUID, or unset it"
             )
         else:
@@ -230,6 +240,31 @@ def lineage_settings(
     )
 
 
+def _bounded(name: str, what: str, source: str, ignored: list[str]) -> str:
+    """``name`` cut to :data:`MAX_NAME_CHARACTERS`, ending in the marker, when longer (said in
+    ``ignored``)."""
+    if len(name) <= MAX_NAME_CHARACTERS:
+        return name
+    kept = name[: MAX_NAME_CHARACTERS - len(NAME_CUT_MARKER)].rstrip("_") + NAME_CUT_MARKER
+    ignored.append(
+        f"the {what} from {source} has {len(name)} characters: it is cut to "
+        f"{MAX_NAME_CHARACTERS} (ending in {NAME_CUT_MARKER!r}) to keep events within their "
+        "size budget; give a shorter one"
+    )
+    return kept
+
+
+def _too_long(namespace: str, name: str) -> str | None:
+    """What is wrong with a run's names when one is longer than events can carry."""
+    for what, text in (("namespace", namespace), ("job name", name)):
+        if len(text) > MAX_NAME_CHARACTERS:
+            return (
+                f"has a {what} of {len(text)} characters, over the {MAX_NAME_CHARACTERS} "
+                "events can carry"
+            )
+    return None
+
+
 def _argument(name: str, value: object) -> str | None:
     """An ``enable()`` argument; None when not given or blank."""
     if value is not None and not isinstance(value, str):
@@ -265,12 +300,22 @@ def _run_from_path(text: str) -> JobRef | str:
     what is wrong with it."""
     parts = text.split("/")
     if len(parts) != 3 or not all(part.strip() for part in parts):
-        return f"is {text!r}, not {_RUN_FORM} (three parts, none empty)"
+        return f"is {_shown(text)}, not {_RUN_FORM} (three parts, none empty)"
     job_namespace, name, run_id = parts
+    too_long = _too_long(job_namespace, name)
+    if too_long is not None:
+        return f"is {_shown(text)}, which {too_long}"
     canonical = _uuid(run_id)
     if canonical is None:
-        return f"is {text!r}, whose run id {run_id!r} is not a UUID"
+        return f"is {_shown(text)}, whose run id {_shown(run_id)} is not a UUID"
     return JobRef(job_namespace, name, canonical)
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, its middle left out when long."""
+    if len(text) <= 200:
+        return repr(text)
+    return f"{text[:100]!r}...{text[-60:]!r} ({len(text)} characters)"
 
 
 def _conf_run(spark_conf: Mapping[str, str], kind: str, what: str) -> _Reading:
@@ -288,10 +333,16 @@ def _conf_run(spark_conf: Mapping[str, str], kind: str, what: str) -> _Reading:
             f"{', '.join(keys)}, or none"
         )
     job_namespace, name, run_id = values
+    too_long = _too_long(job_namespace, name)
+    if too_long is not None:
+        return _Reading(
+            problem=f"the {what} of {', '.join(keys)} {too_long}: it is ignored; set it to the "
+            f"{what}'s own names"
+        )
     canonical = _uuid(run_id)
     if canonical is None:
         return _Reading(
-            problem=f"{keys[2]} is {run_id!r}, not a UUID: the {what} is ignored; set it to "
+            problem=f"{keys[2]} is {_shown(run_id)}, not a UUID: the {what} is ignored; set it to "
             f"the run id of the {what}"
         )
     return _Reading(JobRef(job_namespace, name, canonical))

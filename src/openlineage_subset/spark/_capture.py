@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_subset._convert import dump
-from openlineage_subset.delivery._emitter import Emitter, Transport, open_emitter
+from openlineage_subset.delivery._emitter import EXIT_BUDGET, Emitter, Transport, open_emitter
 from openlineage_subset.delivery._openlineage_client import new_run_id
 from openlineage_subset.producer import _excepthook
 from openlineage_subset.producer._budget import bound_event
@@ -84,6 +84,8 @@ _OPEN: dict[tuple[str, object], CaptureHandle] = {}
 """The open capture of each Spark application (by its id), or of each session (by its JVM
 session) where only sessions can be listened to."""
 _OPEN_LOCK = threading.Lock()
+_ENABLE_LOCK = threading.RLock()
+"""Held by :func:`enable` from looking for an open capture to registering its own."""
 STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
 """Plan roots of the statements that change a dataset other than by a file write."""
 _Part = TypeVar("_Part")
@@ -237,7 +239,8 @@ class CaptureHandle:
         """Send events, each bounded to ``max_event_bytes`` first; a dataset that lost its
         facet is reported once, however many of the run's events left it out.
 
-        Should bounding fail, the event goes as it is (counted and logged): never lost.
+        No event over the budget is sent: should bounding fail, the event is quarantined
+        (``quarantined (over max_event_bytes)``, the error counted and logged), never lost.
         """
         dropped: dict[str, str] = {}
 
@@ -250,7 +253,7 @@ class CaptureHandle:
                 bounded += bound_event(event, self.config.max_event_bytes, report=keep)
             except Exception as error:
                 self.record_error("bounding the size of an event", error)
-                bounded.append(event)
+                self.emitter.keep(event, "over max_event_bytes", error=f"{error}")
         for name, what in dropped.items():
             self.report_degraded(name, what)
         self.emitter.submit(bounded)
@@ -511,53 +514,77 @@ def enable(
         handle.close()   # also runs at interpreter exit
     """
     require_classic(spark, "enable()")
-    existing = capture_of(spark)
-    if existing is not None:
-        warnings.warn(
-            f"capture is already enabled on this Spark application (application run "
-            f"{existing.application.run_id}); returning that handle, whose settings stay: "
-            "close() it first to enable capture with other settings",
-            LineageSettingsWarning,
-            stacklevel=2,
+    _require_running(spark)
+    # One capture per application, even when threads enable it at the same moment.
+    with _ENABLE_LOCK:
+        existing = capture_of(spark)
+        if existing is not None:
+            warnings.warn(
+                f"capture is already enabled on this Spark application (application run "
+                f"{existing.application.run_id}); returning that handle, whose settings stay: "
+                "close() it first to enable capture with other settings",
+                LineageSettingsWarning,
+                stacklevel=2,
+            )
+            return existing
+        if config is None:
+            config = SubsetConfig()
+        openlineage_conf = conf_with_prefix(spark, CONF_PREFIX)
+        settings = lineage_settings(
+            spark.sparkContext.appName or "",
+            openlineage_conf,
+            os.environ,
+            namespace=namespace,
+            app_name=app_name,
+            parent=parent,
+            root_parent=root_parent,
         )
-        return existing
-    if config is None:
-        config = SubsetConfig()
-    openlineage_conf = conf_with_prefix(spark, CONF_PREFIX)
-    settings = lineage_settings(
-        spark.sparkContext.appName or "",
-        openlineage_conf,
-        os.environ,
-        namespace=namespace,
-        app_name=app_name,
-        parent=parent,
-        root_parent=root_parent,
-    )
-    for message in settings.ignored:
-        warnings.warn(message, LineageSettingsWarning, stacklevel=2)
-    log.info("lineage settings: %s", settings.sources)
-    emitter = open_emitter(
-        transport=transport,
-        output=output,
-        quarantine=quarantine,
-        outbox=outbox,
-        close_timeout=close_timeout,
-    )
-    application = settings.application(new_run_id())
-    handle = CaptureHandle(
-        spark, emitter, application, config, settings.namespace, parent=settings.parent
-    )
-    handle.server_conf = {**openlineage_conf, "spark.app.name": spark.sparkContext.appName or ""}
-    handle._emit_application("START")
-    handle.listener.register(spark)
-    if not handle.every_session:
-        _say_only_this_session()
-    handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
-    _excepthook.watch(handle)
-    atexit.register(handle.close)
-    with _OPEN_LOCK:
-        _OPEN[handle.key] = handle
-    return handle
+        for message in settings.ignored:
+            warnings.warn(message, LineageSettingsWarning, stacklevel=2)
+        log.info("lineage settings: %s", settings.sources)
+        emitter = open_emitter(
+            transport=transport,
+            output=output,
+            quarantine=quarantine,
+            outbox=outbox,
+            close_timeout=close_timeout,
+        )
+        application = settings.application(new_run_id())
+        handle = CaptureHandle(
+            spark, emitter, application, config, settings.namespace, parent=settings.parent
+        )
+        handle.server_conf = {
+            **openlineage_conf,
+            "spark.app.name": spark.sparkContext.appName or "",
+        }
+        handle._emit_application("START")
+        handle.listener.register(spark)
+        if not handle.every_session:
+            _say_only_this_session()
+        handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
+        _excepthook.watch(handle)
+        atexit.register(close_at_exit, handle)
+        with _OPEN_LOCK:
+            _OPEN[handle.key] = handle
+        return handle
+
+
+def close_at_exit(handle: CaptureHandle, *, error: BaseException | None = None) -> bool:
+    """Close ``handle`` as the program ends, within what is left of the one close budget of
+    the process's exit (``EXIT_BUDGET``): two captures delay the exit by one budget, not two."""
+    if handle._closing:
+        return True
+    return handle.close(EXIT_BUDGET.remaining(handle.emitter.close_timeout), error=error)
+
+
+def _require_running(spark: SparkSession) -> None:
+    """Raise ``ValueError`` when ``spark`` was stopped (its SparkContext has no JVM any more)."""
+    if getattr(spark.sparkContext, "_jsc", None) is None:
+        raise ValueError(
+            "enable() was given a stopped SparkSession (spark.stop() ended its application): "
+            "there is nothing left to capture; call enable() on a running session, e.g. the "
+            "one SparkSession.builder.getOrCreate() returns after the stop"
+        )
 
 
 def capture_of(spark: SparkSession) -> CaptureHandle | None:

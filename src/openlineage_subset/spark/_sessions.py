@@ -58,7 +58,9 @@ class NewSessionCapture:
                     self._seen.add(id(session))  # no JVM here to capture from: say so
                     on_connect()
             elif capture_of(session) is None:
-                self._handles.append(enable(session, output=output, namespace=namespace))
+                handle = enable(session, output=output, namespace=namespace)
+                if handle not in self._handles:  # another thread's enable() came first
+                    self._handles.append(handle)
 
         def init(session: Any, *args: Any, **kwargs: Any) -> None:
             original_init(session, *args, **kwargs)

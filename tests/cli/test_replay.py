@@ -89,3 +89,21 @@ def test_replay_says_a_damaged_cursor_was_not_trusted_and_sends_the_lane(
     assert where in out and "lane-0" in out and segment.name in out
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(where in message for message in warned), "and warned"
+
+
+def test_replay_writes_names_as_escapes_and_credentials_never(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A folder name holding a terminal's escape codes and a URL with credentials in it.
+    outbox = tmp_path / "x\x1b]0;owned\x07\u202eeht.outbox"
+    output = tmp_path / "events.jsonl"
+    _left_in(outbox)
+    status, out, err = _replay(capsys, outbox, output)
+    assert status == EXIT_OK
+    assert "\\x1b]0;owned\\x07\\u202eeht.outbox" in out
+    missing = tmp_path / "jdbc;password=s3cr3tT0ken"
+    status, out, err = _replay(capsys, missing, output)
+    assert status == EXIT_UNUSABLE
+    for text in (out, err):
+        assert not any(c in text for c in "\x1b\x07\u202e")
+    assert "s3cr3tT0ken" not in err

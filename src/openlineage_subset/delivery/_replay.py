@@ -16,7 +16,9 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
+from openlineage_subset._printable import printable
 from openlineage_subset.delivery._outbox import Outbox
 from openlineage_subset.delivery._sending import (
     Delivery,
@@ -26,6 +28,7 @@ from openlineage_subset.delivery._sending import (
     resolve_transport,
 )
 from openlineage_subset.delivery._trust import UnsafeOutbox
+from openlineage_subset.producer._secrets import scrub_text
 
 EXIT_SENT, EXIT_SOME_STAY, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_REPLAY_TIMEOUT = 30.0
@@ -80,22 +83,19 @@ def replay_command(
             why = "a symlink, which is not followed (give the folder itself)"
         else:
             why = "not a folder" if path.exists() else "no such folder"
-        print(f"ol-subset replay: {outbox}: {why}", file=sys.stderr)
+        _say(f"{outbox}: {why}", sys.stderr)
         return EXIT_UNUSABLE
     try:
         box = Outbox(path, create=False)
     except UnsafeOutbox as error:
-        print(f"ol-subset replay: {error}", file=sys.stderr)
+        _say(str(error), sys.stderr)
         return EXIT_UNUSABLE
     except OSError as error:
-        print(
-            f"ol-subset replay: {outbox}: not a usable outbox ({error.strerror or error})",
-            file=sys.stderr,
-        )
+        _say(f"{outbox}: not a usable outbox ({error.strerror or error})", sys.stderr)
         return EXIT_UNUSABLE
     sink = resolve_transport(output)
     for problem in sink.problems:
-        print(f"ol-subset replay: warning: {problem}", file=sys.stderr)
+        _say(f"warning: {problem}", sys.stderr)
     tally = Tally()
     tally.add("earlier in outbox", box.earlier)
     kept = Quarantine(local_paths(output=output, quarantine=quarantine, outbox=None).quarantine)
@@ -123,7 +123,7 @@ def replay_command(
         clauses.append(f"{stay} stay in the outbox ({reason})")
     for lane, (pending, pid) in box.in_use.items():
         clauses.append(f"{pending} more in {lane}, held by a running capture (pid {pid})")
-    print("ol-subset replay: " + "; ".join(clauses))
+    _say("; ".join(clauses), sys.stdout)
     return EXIT_SOME_STAY if stay or held else EXIT_SENT
 
 
@@ -138,3 +138,9 @@ def _send_while_progressing(delivery: Delivery, tally: Tally, timeout: float) ->
             left, deadline = now_left, time.monotonic() + timeout
         elif time.monotonic() >= deadline or delivery.transport is None:
             return
+
+
+def _say(text: str, stream: TextIO) -> None:
+    """One line of replay's output: scrubbed of credentials, and with what a terminal would act
+    on (an escape in a planted file's name, say) written as escapes."""
+    print(f"ol-subset replay: {printable(scrub_text(text))}", file=stream)

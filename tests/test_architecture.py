@@ -2,8 +2,9 @@
 grows past what a reader takes in.
 
 The rooms (docs/architecture.md draws them): the SDK at the package root; ``producer``,
-``delivery``, ``lineage``, ``spark``, ``service`` and ``cli`` above it. Every import is read from the source
-(those inside functions too), so an arrow back up fails here, not in a user's traceback.
+``delivery``, ``lineage``, ``spark``, ``service`` and ``cli`` above it. Every import is read
+from the source (those inside functions too), so an arrow back up fails here, not in a user's
+traceback.
 """
 
 from __future__ import annotations

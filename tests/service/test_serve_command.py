@@ -50,7 +50,7 @@ def test_an_address_beyond_loopback_needs_a_key(tmp_path: Path, host: str) -> No
 def test_insecure_or_a_key_lets_it_past_the_address_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import openlineage_subset.service as service
+    from openlineage_subset import service
 
     def no_listening(host: str, port: int) -> socket.socket:
         raise service.ServiceError(f"stopped before listening on {host}")

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 from openlineage_subset.lineage import ingest
 from tests.lineage.events import day, pipeline_history, run, write_events
 from tests.service.conftest import Server
 
 http = pytest.importorskip("openlineage.client.transport.http", reason="openlineage-python")
+requests = pytest.importorskip("requests", reason="openlineage-python's HTTP client")
 
 EVENTS = [
     *run(1, 0, 1, writes=[("raw/sales", day("2024-10-15"))]),
@@ -93,7 +93,16 @@ def test_an_invalid_event_is_400_with_its_issues_and_stores_nothing(
     status, answer = server.request("POST", "/api/v1/lineage", json.dumps(broken).encode())
     assert status == 400
     assert answer["outcome"] == "invalid"
-    assert any("eventTime" in issue for issue in answer["issues"]), answer
+    assert answer["issues"] == [answer["error"]]  # the check lineage adds to the schema's
+    assert "$.eventTime: 'yesterday' is not an ISO-8601 time" in answer["error"]
+    twice = {key: value for key, value in EVENTS[0].items() if key != "producer"}
+    twice["run"] = {}  # two issues: ingest names the first, the answer lists both
+    status, answer = server.request("POST", "/api/v1/lineage", json.dumps(twice).encode())
+    assert status == 400 and "(and 1 more)" in answer["error"]
+    assert answer["issues"] == [
+        "$: missing required property 'producer' (as RunEvent)",
+        "$.run: missing required property 'runId'",
+    ]
     status, answer = server.request("POST", "/api/v1/lineage", b'{"run": {')
     assert status == 400 and "not valid JSON" in answer["issues"][0]
     status, answer = server.request("POST", "/api/v1/lineage", b"  ")
@@ -173,3 +182,23 @@ def test_dataset_and_job_events_are_acknowledged_not_stored(serve: Callable[...,
     status, answer = server.request("POST", "/api/v1/lineage", json.dumps(job_event).encode())
     assert status == 200 and answer["outcome"] == "skipped"
     assert stored(server.db) == (0, 0)
+
+
+def test_a_write_the_database_refuses_is_503_and_the_next_one_is_stored(
+    serve: Callable[..., Server],
+) -> None:
+    server = serve()
+    assert server.request("POST", "/api/v1/lineage", json.dumps(EVENTS[0]).encode())[0] == 201
+    blocker = sqlite3.connect(server.db, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")  # another process holding the write lock too long
+    try:
+        status, answer = server.request("POST", "/api/v1/lineage", json.dumps(EVENTS[1]).encode())
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert status == 503 and answer["outcome"] == "failed"
+    assert "locked" in answer["error"]
+    assert stored(server.db) == (1, 1)
+    for event in EVENTS[1:]:  # sent again (as a producer's retry would): stored
+        assert server.request("POST", "/api/v1/lineage", json.dumps(event).encode())[0] == 201
+    assert stored(server.db) == (4, 2)

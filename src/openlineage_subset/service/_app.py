@@ -3,7 +3,8 @@
 - ``POST /api/v1/lineage``: one OpenLineage event, as Marquez takes it (so openlineage-python's
   ``HttpTransport`` with ``url=http://HOST:PORT`` sends to it unchanged), plain or
   ``Content-Encoding: gzip``; 201 once stored (committed), 200 when it was stored before or is
-  a DatasetEvent or JobEvent (not kept), 400 with the issues for an invalid event, 413 for a
+  a DatasetEvent or JobEvent (not kept), 400 for an invalid event (``error``: what ingest
+  says of it; ``issues``: every issue the validation finds), 413 for a
   body (or its decompressed content) over the limit, 503 when the database refused the write;
 - ``GET /api/v1/impact|provenance|history|partitions|datasets|runs``: the same JSON as
   ``ol-subset lineage QUERY --format json``, the query parameters named as its options
@@ -27,8 +28,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from openlineage_subset._validate import validate
 from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
 from openlineage_subset.lineage._catalog import datasets, runs
+from openlineage_subset.lineage._events import parse
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._provenance import provenance
@@ -74,10 +77,10 @@ def make_app(
         answer: dict[str, Any] = {"outcome": outcome.kind}
         if outcome.run_id is not None:
             answer["runId"] = outcome.run_id
-        if outcome.kind == "invalid":
-            answer["issues"] = [outcome.message]
-        elif outcome.message is not None:
+        if outcome.message is not None:
             answer["error"] = outcome.message
+        if outcome.kind == "invalid":
+            answer["issues"] = await run_in_threadpool(_issues, body, outcome.message)
         if outcome.kind == "skipped":
             answer["note"] = "a DatasetEvent or JobEvent: partition lineage keeps run events only"
         return JSONResponse(answer, _STATUS[outcome.kind])
@@ -193,6 +196,17 @@ class _Arguments:
             return int(text)
         except ValueError:
             raise LineageQueryError(f"{name} must be a whole number, got {text!r}") from None
+
+
+def _issues(body: bytes, message: str | None) -> list[str]:
+    """Every issue the validation finds in an event ingest would not store (it names the
+    first); its one message when the body is not a JSON object to validate."""
+    try:
+        document = parse(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        document = None
+    found = [str(issue) for issue in validate(document)] if isinstance(document, dict) else []
+    return found or [message or "not an OpenLineage RunEvent"]
 
 
 async def _body(request: Request, limit: int) -> bytes:

@@ -1,6 +1,7 @@
 """Developer and CI sessions. ``nox`` alone runs the default set, which is what CI runs.
 
-- ``tests``: pytest against a plain (non-editable) install of the project (without Spark).
+- ``tests``: pytest against a plain (non-editable) install of the project (without Spark; with
+  the ``serve`` extra and openlineage-python, whose ``HttpTransport`` the service's tests use).
 - ``sdk``: the SDK's own tests (no Spark, no lineage database) on the other Pythons the package
   claims (3.10, 3.12, 3.13; ``tests`` runs on the one nox runs on).
 - ``spark``: the PySpark adapter's tests on a real local SparkSession, once with PySpark 3.5

@@ -38,6 +38,7 @@ from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.service._sink import EventSink
 
+_BOM = b"\xef\xbb\xbf"
 _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
 
 
@@ -69,6 +70,8 @@ def make_app(
             return _error(413, str(error))
         except ValueError as error:
             return _error(400, str(error))
+        if body.startswith(_BOM):
+            body = body[len(_BOM) :]  # as ingest reads a file that starts with one
         if not body.strip():
             return _error(400, "the body is empty; send one OpenLineage event as JSON")
         client = request.client

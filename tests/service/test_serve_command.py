@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import http.client
 import importlib.util
 import json
 import signal
@@ -108,7 +109,7 @@ def test_a_signal_stops_it_cleanly_with_every_acknowledged_event_stored(
         for event in events:
             try:
                 status, _ = server.request("POST", "/api/v1/lineage", json.dumps(event).encode())
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
                 return  # the server stopped listening
             if status == 201:
                 acknowledged.append(event)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import sqlite3
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,21 @@ EVENTS = [
 
 def transport(server: Server, **config: Any) -> Any:
     return http.HttpTransport(http.HttpConfig.from_dict({"url": server.url, **config}))
+
+
+def peak_memory(server: Server) -> int:
+    """The most memory (resident, bytes) the server's process has held."""
+    status = Path(f"/proc/{server.process.pid}/status").read_text(encoding="utf-8")
+    (line,) = [line for line in status.splitlines() if line.startswith("VmHWM:")]
+    return int(line.split()[1]) * 1024
+
+
+def zip_bomb(size: int) -> bytes:
+    """One gzip member of ``size`` zero bytes, made a megabyte at a time."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    zeros = bytes(1024 * 1024)
+    parts = [packer.compress(zeros) for _ in range(size // len(zeros))]
+    return b"".join([*parts, packer.flush()])
 
 
 def stored(db: str) -> tuple[int, int]:
@@ -143,6 +159,18 @@ def test_a_body_over_the_limit_is_413_before_and_after_decompression(
     )
     assert status == 400 and "gzip" in answer["error"]
     assert stored(server.db) == (1, 1)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc (Linux)")
+def test_a_zip_bomb_is_never_inflated_in_memory(serve: Callable[..., Server]) -> None:
+    bomb = zip_bomb(768 * 1024 * 1024)  # 768 MB of zeros in under a megabyte
+    assert len(bomb) < 1024 * 1024
+    server = serve("--max-body-bytes", str(1024 * 1024))
+    before = peak_memory(server)
+    status, answer = server.request("POST", "/api/v1/lineage", bomb, {"Content-Encoding": "gzip"})
+    assert status == 413 and "decompresses" in answer["error"]
+    grown = peak_memory(server) - before
+    assert grown < 64 * 1024 * 1024, f"the server's peak memory grew by {grown} bytes"
 
 
 def test_with_an_api_key_every_request_needs_it(serve: Callable[..., Server]) -> None:

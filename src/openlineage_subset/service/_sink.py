@@ -60,6 +60,8 @@ class EventSink:
         """Check and store one event (the bytes of its JSON); returns once it is committed."""
         done: Future[Outcome] = Future()
         self._queue.put((body, source, done))
+        if not self._thread.is_alive():
+            self._abandon()  # the writer stopped: nothing would ever answer
         return await asyncio.wrap_future(done)
 
     def close(self) -> None:
@@ -94,6 +96,18 @@ class EventSink:
             if writer is not None:
                 writer.rollback()  # nothing is left open: every batch commits or rolls back
             store.close()
+            self._abandon()
+
+    def _abandon(self) -> None:
+        """Answer what is still waiting once the writer has stopped: not stored."""
+        stopped = Outcome("failed", "the service is stopping; nothing was stored")
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None and not item[2].done():
+                item[2].set_result(stopped)
 
     def _store(
         self,

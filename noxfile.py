@@ -1,6 +1,7 @@
 """Developer and CI sessions. ``nox`` alone runs the default set, which is what CI runs.
 
-- ``tests``: pytest against a plain (non-editable) install of the project (without Spark).
+- ``tests``: pytest against a plain (non-editable) install of the project (without Spark; with
+  the ``serve`` extra and openlineage-python, whose ``HttpTransport`` the service's tests use).
 - ``sdk``: the SDK's own tests (no Spark, no lineage database) on the other Pythons the package
   claims (3.10, 3.12, 3.13; ``tests`` runs on the one nox runs on).
 - ``spark``: the PySpark adapter's tests on a real local SparkSession, once with PySpark 3.5
@@ -72,6 +73,8 @@ REMOTE_LOAD = re.compile(
 )
 
 
+# Keep equal to the bound in pyproject.toml's spark extra.
+OPENLINEAGE_PYTHON = "openlineage-python>=1.30,<2"
 PYSPARK = {"3.5": "pyspark>=3.5,<3.6", "4": "pyspark>=4,<5"}
 # requires-python is >= 3.10; the newest tested is 3.13. The default sessions run on the Python
 # that runs nox; `sdk` covers the others (CI makes them findable: see .ci/run).
@@ -81,7 +84,8 @@ OTHER_PYTHONS = ["3.10", "3.12", "3.13"]
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, property and CLI tests; pass pytest options after ``--``."""
-    session.install(".[test,codegen]")
+    # The service's tests send events with openlineage-python's HttpTransport.
+    session.install(".[test,codegen,serve]", OPENLINEAGE_PYTHON)
     session.run(
         "python", "-m", "pytest", "--ignore=tests/spark", "--ignore=tests/browser", *session.posargs
     )
@@ -90,7 +94,7 @@ def tests(session: nox.Session) -> None:
 @nox.session(python=OTHER_PYTHONS)
 def sdk(session: nox.Session) -> None:
     """The SDK tests on another supported Python: models, generator, validation, CLI."""
-    session.install(".[test,codegen]")
+    session.install(".[test,codegen,serve]", OPENLINEAGE_PYTHON)
     session.run(
         "python",
         "-m",
@@ -165,7 +169,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the hand-written package and the generator."""
-    session.install(".[codegen]", *MYPY)
+    session.install(".[codegen,serve]", *MYPY)
     session.run("mypy")
     # The public API keeps its precise types: assert_type fails on Any or a wider type.
     session.run("mypy", "tests/typing/public_api.py")

@@ -2,8 +2,9 @@
 grows past what a reader takes in.
 
 The rooms (docs/architecture.md draws them): the SDK at the package root; ``producer``,
-``delivery``, ``lineage``, ``spark`` and ``cli`` above it. Every import is read from the source
-(those inside functions too), so an arrow back up fails here, not in a user's traceback.
+``delivery``, ``lineage``, ``spark``, ``service`` and ``cli`` above it. Every import is read
+from the source (those inside functions too), so an arrow back up fails here, not in a user's
+traceback.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "delivery": frozenset({SDK, "producer", "delivery"}),
     "lineage": frozenset({SDK, "producer", "lineage"}),
     "spark": frozenset({SDK, "producer", "delivery", "spark"}),
-    "cli": frozenset({SDK, "producer", "delivery", "lineage", "spark", "cli"}),
+    "service": frozenset({SDK, "producer", "lineage", "service"}),
+    "cli": frozenset({SDK, "producer", "delivery", "lineage", "spark", "service", "cli"}),
 }
 """Which rooms each room may import from: arrows point down, never up or sideways."""
 JVM_LAYER = PACKAGE / "spark" / "_jvm"
@@ -75,6 +77,25 @@ def test_rooms_import_only_downward(path: Path) -> None:
         if target is not None and target not in ALLOWED[room]:
             wrong.append(f"line {line}: {module} ({room} -> {target})")
     assert not wrong, f"{path.relative_to(ROOT)} imports upward or sideways: {wrong}"
+
+
+SERVE_EXTRA = ("starlette", "uvicorn")
+"""The ``serve`` extra's packages: only ``service/`` imports them (and ``cli/`` imports it
+inside ``lineage serve`` alone), so that every other command runs without the extra."""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _sources(PACKAGE) if PACKAGE / "service" not in p.parents],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_only_the_service_imports_the_serve_extra(path: Path) -> None:
+    found = [
+        f"line {line}: {module}"
+        for line, module in _imports(path)
+        if module.split(".")[0] in SERVE_EXTRA
+    ]
+    assert not found, f"{path.relative_to(ROOT)} imports the serve extra: {found}"
 
 
 def test_the_room_map_knows_every_room() -> None:

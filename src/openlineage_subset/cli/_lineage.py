@@ -1,4 +1,5 @@
-"""``ol-subset lineage ingest|impact|provenance|history|partitions|report``: the command line.
+"""``ol-subset lineage ingest|impact|provenance|history|partitions|datasets|runs|report|serve``:
+the command line.
 
 Exit status: 0 done; 1 ``ingest`` stored what it could but some lines were invalid; 2 nothing
 answered (a database that is not a lineage database, an unknown or ambiguous dataset, a
@@ -14,7 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_subset.cli._output import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, printable
-from openlineage_subset.lineage._arguments import LineageQueryError
+from openlineage_subset.cli._serve import add_serve_parser
+from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
+from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport, datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page
 from openlineage_subset.lineage._impact import impact
@@ -93,6 +96,27 @@ def add_lineage_parser(commands: Any) -> None:
             query.add_argument("--depth", metavar="N", type=int, help="at most N run hops")
         _common(query, dataset=True)
         query.set_defaults(handler=handler)
+    listing = actions.add_parser(
+        "datasets",
+        help="every dataset, the most recently written first",
+        description="Every dataset of the database, the most recently written first, with "
+        "its last write and how many runs wrote and read it.",
+    )
+    _common(listing, dataset=False)
+    listing.set_defaults(handler=_datasets)
+    listing = actions.add_parser(
+        "runs",
+        help="the runs, the most recently started first, with what each read and wrote",
+        description="The runs of the database, the most recently started first, with what "
+        "each read and wrote.",
+    )
+    listing.add_argument("--job", metavar="JOB", help="only this job's (NAME or NAMESPACE.NAME)")
+    listing.add_argument(
+        "--limit", metavar="N", type=int, default=100, help="at most N runs (default 100)"
+    )
+    _common(listing, dataset=False)
+    listing.set_defaults(handler=_runs)
+    add_serve_parser(actions)
     _add_report_parser(actions)
 
 
@@ -176,18 +200,7 @@ def _ingest_command(args: argparse.Namespace) -> int:
 
 
 def _partition_argument(args: argparse.Namespace) -> dict[str, str] | None:
-    given = getattr(args, "partition", None)
-    if not given:
-        return None
-    values = {}
-    for item in given:
-        name, equals, value = item.partition("=")
-        if not equals or not name:
-            raise LineageQueryError(
-                f"--partition takes COLUMN=VALUE, such as --partition day=2024-10-15; got {item!r}"
-            )
-        values[name] = value
-    return values
+    return partition_from_text(getattr(args, "partition", None))
 
 
 def _answer(
@@ -249,6 +262,36 @@ def _partitions(args: argparse.Namespace) -> int:
         lambda: dataset_partitions(args.db, args.dataset, namespace=args.namespace),
         partitions_text,
     )
+
+
+def _datasets(args: argparse.Namespace) -> int:
+    return _answer(args, lambda: datasets(args.db), _datasets_text)
+
+
+def _datasets_text(report: DatasetsReport) -> list[str]:
+    lines = [
+        f"{item.dataset}: last written {item.as_json()['lastWrittenAt'] or 'never'}, "
+        f"{item.writes} write(s), {item.reads} read(s), {item.partitions} partition(s) known"
+        for item in report.datasets
+    ]
+    return [printable(line) for line in lines] or ["no dataset yet; ingest events first"]
+
+
+def _runs(args: argparse.Namespace) -> int:
+    return _answer(args, lambda: runs(args.db, job=args.job, limit=args.limit), _runs_text)
+
+
+def _runs_text(report: RunsReport) -> list[str]:
+    lines = [f"{len(report.runs)} of {report.total} run(s), the latest first"]
+    for item in report.runs:
+        run = item.run.as_json()
+        lines.append(f"{item.run.run_id} {item.run.job} {item.run.status} {run['startedAt']}")
+        for verb, accesses in (("read", item.inputs), ("wrote", item.outputs)):
+            lines.extend(
+                f"  {verb} {access.dataset}: {access.condition or '(whole dataset)'}"
+                for access in accesses
+            )
+    return [printable(line) for line in lines]
 
 
 def _report(args: argparse.Namespace) -> int:

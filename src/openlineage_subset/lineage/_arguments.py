@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openlineage_subset.lineage._model import DatasetRef
@@ -147,4 +147,26 @@ def checked_partition(partition: Mapping[str, str | None] | None) -> dict[str, s
                 f"partition); got {name!r}: {value!r}"
             )
         values[name] = None if value == _NULL_PARTITION else value
+    return values
+
+
+def partition_from_text(
+    items: Sequence[str] | None, option: str = "--partition"
+) -> dict[str, str] | None:
+    """The partition given as ``COLUMN=VALUE`` items (a command-line option or a query
+    parameter, named ``option`` in the error); None for none.
+
+    >>> partition_from_text(["day=2024-10-15", "country=PL"])
+    {'day': '2024-10-15', 'country': 'PL'}
+    """
+    if not items:
+        return None
+    values = {}
+    for item in items:
+        name, equals, value = item.partition("=")
+        if not equals or not name:
+            raise LineageQueryError(
+                f"{option} takes COLUMN=VALUE, such as {option} day=2024-10-15; got {item!r}"
+            )
+        values[name] = value
     return values

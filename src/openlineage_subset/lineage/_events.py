@@ -28,7 +28,7 @@ PLACES = (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "outpu
 
 # What a chunk holds (from the reader) and what checking it gives (to the writer): tuples whose
 # first member says which.
-LINE = 0  # (LINE, source, line number, raw bytes)
+LINE = 0  # (LINE, source, line number or None (a request's body), raw bytes)
 WHOLE = 1  # (WHOLE, source, bytes): a .json file that is one document over several lines
 UNREADABLE = 2  # (UNREADABLE, source, message): an input that could not be read
 INVALID = 3  # (INVALID, source, line or None, message)
@@ -76,7 +76,7 @@ class _Chunk:
         self.conditions: list[Condition] = []
         self.numbers: dict[str, int] = {}
 
-    def line(self, source: str, number: int, raw: bytes) -> None:
+    def line(self, source: str, number: int | None, raw: bytes) -> None:
         if not raw.strip():
             return
         try:

@@ -68,6 +68,12 @@ class Writer:
             self.open = False
             self._begin()
 
+    def begin(self) -> None:
+        """Start the next transaction after :meth:`commit` or :meth:`rollback` (the writer
+        starts its first itself)."""
+        if not self.open:
+            self._begin()
+
     def commit(self) -> None:
         if self.open:
             self.db.execute("COMMIT")

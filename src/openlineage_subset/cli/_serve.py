@@ -1,0 +1,130 @@
+"""``ol-subset lineage serve``: the lineage service's front (the ``serve`` extra).
+
+Checks what it is given before anything listens: the extra installed, one API key at most (an
+option, a file or ``OL_SUBSET_API_KEY``), a key for any address but loopback unless
+``--insecure``, a body limit of at least 1 byte, an address it can listen on, a usable database.
+Each refusal is one line on standard error and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import ipaddress
+import os
+import sys
+from typing import Any
+
+from openlineage_subset.cli._output import EXIT_OK, EXIT_UNUSABLE
+from openlineage_subset.lineage._store import LineageDatabaseError
+
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+"""The largest event a request may carry, in bytes, before and after decompression."""
+KEY_VARIABLE = "OL_SUBSET_API_KEY"
+_EXTRA_HINT = "pip install 'openlineage-subset[serve]'"
+
+
+def add_serve_parser(actions: Any) -> None:
+    serve = actions.add_parser(
+        "serve",
+        help="an OpenLineage endpoint storing events, and the queries over HTTP",
+        description=(
+            "Serve the lineage database over HTTP: POST /api/v1/lineage takes OpenLineage events "
+            "(as Marquez does: openlineage-python's HttpTransport sends to it unchanged) and "
+            "stores them as ingest does; GET /api/v1/impact, provenance, history, partitions, "
+            "datasets and runs answer as the commands' --format json. Prints 'ready: URL' once "
+            f"listening; stops on SIGTERM or Ctrl-C. Needs the serve extra: {_EXTRA_HINT}."
+        ),
+    )
+    serve.add_argument(
+        "--db", metavar="PATH", default="lineage.db", help="lineage database (made if missing)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=5000, help="port to listen on (5000; 0: a free one)"
+    )
+    key = serve.add_mutually_exclusive_group()
+    key.add_argument(
+        "--api-key",
+        metavar="KEY",
+        help=f"every request must send 'Authorization: Bearer KEY' (or set {KEY_VARIABLE})",
+    )
+    key.add_argument("--api-key-file", metavar="FILE", help="read the API key from FILE")
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow listening on an address other than loopback without an API key",
+    )
+    serve.add_argument(
+        "--max-body-bytes",
+        metavar="N",
+        type=int,
+        default=DEFAULT_MAX_BODY,
+        help=f"the largest event accepted, before and after gzip (default {DEFAULT_MAX_BODY})",
+    )
+    serve.set_defaults(handler=serve_command)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    missing = [name for name in ("starlette", "uvicorn") if importlib.util.find_spec(name) is None]
+    if missing:
+        return _fail(f"needs {' and '.join(missing)}: {_EXTRA_HINT}")
+    try:
+        api_key = _api_key(args)
+    except ValueError as error:
+        return _fail(str(error))
+    if api_key is None and not args.insecure and not _loopback(args.host):
+        return _fail(
+            f"--host {args.host} is reachable from other machines: give an API key "
+            f"(--api-key, --api-key-file or {KEY_VARIABLE}), or --insecure to serve without one"
+        )
+    if args.max_body_bytes < 1:
+        return _fail(f"--max-body-bytes must be 1 or more, got {args.max_body_bytes}")
+    if not 0 <= args.port <= 65535:
+        return _fail(f"--port must be between 0 and 65535, got {args.port}")
+    # Imported here: the other commands run without the serve extra.
+    from openlineage_subset.service import ServiceError, listen, serve  # noqa: PLC0415
+
+    try:
+        sock = listen(args.host, args.port)
+    except ServiceError as error:
+        return _fail(str(error))
+    try:
+        serve(args.db, sock, api_key=api_key, max_body=args.max_body_bytes)
+    except LineageDatabaseError as error:
+        return _fail(str(error))
+    return EXIT_OK
+
+
+def _api_key(args: argparse.Namespace) -> str | None:
+    if args.api_key is not None:
+        key, where = args.api_key, "--api-key"
+    elif args.api_key_file is not None:
+        where = f"--api-key-file {args.api_key_file}"
+        try:
+            with open(args.api_key_file, encoding="utf-8") as stream:
+                key = stream.read().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or error
+            raise ValueError(f"{where}: cannot read the key: {reason}") from None
+    elif KEY_VARIABLE in os.environ:
+        key, where = os.environ[KEY_VARIABLE], KEY_VARIABLE
+    else:
+        return None
+    if not key or not key.isprintable() or not key.isascii():
+        raise ValueError(f"{where}: the API key must be printable ASCII text, not empty")
+    return str(key)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _fail(message: str) -> int:
+    print(f"ol-subset lineage serve: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE

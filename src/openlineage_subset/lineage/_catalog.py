@@ -1,0 +1,160 @@
+"""What a database holds, listed: its datasets (most recently written first) and its runs
+(most recently started first), for ``ol-subset lineage datasets|runs`` and the service."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from typing import Any
+
+from openlineage_subset.lineage._arguments import LineageQueryError, open_store
+from openlineage_subset.lineage._graph import _rendered
+from openlineage_subset.lineage._model import DatasetRef, RunRef
+from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._time import shown_time
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetSummary:
+    """A dataset, when it was last written, and how many runs read and wrote it."""
+
+    dataset: DatasetRef
+    last_written_at: str | None
+    """The end (or, while it runs, the start) of the latest run that wrote it; None: never."""
+    writes: int
+    reads: int
+    partitions: int
+    """Partitions some read or write listed."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.dataset.as_json(),
+            "lastWrittenAt": None
+            if self.last_written_at is None
+            else shown_time(self.last_written_at),
+            "writes": self.writes,
+            "reads": self.reads,
+            "partitions": self.partitions,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetsReport:
+    datasets: tuple[DatasetSummary, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"datasets": [item.as_json() for item in self.datasets]}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunAccess:
+    """What a run read or wrote of a dataset, and its condition rendered (None: whole)."""
+
+    dataset: DatasetRef
+    condition: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"dataset": self.dataset.as_json(), "condition": self.condition}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    run: RunRef
+    inputs: tuple[RunAccess, ...]
+    outputs: tuple[RunAccess, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.run.as_json(),
+            "inputs": [item.as_json() for item in self.inputs],
+            "outputs": [item.as_json() for item in self.outputs],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class RunsReport:
+    runs: tuple[RunSummary, ...]
+    total: int
+    """How many runs the database holds (of the job, when one was asked for)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"total": self.total, "runs": [item.as_json() for item in self.runs]}
+
+
+def datasets(db: str | os.PathLike[str] | LineageStore) -> DatasetsReport:
+    """Every dataset of the database, the most recently written first (never written: last,
+    by namespace and name)."""
+    store, close = open_store(db)
+    try:
+        rows = store.connection.execute(
+            "SELECT d.namespace, d.name, w.last, coalesce(w.writes, 0), "
+            "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
+            "AND a.direction = 'input'), "
+            "(SELECT count(*) FROM partitions p WHERE p.dataset_id = d.dataset_id) "
+            "FROM datasets d LEFT JOIN (SELECT a.dataset_id, count(*) AS writes, "
+            "max(coalesce(r.ended_at, r.started_at)) AS last FROM accesses a "
+            "JOIN runs r ON r.run_id = a.run_id WHERE a.direction = 'output' "
+            "GROUP BY a.dataset_id) w ON w.dataset_id = d.dataset_id "
+            "ORDER BY w.last IS NULL, w.last DESC, d.namespace, d.name"
+        ).fetchall()
+    finally:
+        if close:
+            store.close()
+    return DatasetsReport(
+        tuple(
+            DatasetSummary(DatasetRef(namespace, name), last, writes, reads, partitions)
+            for namespace, name, last, writes, reads, partitions in rows
+        )
+    )
+
+
+def runs(
+    db: str | os.PathLike[str] | LineageStore,
+    *,
+    job: str | None = None,
+    limit: int | None = 100,
+) -> RunsReport:
+    """The runs of the database (of the job named ``job``, ``NAMESPACE.NAME`` or its name
+    alone), the most recently started first, at most ``limit`` of them (None: all); each with
+    what it read and wrote."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise LineageQueryError(f"limit must be a whole number of at least 1, got {limit!r}")
+    if job is not None and (not isinstance(job, str) or not job):
+        raise LineageQueryError("job: name the job (its name, or NAMESPACE.NAME)")
+    store, close = open_store(db)
+    try:
+        where = "WHERE ? IS NULL OR job_name = ? OR job_namespace || '.' || job_name = ?"
+        found = store.connection.execute(
+            "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
+            f"{where} ORDER BY started_at DESC, run_id LIMIT ?",
+            (job, job, job, -1 if limit is None else limit),
+        ).fetchall()
+        (total,) = store.connection.execute(
+            f"SELECT count(*) FROM runs {where}", (job, job, job)
+        ).fetchone()
+        accesses: dict[tuple[str, str], list[RunAccess]] = {}
+        for run_id, direction, namespace, name, condition in store.connection.execute(
+            "SELECT a.run_id, a.direction, d.namespace, d.name, a.condition FROM accesses a "
+            "JOIN datasets d ON d.dataset_id = a.dataset_id "
+            "WHERE a.run_id IN (SELECT value FROM json_each(?)) ORDER BY d.namespace, d.name",
+            (json.dumps([row[0] for row in found]),),
+        ):
+            parsed = None if condition is None else json.loads(condition)
+            accesses.setdefault((run_id, direction), []).append(
+                RunAccess(DatasetRef(namespace, name), _rendered(parsed))
+            )
+    finally:
+        if close:
+            store.close()
+    return RunsReport(
+        tuple(
+            RunSummary(
+                RunRef(*row),
+                tuple(accesses.get((row[0], "input"), ())),
+                tuple(accesses.get((row[0], "output"), ())),
+            )
+            for row in found
+        ),
+        total,
+    )

@@ -1,0 +1,16 @@
+"""Partition lineage as a service: an OpenLineage endpoint and the lineage queries over HTTP.
+
+Needs the ``serve`` extra (Starlette, uvicorn); imported by ``ol-subset lineage serve`` only.
+
+- :mod:`._app`: the ASGI application (``POST /api/v1/lineage``, ``GET /api/v1/...``);
+- :mod:`._sink`: the one writer thread storing posted events as ``ingest`` does;
+- :mod:`._run`: listening, the ready line, a clean stop on SIGTERM or SIGINT.
+
+docs/serve.md describes the endpoints.
+"""
+
+from openlineage_subset.service._app import make_app
+from openlineage_subset.service._run import ServiceError, listen, serve
+from openlineage_subset.service._sink import EventSink, Outcome
+
+__all__ = ["EventSink", "Outcome", "ServiceError", "listen", "make_app", "serve"]

@@ -1,0 +1,158 @@
+"""The service's one writer: events posted to it, checked and stored as ``ingest`` does, by one
+thread with one connection.
+
+A request hands its body to :meth:`EventSink.store` and waits for the outcome. The writer
+thread takes every body waiting, checks them together (:func:`~openlineage_subset.lineage.
+_events.check_chunk`, as ``ingest`` checks a chunk) and stores them in one transaction
+(:class:`~openlineage_subset.lineage._writer.Writer`, as ``ingest`` stores one); each request
+is answered only once that transaction is committed. Under load, many events share one commit;
+alone, an event is committed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import queue
+import sqlite3
+import threading
+from concurrent.futures import Future
+from typing import Any
+
+from openlineage_subset.lineage._events import EVENT, INVALID, LINE, SKIPPED, check_chunk
+from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._writer import Writer
+
+_BATCH = 500  # bodies stored in one transaction at most: a bounded wait for the first of them
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What became of one posted event."""
+
+    kind: str
+    """``stored``, ``duplicate`` (stored before: nothing changed), ``invalid``, ``skipped`` (a
+    DatasetEvent or JobEvent: lineage keeps run events), ``failed`` (the database refused)."""
+    message: str | None = None
+    run_id: str | None = None
+
+
+class EventSink:
+    """One thread storing posted events into the lineage database ``db`` (made if missing).
+
+    Opening it opens the database in that thread, raising
+    :class:`~openlineage_subset.lineage.LineageDatabaseError` for a file that cannot be used.
+    :meth:`close` stores what was handed over before it, commits and closes the database.
+    """
+
+    def __init__(self, db: str | os.PathLike[str]) -> None:
+        self._queue: queue.Queue[tuple[bytes, str, Future[Outcome]] | None] = queue.Queue()
+        opened: Future[None] = Future()
+        self._thread = threading.Thread(
+            target=self._run, args=(os.fspath(db), opened), name="ol-subset-writer", daemon=True
+        )
+        self._thread.start()
+        opened.result()  # raises what opening raised
+
+    async def store(self, body: bytes, source: str) -> Outcome:
+        """Check and store one event (the bytes of its JSON); returns once it is committed."""
+        done: Future[Outcome] = Future()
+        self._queue.put((body, source, done))
+        if not self._thread.is_alive():
+            self._abandon()  # the writer stopped: nothing would ever answer
+        return await asyncio.wrap_future(done)
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self, db: str, opened: Future[None]) -> None:
+        try:
+            store = LineageStore.open(db, create=True)
+        except BaseException as error:  # handed to the opener, which raises it
+            opened.set_exception(error)
+            return
+        opened.set_result(None)
+        writer: Writer | None = None
+        try:
+            while True:
+                first = self._queue.get()
+                if first is None:
+                    return
+                batch = [first]
+                while len(batch) < _BATCH:
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is None:
+                        self._queue.put(None)  # stop once this batch is stored
+                        break
+                    batch.append(item)
+                writer = self._store(store, writer, batch)
+        finally:
+            if writer is not None:
+                writer.rollback()  # nothing is left open: every batch commits or rolls back
+            store.close()
+            self._abandon()
+
+    def _abandon(self) -> None:
+        """Answer what is still waiting once the writer has stopped: not stored."""
+        stopped = Outcome("failed", "the service is stopping; nothing was stored")
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None and not item[2].done():
+                item[2].set_result(stopped)
+
+    def _store(
+        self,
+        store: LineageStore,
+        writer: Writer | None,
+        batch: list[tuple[bytes, str, Future[Outcome]]],
+    ) -> Writer | None:
+        outcomes: list[Outcome] = []
+
+        def count(outcome: tuple[Any, ...], stored: bool | str) -> None:
+            kind = outcome[0]
+            if kind == EVENT:
+                if isinstance(stored, str):
+                    outcomes.append(Outcome("invalid", stored))
+                else:
+                    outcomes.append(Outcome("stored" if stored else "duplicate", None, outcome[4]))
+            elif kind == INVALID:
+                outcomes.append(Outcome("invalid", outcome[3]))
+            elif kind == SKIPPED:
+                outcomes.append(Outcome("skipped"))
+            else:  # pragma: no cover - a body is one LINE item: nothing else comes back
+                outcomes.append(Outcome("invalid", str(outcome[2:])))
+
+        try:
+            items = [(LINE, source, None, body) for body, source, _ in batch]
+            checked, conditions = check_chunk(items)
+            if writer is None:
+                writer = Writer(store.connection)
+            else:
+                writer.begin()
+            writer.store(checked, conditions, count)
+            writer.commit()
+        except (sqlite3.Error, OSError) as error:
+            if writer is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    writer.rollback()
+            # Whatever the failed transaction added to the writer's caches is gone: start anew.
+            failed = Outcome("failed", f"the lineage database refused the write: {error}")
+            for _, _, done in batch:
+                done.set_result(failed)
+            return None
+        except BaseException as error:
+            for _, _, done in batch:
+                done.set_exception(error)
+            raise
+        for (_, _, done), outcome in zip(batch, outcomes, strict=True):
+            done.set_result(outcome)
+        return writer

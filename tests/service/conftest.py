@@ -1,0 +1,116 @@
+"""``ol-subset lineage serve`` started for real: a subprocess on 127.0.0.1, a free port."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT
+
+pytest.importorskip("starlette", reason="the serve extra: pip install 'openlineage-subset[serve]'")
+pytest.importorskip("uvicorn", reason="the serve extra: pip install 'openlineage-subset[serve]'")
+
+_STARTUP_SECONDS = 30
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "openlineage_subset", *args]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key != "OL_SUBSET_API_KEY"}
+    paths = [str(ROOT / "src"), str(ROOT / "generated"), str(ROOT)]
+    env["PYTHONPATH"] = os.pathsep.join([*paths, env.get("PYTHONPATH", "")])
+    env.update(extra)
+    return env
+
+
+class Server:
+    """A running ``lineage serve``: its URL, its process, and a way to ask it."""
+
+    def __init__(self, process: subprocess.Popen[str], url: str, db: str) -> None:
+        self.process = process
+        self.url = url
+        self.db = db
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[int, Any]:
+        """Status and JSON answer of one request."""
+        request = urllib.request.Request(
+            self.url + path, data=body, method=method, headers=dict(headers or {})
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            with error:
+                return error.code, json.loads(error.read())
+
+    def get(self, path: str, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
+        return self.request("GET", path, headers=headers)
+
+    def stop(self) -> int:
+        """SIGTERM, and the exit status."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        return self.process.wait(timeout=30)
+
+
+def start(db: str, *args: str, env: Mapping[str, str] | None = None) -> Server:
+    """Start ``lineage serve --db DB --port 0 ARGS`` and wait for its ready line."""
+    process = subprocess.Popen(
+        command("lineage", "serve", "--db", db, "--port", "0", *args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(env or environment()),
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    stdout = process.stdout
+    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    try:
+        first = lines.get(timeout=_STARTUP_SECONDS)
+    except queue.Empty:
+        process.kill()
+        process.wait()
+        raise AssertionError("lineage serve printed no ready line") from None
+    if not first.startswith("ready: http://127.0.0.1:"):
+        process.kill()
+        _, err = process.communicate()
+        raise AssertionError(f"lineage serve did not start: {first!r} {err!r}")
+    return Server(process, first.removeprefix("ready: ").strip(), db)
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """Start servers (over ``tmp_path/lineage.db`` unless told); each stopped by its pid at
+    the end."""
+    started: list[Server] = []
+
+    def starter(*args: str, db: str | None = None, env: Mapping[str, str] | None = None) -> Server:
+        server = start(db or str(tmp_path / "lineage.db"), *args, env=env)
+        started.append(server)
+        return server
+
+    yield starter
+    for server in started:
+        if server.process.poll() is None:
+            server.process.kill()
+        server.process.communicate()

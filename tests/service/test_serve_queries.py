@@ -1,0 +1,164 @@
+"""GET /api/v1/...: the same JSON as ``ol-subset lineage QUERY --format json``, over the same
+database, while events arrive; a bad argument is a 400 with a message."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import threading
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.lineage.events import HOSTILE_NAME, pipeline_history, run, write_events
+from tests.service.conftest import Server, command, environment
+
+QUERIES = [
+    ("impact", ["clean"], {"dataset": "clean"}),
+    (
+        "impact",
+        ["raw", "--partition", "day=2024-10-02", "--partition", "country=PL", "--depth", "2"],
+        {"dataset": "raw", "partition": ["day=2024-10-02", "country=PL"], "depth": "2"},
+    ),
+    (
+        "impact",
+        ["clean", "--partition", "day=2024-10-03", "--since", "2024-10-15T00:20:00Z"],
+        {"dataset": "clean", "partition": "day=2024-10-03", "since": "2024-10-15T00:20:00Z"},
+    ),
+    (
+        "provenance",
+        ["rolling", "--partition", "day=2024-10-04"],
+        {"dataset": "rolling", "partition": "day=2024-10-04"},
+    ),
+    (
+        "provenance",
+        ["report_out", "--namespace", "file"],
+        {"dataset": "report_out", "namespace": "file"},
+    ),
+    (
+        "history",
+        ["clean", "--partition", "day=2024-10-05"],
+        {"dataset": "clean", "partition": "day=2024-10-05"},
+    ),
+    ("history", [HOSTILE_NAME], {"dataset": HOSTILE_NAME}),
+    ("partitions", ["raw"], {"dataset": "raw"}),
+    ("datasets", [], {}),
+    ("runs", [], {}),
+    ("runs", ["--job", "tests.clean", "--limit", "3"], {"job": "tests.clean", "limit": "3"}),
+]
+
+
+def cli_json(db: str, query: str, args: list[str]) -> object:
+    done = subprocess.run(
+        command("lineage", query, *args, "--db", db, "--format", "json"),
+        capture_output=True,
+        text=True,
+        env=environment(),
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def history_db(tmp_path: Path) -> str:
+    events = pipeline_history(days=6)
+    events = [
+        *events,
+        *run(900, 500, 501, reads=[("rolling", None)], writes=[("report_out", None)], job="x"),
+    ]
+    db = str(tmp_path / "lineage.db")
+    done = subprocess.run(
+        command("lineage", "ingest", str(write_events(tmp_path / "e.jsonl", events)), "--db", db),
+        capture_output=True,
+        text=True,
+        env=environment(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return db
+
+
+def test_the_api_answers_as_the_command_line(serve: Callable[..., Server], history_db: str) -> None:
+    server = serve(db=history_db)
+    for query, args, params in QUERIES:
+        status, answer = server.get(f"/api/v1/{query}?{urllib.parse.urlencode(params, True)}")
+        assert status == 200, (query, params, answer)
+        expected = cli_json(history_db, query, args)
+        assert answer == expected, (query, params)
+    # Not empty answers that would agree by accident:
+    _, impact = server.get("/api/v1/impact?dataset=clean")
+    assert impact["runs"], impact
+    _, listed = server.get("/api/v1/datasets")
+    assert len(listed["datasets"]) == 5
+
+
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        ("/api/v1/impact", "name the dataset"),
+        ("/api/v1/impact?dataset=clean&partition=day", "partition takes COLUMN=VALUE"),
+        ("/api/v1/impact?dataset=clean&depth=two", "depth must be a whole number"),
+        ("/api/v1/impact?dataset=clean&depth=0", "depth must be a whole number of at least 1"),
+        ("/api/v1/impact?dataset=clean&since=soon", "not an ISO-8601 time"),
+        ("/api/v1/impact?dataset=nowhere", "no dataset named 'nowhere'"),
+        ("/api/v1/history?dataset=clean&since=2024-10-01", "unknown query parameter 'since'"),
+        ("/api/v1/partitions?dataset=clean&dataset=raw", "given more than once"),
+        ("/api/v1/runs?limit=0", "limit must be a whole number of at least 1"),
+    ],
+)
+def test_a_bad_argument_is_a_400_with_a_message(
+    serve: Callable[..., Server], history_db: str, path: str, words: str
+) -> None:
+    server = serve(db=history_db)
+    status, answer = server.get(path)
+    assert status == 400, answer
+    assert words in answer["error"]
+
+
+def test_the_command_line_reads_while_the_server_writes(
+    serve: Callable[..., Server], tmp_path: Path
+) -> None:
+    events = pipeline_history(days=20)
+    server = serve()
+    statuses: list[int] = []
+
+    def post(part: list[dict[str, object]]) -> None:
+        for event in part:
+            body = json.dumps(event).encode()
+            status = server.request("POST", "/api/v1/lineage", body)[0]
+            while status == 503:  # the database busy too long: sent again, as producers do
+                status = server.request("POST", "/api/v1/lineage", body)[0]
+            statuses.append(status)
+
+    senders = [threading.Thread(target=post, args=(events[i::3],)) for i in range(3)]
+    for sender in senders:
+        sender.start()
+    answers = []
+    while any(sender.is_alive() for sender in senders):
+        done = subprocess.run(
+            command("lineage", "datasets", "--db", server.db, "--format", "json"),
+            capture_output=True,
+            text=True,
+            env=environment(),
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        answers.append(json.loads(done.stdout))
+        api_status, _ = server.get("/api/v1/impact?dataset=raw")
+        assert api_status in (200, 400)  # 400 until the first event naming raw arrives
+    for sender in senders:
+        sender.join()
+    assert answers, "the command ran while events arrived"
+    assert sorted(set(statuses)) == [201]
+    assert len(statuses) == len(events)
+    _, final = server.get("/api/v1/runs?limit=1")
+    assert final["total"] == len(events) // 2
+    with sqlite3.connect(server.db) as connection:
+        assert connection.execute("SELECT count(*) FROM events").fetchone()[0] == len(events)
+    connection.close()

@@ -94,7 +94,7 @@ def test_the_command_skips_what_is_not_a_run_event_and_says_where(
     assert status == 1
     assert captured.out.splitlines()[0] == "run a\\x1b[2Jb  COMPLETE", "escaped, never obeyed"
     assert "(a subset facet that cannot be read:" in captured.out
-    assert f"{path}:2: skipped: not a JSON document" in captured.err
+    assert f"{path}:2: skipped: not valid JSON: " in captured.err
     assert f"{path}:3: skipped: not a RunEvent (no run.runId)" in captured.err
     assert main(["show", str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl: cannot read" in capsys.readouterr().err

@@ -24,7 +24,7 @@ from openlineage_subset import __version__
 from openlineage_subset.cli._connect_server import add_connect_server_parser
 from openlineage_subset.cli._java import spark_ready
 from openlineage_subset.cli._lineage import add_lineage_parser
-from openlineage_subset.cli._output import EXIT_INTERRUPTED, EXIT_UNUSABLE
+from openlineage_subset.cli._output import EXIT_INTERRUPTED, EXIT_UNUSABLE, add_max_line_bytes
 from openlineage_subset.cli._run import add_capture_arguments
 from openlineage_subset.cli._show import show_command
 from openlineage_subset.cli._validate import validate_command
@@ -84,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
+    add_max_line_bytes(check)
     check.set_defaults(handler=validate_command)
     run = commands.add_parser(
         "run",
@@ -135,6 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="show file datasets inside DIR by their path relative to it (default: full names)",
     )
+    add_max_line_bytes(show)
     show.set_defaults(handler=show_command)
     replay = commands.add_parser("replay", help=REPLAY_HELP, description=REPLAY_DESCRIPTION)
     replay.add_argument("outbox", metavar="OUTBOX", help=ARGUMENT_HELP["outbox"])

@@ -7,8 +7,11 @@ forges a line.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+
+from openlineage_subset._lines import MAX_LINE_BYTES_VARIABLE, parse_max_line_bytes
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 EXIT_INTERRUPTED = 130
@@ -47,3 +50,21 @@ def discard_standard_output() -> None:
 
 def cannot_read(error: OSError) -> str:
     return f"cannot read: {error.strerror or error}"
+
+
+def add_max_line_bytes(parser: argparse.ArgumentParser) -> None:
+    """``--max-line-bytes``: the longest input line a reading command takes."""
+    parser.add_argument(
+        "--max-line-bytes",
+        metavar="N",
+        type=_line_limit,
+        help="the longest input line read, in bytes (64M: 64 MiB); a longer one is reported "
+        f"and skipped (default: ${MAX_LINE_BYTES_VARIABLE}, else 16M)",
+    )
+
+
+def _line_limit(text: str) -> int:
+    try:
+        return parse_max_line_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

@@ -78,3 +78,16 @@ def test_a_document_read_whole_is_refused_alike(
     assert report.stored == 0
     assert [problem.message for problem in report.problems] == [result["error"]]
     assert result["error"].startswith("not usable JSON at $.job.name: a lone surrogate")
+
+
+def test_an_archive_refuses_it_as_ingest_does(tmp_path: Path) -> None:
+    """``EventArchive`` checks each line on the executors with ingest's rule (no Spark here)."""
+    from openlineage_subset.lineage._archive import _checked_records
+
+    path = tmp_path / "events.jsonl"
+    line = json.dumps(_placed("dataset name", "\udfff"))
+    path.write_text(line + "\n", encoding="ascii")
+    (stored,) = ingest([path], tmp_path / "lineage.db").problems
+    ((*_, found),) = _checked_records([{"event": line, "source": str(path), "position": 1}])
+    assert found == stored.message
+    assert found.startswith("not usable JSON at $.inputs[0].name: a lone surrogate")

@@ -90,7 +90,7 @@ class _Chunk:
         except ValueError as problem:
             self.outcomes.append((INVALID, source, number, str(problem)))
             return
-        refused = lone_surrogate(document) if may_hold_surrogate(raw) else None
+        refused = surrogate_problem(raw, document)
         if refused is not None:
             self.outcomes.append((INVALID, source, number, refused))
             return
@@ -105,7 +105,7 @@ class _Chunk:
         except ValueError as problem:
             self.outcomes.append((INVALID, source, None, str(problem)))
             return
-        refused = lone_surrogate(document) if may_hold_surrogate(data) else None
+        refused = surrogate_problem(data, document)
         if refused is not None:
             self.outcomes.append((INVALID, source, None, refused))
             return
@@ -345,6 +345,13 @@ def parse(text: str) -> Any:
         raise ValueError(f"not valid JSON: {json_error_text(error, one_line=True)}") from None
     except RecursionError:
         raise ValueError("not usable JSON: nested too deeply") from None
+
+
+def surrogate_problem(text: str | bytes, document: Any) -> str | None:
+    """Why the document of a JSON text cannot be stored when it holds a lone surrogate, in
+    ``validate``'s words (see :func:`openlineage_subset._lines.lone_surrogate`); else None.
+    Only a text that spells a surrogate escape is walked."""
+    return lone_surrogate(document) if may_hold_surrogate(text) else None
 
 
 def problem(document: Any) -> str | None:

@@ -112,12 +112,10 @@ def read_lines(stream: BinaryIO, limit: int) -> Iterator[tuple[int, int, bytes |
     (3, 30, b'[]')
     """
     number = offset = 0
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
+    readline, most = stream.readline, limit + 1
+    while line := readline(most):
         number += 1
-        if len(line) <= limit or line.endswith(b"\n"):
+        if line[-1:] == b"\n" or len(line) <= limit:
             yield number, offset, line
             offset += len(line)
             continue

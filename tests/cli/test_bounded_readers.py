@@ -14,7 +14,6 @@ import os
 import resource
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -63,9 +62,6 @@ def _sparse(path: Path, zeros: int, after: bytes = b"") -> Path:
     return path
 
 
-Reader = Callable[[Path, Path], subprocess.CompletedProcess[str]]
-
-
 def _validate(path: Path, _: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return _run("validate", *options, str(path))
 
@@ -85,6 +81,11 @@ def _output(done: subprocess.CompletedProcess[str]) -> str:
     return done.stdout + done.stderr
 
 
+def _said_of(done: subprocess.CompletedProcess[str], path: Path, line: int) -> list[str]:
+    """The lines of output about ``line`` of ``path``."""
+    return [said for said in _output(done).splitlines() if said.startswith(f"{path}:{line}: ")]
+
+
 def _continued(reader: str, done: subprocess.CompletedProcess[str], path: Path, line: int) -> None:
     """The reader read the event on ``line``, after the long one."""
     output = _output(done)
@@ -101,10 +102,10 @@ def test_a_line_over_the_limit_is_named_and_the_next_line_read(reader: str, tmp_
     path = tmp_path / "events.jsonl"
     path.write_text(f"{{}}\n{'x' * 5000}\n{LINE}\n", encoding="utf-8")
     done = READERS[reader](path, tmp_path, "--max-line-bytes", "4000")
-    assert done.returncode in (1, 2)
-    assert f"{path}:2: " in _output(done)
-    assert f"a line of 5000 bytes, over the limit of 4000 bytes: skipped; {LIMIT_WORDS}" in (
-        _output(done)
+    assert done.returncode == (2 if reader == "validate" else 1)  # as for a line not JSON
+    (said,) = _said_of(done, path, 2)
+    assert said.endswith(
+        f"a line of 5000 bytes, over the limit of 4000 bytes: skipped; {LIMIT_WORDS}"
     )
     _continued(reader, done, path, 3)
 
@@ -116,8 +117,8 @@ def test_a_line_of_hundreds_of_megabytes_takes_no_more_than_the_limit(
     """Line 1 is 300 MB of zeros: read whole, it takes more than the reader's address space."""
     path = _sparse(tmp_path / "events.jsonl", 300 << 20, f"\n{LINE}\n".encode())
     done = READERS[reader](path, tmp_path)
-    assert f"{path}:1: " in _output(done)
-    assert f"a line of {300 << 20} bytes, over the limit of {16 << 20} bytes" in _output(done)
+    (said,) = _said_of(done, path, 1)
+    assert f"a line of {300 << 20} bytes, over the limit of {16 << 20} bytes" in said
     _continued(reader, done, path, 2)
 
 

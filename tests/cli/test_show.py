@@ -94,7 +94,7 @@ def test_the_command_skips_what_is_not_a_run_event_and_says_where(
     assert status == 1
     assert captured.out.splitlines()[0] == "run a\\x1b[2Jb  COMPLETE", "escaped, never obeyed"
     assert "(a subset facet that cannot be read:" in captured.out
-    assert f"{path}:2: skipped: not a JSON document" in captured.err
+    assert f"{path}:2: skipped: not valid JSON: " in captured.err
     assert f"{path}:3: skipped: not a RunEvent (no run.runId)" in captured.err
     assert main(["show", str(tmp_path / "missing.jsonl")]) == 2
     assert "missing.jsonl: cannot read" in capsys.readouterr().err
@@ -122,5 +122,5 @@ def test_names_and_paths_are_shown_as_escapes_never_obeyed(
     shown = r"\x1b]0;owned\x07\x1b[2J\r run FAKE COMPLETE\u202eevil\u2066"
     assert captured.out.splitlines()[0] == f"run job{shown}  COMPLETE"
     assert f"sales{shown}" in captured.out and f"2024-10-15{shown}" in captured.out
-    assert f"events{shown}.jsonl:2: skipped: not a JSON document" in captured.err
+    assert f"events{shown}.jsonl:2: skipped: not valid JSON" in captured.err
     assert f"missing{shown}.jsonl: cannot read" in captured.err

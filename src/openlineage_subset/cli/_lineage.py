@@ -14,7 +14,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_subset.cli._output import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE, printable
+from openlineage_subset._lines import max_line_bytes
+from openlineage_subset.cli._output import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    add_max_line_bytes,
+    printable,
+)
 from openlineage_subset.cli._serve import add_serve_parser
 from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
 from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport, datasets, runs
@@ -65,6 +72,7 @@ def add_lineage_parser(commands: Any) -> None:
         help="processes checking the events (parse, validate), this one included, which alone "
         "stores them (default: one per CPU for 8 MB of input or more, else 1)",
     )
+    add_max_line_bytes(read)
     _common(read, dataset=False)
     read.set_defaults(handler=_ingest_command)
     queries: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
@@ -185,7 +193,11 @@ def _jobs(text: str) -> int:
 
 def _ingest_command(args: argparse.Namespace) -> int:
     try:
-        report = ingest(args.events, args.db, jobs=args.jobs)
+        limit = max_line_bytes(args.max_line_bytes)
+    except ValueError as error:  # $OL_SUBSET_MAX_LINE_BYTES
+        return _fail(args, str(error))
+    try:
+        report = ingest(args.events, args.db, jobs=args.jobs, max_line_bytes=limit)
     except LineageDatabaseError as error:
         return _fail(args, str(error))
     if args.format == "json":

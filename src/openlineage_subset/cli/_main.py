@@ -29,6 +29,7 @@ from openlineage_subset.cli._output import (
     EXIT_INTERRUPTED,
     EXIT_OUTPUT_CLOSED,
     EXIT_UNUSABLE,
+    add_max_line_bytes,
     discard_standard_output,
 )
 from openlineage_subset.cli._run import add_capture_arguments
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
+    add_max_line_bytes(check)
     check.set_defaults(handler=validate_command)
     run = commands.add_parser(
         "run",
@@ -147,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="show file datasets inside DIR by their path relative to it (default: full names)",
     )
+    add_max_line_bytes(show)
     show.set_defaults(handler=show_command)
     replay = commands.add_parser("replay", help=REPLAY_HELP, description=REPLAY_DESCRIPTION)
     replay.add_argument("outbox", metavar="OUTBOX", help=ARGUMENT_HELP["outbox"])

@@ -8,9 +8,11 @@ moves the cursor, retitles a window, forges a line or reads backwards.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
+from openlineage_subset._lines import MAX_LINE_BYTES_VARIABLE, parse_max_line_bytes
 from openlineage_subset._printable import printable
 
 __all__ = [
@@ -19,6 +21,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_OUTPUT_CLOSED",
     "EXIT_UNUSABLE",
+    "add_max_line_bytes",
     "cannot_read",
     "discard_standard_output",
     "printable",
@@ -48,3 +51,21 @@ def discard_standard_output() -> None:
 
 def cannot_read(error: OSError) -> str:
     return f"cannot read: {error.strerror or error}"
+
+
+def add_max_line_bytes(parser: argparse.ArgumentParser) -> None:
+    """``--max-line-bytes``: the longest input line a reading command takes."""
+    parser.add_argument(
+        "--max-line-bytes",
+        metavar="N",
+        type=_line_limit,
+        help="the longest input line read, in bytes (64M: 64 MiB); a longer one is reported "
+        f"and skipped (default: ${MAX_LINE_BYTES_VARIABLE}, else 16M)",
+    )
+
+
+def _line_limit(text: str) -> int:
+    try:
+        return parse_max_line_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

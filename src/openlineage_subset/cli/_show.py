@@ -15,13 +15,13 @@ For any OpenLineage producer's events, not only this package's: conditions are r
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openlineage_subset._lines import DEFAULT_MAX_LINE_BYTES, max_line_bytes
 from openlineage_subset._render import render
 from openlineage_subset.cli._output import (
     EXIT_INVALID,
@@ -32,6 +32,7 @@ from openlineage_subset.cli._output import (
     discard_standard_output,
     printable,
 )
+from openlineage_subset.cli._validate import read_json_lines
 from openlineage_subset.producer._naming import dataset_label
 
 SHOWN_PARTITIONS = 4
@@ -54,22 +55,31 @@ class _Run:
 
 def show_command(args: argparse.Namespace) -> int:
     """``ol-subset show``: exit 0, 1 when a line was skipped, 2 when a file cannot be read."""
-    events: list[dict[str, Any]] = []
+    try:
+        limit = max_line_bytes(args.max_line_bytes)
+    except ValueError as error:
+        print(f"ol-subset show: {error}", file=sys.stderr)
+        return EXIT_UNUSABLE
     status = EXIT_OK
-    for path in args.events:
-        try:
-            for number, found in read_events(path):
-                if isinstance(found, str):
-                    print(printable(f"{path}:{number}: skipped: {found}"), file=sys.stderr)
-                    status = max(status, EXIT_INVALID)
-                else:
-                    events.append(found)
-        except OSError as error:
-            print(printable(f"{path}: {cannot_read(error)}"), file=sys.stderr)
-            status = EXIT_UNUSABLE
+
+    def events() -> Iterator[dict[str, Any]]:
+        """The events of every file, one at a time: only their merge is kept."""
+        nonlocal status
+        for path in args.events:
+            try:
+                for number, found in read_events(path, limit):
+                    if isinstance(found, str):
+                        print(printable(f"{path}:{number}: skipped: {found}"), file=sys.stderr)
+                        status = max(status, EXIT_INVALID)
+                    else:
+                        yield found
+            except OSError as error:
+                print(printable(f"{path}: {cannot_read(error)}"), file=sys.stderr)
+                status = EXIT_UNUSABLE
+
     root = Path(args.relative_to).absolute() if args.relative_to else None
     try:
-        for line in summary_lines(events, root):
+        for line in summary_lines(events(), root):
             print(printable(line))
         sys.stdout.flush()
     except BrokenPipeError:
@@ -98,23 +108,25 @@ def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None)
     return lines
 
 
-def read_events(path: str | Path) -> Iterator[tuple[int, dict[str, Any] | str]]:
+def read_events(
+    path: str | Path, limit: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """(line number, event) of each non-blank line of a JSON Lines file; (line number, why)
-    for a line that is not a JSON object with a ``run.runId``. Read a line at a time."""
+    for a line that is not a JSON object with a ``run.runId``. Read a line at a time, as
+    ``validate`` reads it: a line over ``limit`` bytes, ``NaN``, a repeated key, nesting past
+    the limit or a lone surrogate is a line skipped, with validate's words; a BOM is skipped."""
     with open(path, "rb") as stream:
-        for number, raw in enumerate(stream, start=1):
-            if not raw.strip():
+        for result in read_json_lines(str(path), stream, limit):
+            assert result.line is not None
+            if result.error is not None:
+                yield result.line, result.error
                 continue
-            try:
-                document = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as error:
-                yield number, f"not a JSON document ({error})"
-                continue
+            document = result.document
             run = document.get("run") if isinstance(document, dict) else None
             if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
-                yield number, "not a RunEvent (no run.runId)"
+                yield result.line, "not a RunEvent (no run.runId)"
                 continue
-            yield number, document
+            yield result.line, document
 
 
 def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:

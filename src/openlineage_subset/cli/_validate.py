@@ -12,12 +12,14 @@ It takes its input as hostile:
 - each input, and each line of a JSON Lines input, stands alone: one that is unusable (missing,
   unreadable, not UTF-8, not JSON) is reported where it is, and every other is still checked;
 - input is read as bytes and decoded strictly as UTF-8 (a leading byte order mark is skipped);
-- JSON Lines are read a line at a time, so memory is bounded by the longest line; a ``.json``
-  file or standard input is JSON Lines when its first line is a JSON value by itself, and is
-  otherwise one document, read whole;
+- JSON Lines are read a line at a time, never more than the line limit (``--max-line-bytes``,
+  ``$OL_SUBSET_MAX_LINE_BYTES``, 16 MiB by default): a longer line is unusable, reported with
+  its number, and the next one is checked; a ``.json`` file or standard input is JSON Lines when
+  its first line is a JSON value by itself, and is otherwise one document, read whole up to the
+  same limit;
 - what Python's ``json`` reads but JSON does not allow, or JSON readers disagree on, is unusable:
   ``NaN`` and ``Infinity``, an integer of more than 4,300 digits, a key repeated in one object,
-  nesting deeper than 512 levels;
+  nesting deeper than 512 levels, a lone surrogate (``"\\ud800"``, which no UTF-8 text holds);
 - text output writes control characters, line separators and the like as Python escapes
   (``\\n``, ``\\x1b``): a line always starts with the name of the input it is about. JSON output
   is ASCII, escaped by ``json.dumps``;
@@ -47,6 +49,16 @@ from openlineage_subset._issues import (
     ValidationIssue,
     json_error_text,
     json_path,
+)
+from openlineage_subset._lines import (
+    DEFAULT_MAX_LINE_BYTES,
+    RAISE_IT,
+    LongLine,
+    lone_surrogate,
+    max_line_bytes,
+    may_hold_surrogate,
+    read_at_most,
+    read_lines,
 )
 from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
 from openlineage_subset._validate import document_kind, validate, without_subset_facet
@@ -111,6 +123,11 @@ class _Result:
 
 
 def validate_command(args: argparse.Namespace) -> int:
+    try:
+        limit = max_line_bytes(args.max_line_bytes)
+    except ValueError as error:
+        print(f"ol-subset validate: {error}", file=sys.stderr)
+        return EXIT_UNUSABLE
     with contextlib.ExitStack() as closing:
         # With standard output closed (>&-) there is nowhere to print: the status still tells.
         out = sys.stdout or closing.enter_context(open(os.devnull, "w", encoding="utf-8"))
@@ -120,7 +137,7 @@ def validate_command(args: argparse.Namespace) -> int:
         report = _JsonReport(out) if args.format == "json" else _TextReport(out)
         try:
             for path in args.paths:
-                for result in _read(path):
+                for result in _read(path, limit):
                     if result.error is None:
                         _check(result, args.strict, args.require_subset)
                     report.add(result)
@@ -146,12 +163,12 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
     result.document = None  # a JSON Lines input holds one document at a time
 
 
-def _read(path_text: str) -> Iterator[_Result]:
+def _read(path_text: str, limit: int) -> Iterator[_Result]:
     if path_text == "-":
         if sys.stdin is None:
             yield _Result(_STDIN, error="standard input is closed")
         else:
-            yield from _documents(_STDIN, sys.stdin.buffer, json_lines=False)
+            yield from _documents(_STDIN, sys.stdin.buffer, json_lines=False, limit=limit)
         return
     path = Path(path_text)
     try:
@@ -164,13 +181,14 @@ def _read(path_text: str) -> Iterator[_Result]:
         yield _Result(path_text, error=cannot_read(error))
         return
     if stream is None:
-        yield from _read_folder(path_text)
+        yield from _read_folder(path_text, limit)
         return
     with stream:
-        yield from _documents(path_text, stream, json_lines=path.suffix in _JSON_LINES_SUFFIXES)
+        json_lines = path.suffix in _JSON_LINES_SUFFIXES
+        yield from _documents(path_text, stream, json_lines=json_lines, limit=limit)
 
 
-def _read_folder(path_text: str) -> Iterator[_Result]:
+def _read_folder(path_text: str, limit: int) -> Iterator[_Result]:
     unreadable: list[_Result] = []
 
     def report(error: OSError) -> None:
@@ -186,16 +204,18 @@ def _read_folder(path_text: str) -> Iterator[_Result]:
         yield _Result(path_text, error="folder holds no .json, .jsonl or .ndjson file")
     yield from unreadable
     for child in found:
-        yield from _read(str(child))
+        yield from _read(str(child), limit)
 
 
 class _Unusable(Exception):
     """Input that is not a document: its message says why, for the report."""
 
 
-def _documents(source: str, stream: BinaryIO, *, json_lines: bool) -> Iterator[_Result]:
+def _documents(
+    source: str, stream: BinaryIO, *, json_lines: bool, limit: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[_Result]:
     """The documents of one input, each as a result; a read error ends the input."""
-    lines = _Lines(stream)
+    lines = _Lines(stream, limit)
     reader = _JsonReader()
     try:
         if json_lines:
@@ -207,76 +227,116 @@ def _documents(source: str, stream: BinaryIO, *, json_lines: bool) -> Iterator[_
         yield _Result(source, error=f"{cannot_read(error)}{after}")
 
 
-class _Lines:
-    """The lines of a byte stream: (number from 1, byte offset, bytes), without a leading BOM."""
+Line = tuple[int, int, bytes | LongLine]
+"""(number from 1, byte offset, bytes; or what stands for a line over the limit)"""
 
-    def __init__(self, stream: BinaryIO) -> None:
+
+class _Lines:
+    """The lines of a byte stream (see :func:`read_lines`), without a leading BOM."""
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
         self.stream = stream
+        self.limit = limit
         self.number = 0
-        self._offset = 0
+        self._lines = read_lines(stream, limit)
 
     def __iter__(self) -> _Lines:
         return self
 
-    def __next__(self) -> tuple[int, int, bytes]:
-        line = self.stream.readline()
-        if not line:
-            raise StopIteration
-        self.number += 1
-        start, self._offset = self._offset, self._offset + len(line)
-        if self.number == 1 and line.startswith(_BOM):
+    def __next__(self) -> Line:
+        self.number, start, line = next(self._lines)
+        if self.number == 1 and isinstance(line, bytes) and line.startswith(_BOM):
             return self.number, start + len(_BOM), line[len(_BOM) :]
         return self.number, start, line
 
 
 def _json_lines(
-    source: str, lines: Iterator[tuple[int, int, bytes]], reader: _JsonReader
+    source: str, lines: Iterator[Line], reader: _JsonReader, *, empty: bool = True
 ) -> Iterator[_Result]:
-    empty = True
     for number, offset, raw in lines:
-        if _BLANK(raw):
-            continue
-        empty = False
-        try:
-            document = reader.loads(_decode(raw, offset), in_line=True)
-        except _Unusable as problem:
-            yield _Result(source, line=number, error=str(problem))
-        else:
-            yield _usable(_Result(source, line=number, document=document), reader)
+        result = _line_result(source, number, offset, raw, reader)
+        if result is not None:
+            empty = False
+            yield result
     if empty:
         yield _Result(source, error="empty file, expected JSON")
+
+
+def read_json_lines(source: str, stream: BinaryIO, limit: int) -> Iterator[_Result]:
+    """The result of each non-blank line of a JSON Lines stream, as ``validate`` reads it: its
+    document, or the error that makes it unusable (over the line limit, not UTF-8, not JSON,
+    ``NaN``, a repeated key, too deep, a lone surrogate). A leading BOM is skipped; memory is
+    bounded by the limit. Read errors (OSError) are raised."""
+    reader = _JsonReader()
+    for number, offset, raw in _Lines(stream, limit):
+        result = _line_result(source, number, offset, raw, reader)
+        if result is not None:
+            yield result
+
+
+def _line_result(
+    source: str, number: int, offset: int, raw: bytes | LongLine, reader: _JsonReader
+) -> _Result | None:
+    """The result of one line of JSON Lines; None for a blank line."""
+    if isinstance(raw, LongLine):
+        return _Result(source, line=number, error=str(raw))
+    if _BLANK(raw):
+        return None
+    try:
+        document = reader.loads(_decode(raw, offset), in_line=True)
+    except _Unusable as problem:
+        return _Result(source, line=number, error=str(problem))
+    return _usable(_Result(source, line=number, document=document), reader)
 
 
 def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iterator[_Result]:
     """A document (or array), or JSON Lines when the first line is a JSON value by itself."""
     read: list[bytes] = []  # the lines up to the first non-blank one, for a document over lines
+    size = 0  # their bytes, which count in the limit of a document read whole
     start = None
     for line in lines:
         start = line[1] if start is None else start
-        read.append(line[2])
+        if isinstance(line[2], LongLine):  # one document or JSON Lines: the rest tells
+            yield _Result(source, line=line[0], error=str(line[2]))
+            yield from _json_lines(source, lines, reader, empty=False)
+            return
+        if size <= lines.limit:  # past it, only the size counts: the document is refused
+            read.append(line[2])
+        size += len(line[2])
         if not _BLANK(line[2]):
             break
     else:
         yield _Result(source, error="empty file, expected JSON")
         return
     number, offset, raw = line
+    assert isinstance(raw, bytes)
     try:
         document = reader.loads(_decode(raw, offset), in_line=True)
     except _Unusable:
-        data = b"".join(read) + lines.stream.read()
-        yield from _whole_document(source, data, start or 0, reader)
+        rest = read_at_most(lines.stream, max(lines.limit - size, 0))
+        if rest is None or size > lines.limit:
+            yield _Result(source, error=_too_big(lines.limit))
+            return
+        yield from _whole_document(source, b"".join(read) + rest, start or 0, reader)
         return
     for second in lines:
-        if not _BLANK(second[2]):
+        if isinstance(second[2], LongLine) or not _BLANK(second[2]):
             yield _usable(_Result(source, line=number, document=document), reader)
             yield from _json_lines(source, _chain(second, lines), reader)
             return
     yield from _results(source, document, reader)
 
 
-def _chain(first: tuple[int, int, bytes], rest: _Lines) -> Iterator[tuple[int, int, bytes]]:
+def _chain(first: Line, rest: _Lines) -> Iterator[Line]:
     yield first
     yield from rest
+
+
+def _too_big(limit: int) -> str:
+    return (
+        f"not valid JSON on its first line, and more than {limit} bytes, the limit of a "
+        f"document read whole: write it as JSON Lines (one document a line), or {RAISE_IT}"
+    )
 
 
 def _whole_document(
@@ -337,6 +397,7 @@ class _JsonReader:
 
     def __init__(self) -> None:
         self.refused = 0
+        self.surrogates = False
         self._decoder = json.JSONDecoder(
             parse_int=self._integer,
             parse_constant=self._constant,
@@ -345,6 +406,7 @@ class _JsonReader:
 
     def loads(self, text: str, *, in_line: bool) -> Any:
         self.refused = 0
+        self.surrogates = may_hold_surrogate(text)
         if text.startswith("\ufeff"):  # as json.loads says; JSONDecoder.decode does not look
             raise _Unusable("not valid JSON: a byte order mark (U+FEFF) only starts an input")
         try:
@@ -358,9 +420,10 @@ class _JsonReader:
             raise _Unusable(f"not usable JSON: {error}") from None
 
     def refusal_in(self, document: Any) -> str | None:
-        """The first refused value of a document just parsed, with its JSON path."""
+        """The first refused value of a document just parsed, with its JSON path; else its
+        first lone surrogate."""
         if not self.refused:
-            return None
+            return lone_surrogate(document) if self.surrogates else None
         stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
         while stack:
             node, path = stack.pop()
@@ -370,7 +433,7 @@ class _JsonReader:
                 stack.extend((value, (*path, key)) for key, value in reversed(node.items()))
             elif isinstance(node, list):
                 stack.extend((node[i], (*path, i)) for i in reversed(range(len(node))))
-        return None
+        return lone_surrogate(document) if self.surrogates else None
 
     def _refuse(self, reason: str) -> _Refused:
         self.refused += 1

@@ -53,6 +53,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from openlineage_subset._lines import (
+    DEFAULT_MAX_LINE_BYTES,
+    MAX_LINE_BYTES_VARIABLE,
+    max_line_bytes,
+)
 from openlineage_subset.delivery._openlineage_client import to_json
 from openlineage_subset.delivery._trust import UnsafeOutbox, ensure_trusted
 from openlineage_subset.producer._secrets import scrubbed_logger
@@ -69,6 +74,8 @@ _COMMIT_EVERY = 64
 _COMMIT_SECONDS = 1.0
 _LOCK_WAIT = 2.0
 _CHUNK = 1 << 16
+_HEAD = 4096
+"""Bytes of a line over the line limit kept in its place, for the quarantine."""
 _FILE_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _sync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
@@ -200,20 +207,46 @@ def _cut_torn_tail(fd: int) -> int:
     return size - keep
 
 
-def _read_line(fd: int, offset: int) -> bytes | None:
-    """The complete line starting at ``offset`` (with its newline), None if there is none yet."""
-    parts = []
+def _read_line(fd: int, offset: int, limit: int) -> tuple[bytes, int, bool] | None:
+    """The complete line starting at ``offset``: (its bytes with the newline, its size, False);
+    None if there is none yet. A line longer than ``limit`` (newline aside) is not held: its
+    first bytes stand for it, then True."""
+    parts: list[bytes] = []
     at = offset
     while True:
         chunk = os.pread(fd, _CHUNK, at)
         if not chunk:
             return None
         newline = chunk.find(b"\n")
-        if newline >= 0:
+        end = at + newline if newline >= 0 else at + len(chunk)
+        if end - offset > limit:
+            parts.clear()  # over the limit: only its end is looked for now
+        elif newline >= 0:
             parts.append(chunk[: newline + 1])
-            return b"".join(parts)
-        parts.append(chunk)
+            line = b"".join(parts)
+            return line, len(line), False
+        else:
+            parts.append(chunk)
+        if newline >= 0:
+            return os.pread(fd, min(_HEAD, end - offset), offset), end - offset + 1, True
         at += len(chunk)
+
+
+def _line_limit() -> int:
+    """The line limit of every reader (:mod:`openlineage_subset._lines`); its default, said
+    once, when the environment's cannot be used: capture never raises."""
+    try:
+        return max_line_bytes()
+    except ValueError as error:
+        if not _line_limit_said:
+            _line_limit_said.append(True)
+            log.warning(
+                "%s; the outbox reads lines of up to %d bytes", error, DEFAULT_MAX_LINE_BYTES
+            )
+        return DEFAULT_MAX_LINE_BYTES
+
+
+_line_limit_said: list[bool] = []
 
 
 def _count_lines(fd: int, offset: int) -> int:
@@ -275,6 +308,9 @@ class Record:
     """None when the line is not a JSON object (a damaged disk, a foreign writer)."""
     earlier: bool
     """Appended before this process opened the outbox (by an earlier or another capture)."""
+    problem: str | None = None
+    """Why ``event`` is None when the line is not read whole: it is over the line limit, and
+    ``line`` holds its first bytes only."""
 
 
 def _segment_name(number: int) -> str:
@@ -303,6 +339,7 @@ class Lane:
         self._cursor_error_said = False
         self.cursor_problem: str | None = None
         """Why the cursor was not trusted (the lane is sent again from its start), if it was not."""
+        self._limit = _line_limit()
 
     @classmethod
     def acquire(cls, outbox: int, path: Path, *, create: bool) -> Lane | None:
@@ -482,12 +519,20 @@ class Lane:
         return self._peeked
 
     def _read_at(self, at: Position) -> Record | None:
-        while (line := _read_line(self._fd(at.segment), at.offset)) is None:
+        while (read := _read_line(self._fd(at.segment), at.offset, self._limit)) is None:
             later = [number for number in self.segments if number > at.segment]
             if not later:
                 return None
             at = Position(later[0], 0)
-        end = Position(at.segment, at.offset + len(line))
+        line, size, too_long = read
+        end = Position(at.segment, at.offset + size)
+        if too_long:
+            problem = (
+                f"a line of {size - 1} bytes, over the limit of {self._limit} bytes "
+                f"(${MAX_LINE_BYTES_VARIABLE} raises it): only its first {len(line)} bytes are "
+                "kept here"
+            )
+            return Record(self, end, line, None, end <= self.boundary, problem)
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):

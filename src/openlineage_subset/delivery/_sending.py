@@ -565,7 +565,8 @@ class Delivery:
             return
         if isinstance(item, Record) and item.event is None:
             line = item.line.decode(errors="replace").rstrip("\n")
-            self._settle(item, self.quarantine.keep(line, "unreadable"))
+            details = {} if item.problem is None else {"error": item.problem}
+            self._settle(item, self.quarantine.keep(line, "unreadable", **details))
             return
         event = item.event if isinstance(item, Record) else item
         assert event is not None and self.transport is not None

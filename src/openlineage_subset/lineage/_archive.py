@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from openlineage_subset.lineage._arguments import LineageQueryError
-from openlineage_subset.lineage._events import parse, problem
+from openlineage_subset.lineage._events import parse, problem, surrogate_problem
 from openlineage_subset.lineage._graph import Graph
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
@@ -283,7 +283,7 @@ def _checked_records(rows: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
             and ("dataset" in document or "job" in document)
         ):
             continue  # a DatasetEvent or JobEvent: ingest() skips it too
-        found = problem(document)
+        found = surrogate_problem(text, document) or problem(document)
         if found is not None:
             yield None, row["source"], row["position"], text, [], found
             continue

@@ -20,6 +20,7 @@ from typing import Any
 
 from openlineage_subset._evaluate import guessed_type
 from openlineage_subset._issues import SubsetDocumentError, json_error_text
+from openlineage_subset._lines import lone_surrogate, may_hold_surrogate
 from openlineage_subset._validate import validate, validate_within
 from openlineage_subset.lineage._time import normal_time
 
@@ -89,6 +90,10 @@ class _Chunk:
         except ValueError as problem:
             self.outcomes.append((INVALID, source, number, str(problem)))
             return
+        refused = surrogate_problem(raw, document)
+        if refused is not None:
+            self.outcomes.append((INVALID, source, number, refused))
+            return
         self.document(source, number, document, spelled, levels)
 
     def whole(self, source: str, data: bytes) -> None:
@@ -99,6 +104,10 @@ class _Chunk:
             return
         except ValueError as problem:
             self.outcomes.append((INVALID, source, None, str(problem)))
+            return
+        refused = surrogate_problem(data, document)
+        if refused is not None:
+            self.outcomes.append((INVALID, source, None, refused))
             return
         if isinstance(document, list):
             for index, item in enumerate(document):
@@ -336,6 +345,13 @@ def parse(text: str) -> Any:
         raise ValueError(f"not valid JSON: {json_error_text(error, one_line=True)}") from None
     except RecursionError:
         raise ValueError("not usable JSON: nested too deeply") from None
+
+
+def surrogate_problem(text: str | bytes, document: Any) -> str | None:
+    """Why the document of a JSON text cannot be stored when it holds a lone surrogate, in
+    ``validate``'s words (see :func:`openlineage_subset._lines.lone_surrogate`); else None.
+    Only a text that spells a surrogate escape is walked."""
+    return lone_surrogate(document) if may_hold_surrogate(text) else None
 
 
 def problem(document: Any) -> str | None:

@@ -8,7 +8,10 @@ conditions its events gave (an event without the facet does not override one wit
 package's START events list outputs before their partitions are known); a dataset no event gave
 a subset facet is accessed whole.
 
-The lines are read in chunks of about a megabyte. Each chunk is checked (:mod:`._events`: parsed,
+A line is read whole only when it is at most the line limit (``max_line_bytes``, else
+``$OL_SUBSET_MAX_LINE_BYTES``, else 16 MiB; :mod:`openlineage_subset._lines`): a longer one is
+an invalid line, skipped, and the next one is read. The lines are read in chunks of about a
+megabyte. Each chunk is checked (:mod:`._events`: parsed,
 validated, turned into rows), in worker processes for a large input, and stored in input order by
 this process alone (:mod:`._writer`: a few statements per chunk; an event is stored whole or not
 at all), so that the outcome and the order of the problems never depend on how many workers ran.
@@ -25,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from openlineage_subset._lines import RAISE_IT, LongLine, max_line_bytes, read_at_most, read_lines
 from openlineage_subset.lineage._events import (
     EVENT,
     INVALID,
@@ -104,6 +108,7 @@ def ingest(
     *,
     progress: TextIO | None = None,
     jobs: int | None = None,
+    max_line_bytes: int | None = None,
 ) -> IngestReport:
     """Store the RunEvents of JSON Lines files (or folders of them) in the database ``db``.
 
@@ -114,7 +119,9 @@ def ingest(
     when it is a terminal and the input is large); ``sys.stderr`` by default. ``jobs``: how many
     processes check the events (parse, validate): this one, which alone stores them, and
     ``jobs - 1`` worker processes. By default, one per CPU for an input of 8 MB or more, else 1.
-    The database and the report are the same whatever the number.
+    The database and the report are the same whatever the number. ``max_line_bytes``: the
+    longest line read (a longer one is an invalid line); by default ``$OL_SUBSET_MAX_LINE_BYTES``,
+    else 16 MiB, and raises ValueError when that variable is not a number of bytes.
 
     >>> import json, os, tempfile
     >>> folder = tempfile.mkdtemp()
@@ -133,6 +140,7 @@ def ingest(
     """
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs is a number of processes, 1 or more; got {jobs!r}")
+    limit = _line_limit(max_line_bytes)
     files, report = _input_files(paths)
     total = sum(size for _, size in files)
     if jobs is None:
@@ -164,7 +172,7 @@ def ingest(
     with LineageStore.open(db, create=True) as store:
         writer = Writer(store.connection)
         try:
-            for (outcomes, conditions), done in _checked(_chunks(files), jobs):
+            for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs):
                 writer.store(outcomes, conditions, count)
                 if bar is not None:
                     bar.show(done, report.stored)
@@ -223,12 +231,12 @@ Chunk = tuple[list[tuple[Any, ...]], int]
 """Items to check (see :mod:`._events`), and how many input bytes were read by their end."""
 
 
-def _chunks(files: list[tuple[Path, int]]) -> Iterator[Chunk]:
+def _chunks(files: list[tuple[Path, int]], limit: int) -> Iterator[Chunk]:
     items: list[tuple[Any, ...]] = []
     size = 0
     done = 0
     for file, file_size in files:
-        for item, offset in _items(file):
+        for item, offset in _items(file, limit):
             items.append(item)
             size += len(item[-1])
             if size >= _CHUNK_BYTES:
@@ -239,7 +247,7 @@ def _chunks(files: list[tuple[Path, int]]) -> Iterator[Chunk]:
         yield items, done
 
 
-def _items(path: Path) -> Iterator[tuple[tuple[Any, ...], int]]:
+def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
     """The items of one file, each with the bytes of the file read by its end."""
     source = str(path)
     try:
@@ -250,19 +258,24 @@ def _items(path: Path) -> Iterator[tuple[tuple[Any, ...], int]]:
     with stream:
         offset = 0
         try:
-            for item, offset in _lines(source, stream, path.suffix == ".json"):
+            for item, offset in _lines(source, stream, path.suffix == ".json", limit):
                 yield item, offset
         except OSError as error:
             yield (UNREADABLE, source, f"cannot read: {error.strerror}"), offset
 
 
 def _lines(
-    source: str, stream: BinaryIO, maybe_whole: bool
+    source: str, stream: BinaryIO, maybe_whole: bool, limit: int
 ) -> Iterator[tuple[tuple[Any, ...], int]]:
     offset = 0
     first = maybe_whole
-    for number, read in enumerate(stream, 1):
-        offset += len(read)
+    for number, at, read in read_lines(stream, limit):
+        if isinstance(read, LongLine):
+            first = False  # one document or JSON Lines: the lines after it are read as lines
+            offset = at + read.size + 1
+            yield (INVALID, source, number, str(read)), offset
+            continue
+        offset = at + len(read)
         raw = read[3:] if number == 1 and read.startswith(_BOM) else read
         if first and raw.strip():
             # A .json file is one document over several lines when its first line is not one.
@@ -271,12 +284,28 @@ def _lines(
             except UnicodeDecodeError:
                 pass  # checking the line says so; the next one may still start the document
             except ValueError:
-                rest = stream.read()
-                yield (WHOLE, source, raw + rest), offset + len(rest)
+                rest = read_at_most(stream, max(limit - offset, 0))
+                if rest is None:
+                    yield (INVALID, source, None, _too_big(limit)), offset + limit
+                else:
+                    yield (WHOLE, source, raw + rest), offset + len(rest)
                 return
             else:
                 first = False
         yield (LINE, source, number, raw), offset
+
+
+def _line_limit(given: int | None) -> int:
+    if given is not None and (isinstance(given, bool) or not isinstance(given, int) or given < 1):
+        raise ValueError(f"max_line_bytes is a number of bytes, 1 or more; got {given!r}")
+    return max_line_bytes(given)
+
+
+def _too_big(limit: int) -> str:
+    return (
+        f"not valid JSON on its first line, and more than {limit} bytes, the limit of a "
+        f"document read whole: write it as JSON Lines (one event a line), or {RAISE_IT}"
+    )
 
 
 def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Any, int]]:

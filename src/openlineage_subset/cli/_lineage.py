@@ -21,7 +21,7 @@ from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
 from openlineage_subset.lineage._picture import report_picture
 from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.lineage._store import LOCK_WAIT, LineageDatabaseError
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
@@ -60,7 +60,17 @@ def add_lineage_parser(commands: Any) -> None:
         metavar="N",
         type=_jobs,
         help="processes checking the events (parse, validate), this one included, which alone "
-        "stores them (default: one per CPU for 8 MB of input or more, else 1)",
+        "stores them (default: one per CPU for 8 MB of input or more, else 1; never more than "
+        "the CPUs available, nor than one per megabyte of input, plus this one)",
+    )
+    read.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        type=_seconds,
+        default=LOCK_WAIT,
+        help="while another process holds the database's write lock and commits nothing, wait "
+        f"this long before giving up (default {LOCK_WAIT:g}); another ingest that commits is "
+        "waited for as long as it runs",
     )
     _common(read, dataset=False)
     read.set_defaults(handler=_ingest_command)
@@ -156,9 +166,19 @@ def _jobs(text: str) -> int:
     return jobs
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < 10**6:
+        raise argparse.ArgumentTypeError(f"a number of seconds, 0 to 999999; got {text!r}")
+    return seconds
+
+
 def _ingest_command(args: argparse.Namespace) -> int:
     try:
-        report = ingest(args.events, args.db, jobs=args.jobs)
+        report = ingest(args.events, args.db, jobs=args.jobs, wait=args.wait)
     except LineageDatabaseError as error:
         return _fail(args, str(error))
     if args.format == "json":

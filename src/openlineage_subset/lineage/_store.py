@@ -311,20 +311,20 @@ def _prepare(connection: sqlite3.Connection, where: str, *, create: bool, wait: 
     else:
         connection.execute("BEGIN")
     try:
-        _check_or_create(connection, where, create=create)
+        made = _check_or_create(connection, where, create=create)
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
-    if create:
-        _use_wal(connection, wait)
+    if made:
+        _use_wal(connection)
     connection.execute("PRAGMA foreign_keys = ON")
 
 
-def _check_or_create(connection: sqlite3.Connection, where: str, *, create: bool) -> None:
+def _check_or_create(connection: sqlite3.Connection, where: str, *, create: bool) -> bool:
     """Refuse the file unless it is a lineage database of this layout, or empty (then make
-    the schema, with ``create``)."""
+    the schema, with ``create``); whether it made the schema."""
     application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     objects = connection.execute(
@@ -332,22 +332,23 @@ def _check_or_create(connection: sqlite3.Connection, where: str, *, create: bool
     ).fetchall()
     if application_id == APPLICATION_ID:
         _check_version(where, version)
-    elif application_id == 0 and version == 0 and not objects and create:
+        return False
+    if application_id == 0 and version == 0 and not objects and create:
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
         connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    else:
-        owner = f"application_id {application_id:#x}" if application_id else "no application_id"
-        if version:
-            owner += f", user_version {version}"
-        named = [f"{name} ({kind})" if kind != "table" else name for kind, name in objects]
-        shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
-        raise LineageDatabaseError(
-            f"{where}: a SQLite database of another application ({owner}; schema: "
-            f"{shown or 'empty'}), not a lineage database, left unchanged; give "
-            "'ol-subset lineage' a file of its own with --db"
-        )
+        return True
+    owner = f"application_id {application_id:#x}" if application_id else "no application_id"
+    if version:
+        owner += f", user_version {version}"
+    named = [f"{name} ({kind})" if kind != "table" else name for kind, name in objects]
+    shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
+    raise LineageDatabaseError(
+        f"{where}: a SQLite database of another application ({owner}; schema: "
+        f"{shown or 'empty'}), not a lineage database, left unchanged; give "
+        "'ol-subset lineage' a file of its own with --db"
+    )
 
 
 def _check_version(where: str, version: int) -> None:
@@ -376,15 +377,12 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def _use_wal(connection: sqlite3.Connection, wait: float) -> None:
-    """Write-ahead logging: queries read while an ingest writes. Left as it is when another
-    connection is using the file right now (the change needs it alone); the next ingest tries
-    again."""
-    connection.execute(f"PRAGMA busy_timeout = {_POLL_MS}")
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Write-ahead logging for a new database: queries read while an ingest writes. Left off
+    when other connections kept the file busy for the whole wait (the change needs it alone
+    for a moment): the database works as well, with readers waiting for writers."""
     try:
         connection.execute("PRAGMA journal_mode = WAL")
     except sqlite3.OperationalError as error:
         if not is_busy(error):
             raise
-    finally:
-        connection.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")

@@ -1,8 +1,8 @@
 """``ol-subset lineage ingest|impact|provenance|history|partitions|report``: the command line.
 
 Exit status: 0 done; 1 ``ingest`` stored what it could but some lines were invalid; 2 nothing
-answered (a database that is not a lineage database, an unknown or ambiguous dataset, a bad
-argument, an input that does not exist).
+answered (a database that is not a lineage database, or that another process kept locked
+past ``--wait``; an unknown or ambiguous dataset, a bad argument, an input that does not exist).
 """
 
 from __future__ import annotations

@@ -3,7 +3,13 @@
 The file says it is ours with ``PRAGMA application_id`` (:data:`APPLICATION_ID`) and which
 layout it has with ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`). Any other file (another
 application's SQLite database, a file that is not SQLite at all, a layout newer than this
-version reads) is refused with :class:`LineageDatabaseError` before anything is written to it.
+version reads) is refused with :class:`LineageDatabaseError` before anything is written to it;
+only an empty file (no schema object, ``user_version`` and ``application_id`` 0) is made one.
+
+Several processes may share a database: the schema is made under the write lock (so of two
+processes making one new file, the second finds it made), a writer waits for the lock as long
+as its holder keeps committing (:func:`begin_immediate`), and a new database uses a write-ahead
+log, so that queries read while an ingest writes.
 
 Tables:
 

@@ -7,7 +7,9 @@ event must change nothing in the database or the report, invalid and duplicate l
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from openlineage_subset.cli import main
 from openlineage_subset.lineage import _ingest, _workers, _writer, ingest
 from openlineage_subset.lineage._workers import WorkerError
 from tests.lineage.events import both, compare, day, event, parts, pipeline_history, run
@@ -139,3 +142,76 @@ def test_a_script_without_a_main_guard_can_use_workers(tmp_path: Path) -> None:
     )
     stored = ingest(paths, tmp_path / "again.db").as_json()["stored"]
     assert done.stdout == f"top-level code\n{stored}\n", "the workers never run the script"
+
+
+def test_jobs_are_lowered_to_the_cpus_and_to_one_worker_per_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_ingest, "available_cpus", lambda: 4)
+    small, large = 32 * 700, 100 * _ingest._CHUNK_BYTES  # 32 events; 100 chunks
+    jobs, why = _ingest.job_count(100_000, small)
+    assert jobs == 2, "this process stores, one worker checks the one chunk"
+    assert why is not None and why.startswith("jobs 100000 lowered to 2: 1 chunk(s) of input")
+    assert "CPU" not in why
+    jobs, why = _ingest.job_count(100_000, large)
+    assert (jobs, why) == (4, "jobs 100000 lowered to 4: 4 CPU(s) available to this process")
+    assert _ingest.job_count(3, large) == (3, None), "nothing lowered, nothing said"
+    assert _ingest.job_count(None, large) == (4, None), "the default: one per CPU"
+    assert _ingest.job_count(None, small) == (1, None)
+
+
+def test_the_cpus_available_are_those_of_the_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert _ingest.available_cpus() == 2
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert _ingest.available_cpus() == 64
+
+
+def _counting_workers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The worker processes ingest starts, from now on (more than 8: the test fails at once)."""
+    started: list[Any] = []
+    original = _workers.Worker
+
+    class Counted(original):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            started.append(self)
+            if len(started) > 8:
+                raise AssertionError("more than 8 worker processes started")
+            super().__init__()
+
+    monkeypatch.setattr(_workers, "Worker", Counted)
+    return started
+
+
+def test_ingest_starts_no_more_workers_than_chunks_or_cpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = _counting_workers(monkeypatch)
+    monkeypatch.setattr(_ingest, "available_cpus", lambda: 64)
+    source = tmp_path / "events.jsonl"
+    source.write_text("".join(json.dumps(item) + "\n" for item in pipeline_history()[:32]))
+    said = io.StringIO()
+    report = ingest([source], tmp_path / "small.db", jobs=100_000, progress=said)
+    assert report.stored == 32 and len(started) == 1, "one chunk: one worker"
+    assert said.getvalue().count("jobs 100000 lowered to 2") == 1
+    started.clear()
+    monkeypatch.setattr(_ingest, "available_cpus", lambda: 3)
+    monkeypatch.setattr(_ingest, "_CHUNK_BYTES", 2000)  # many chunks: the CPUs bound
+    report = ingest([source], tmp_path / "large.db", jobs=100_000, progress=io.StringIO())
+    assert report.stored == 32 and len(started) == 2, "3 CPUs: this process and 2 workers"
+
+
+def test_the_command_line_says_once_that_jobs_were_lowered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = _counting_workers(monkeypatch)
+    source = tmp_path / "events.jsonl"
+    source.write_text("".join(json.dumps(item) + "\n" for item in pipeline_history()[:32]))
+    db = tmp_path / "lineage.db"
+    assert main(["lineage", "ingest", str(source), "--db", str(db), "--jobs", "100000"]) == 0
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith("ingest: jobs 100000 lowered to ")
+    assert len(started) <= 1, "one chunk: one worker at most"
+    assert "32 event(s) stored" in captured.out

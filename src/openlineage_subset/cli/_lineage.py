@@ -2,8 +2,9 @@
 the command line.
 
 Exit status: 0 done; 1 ``ingest`` stored what it could but some lines were invalid; 2 nothing
-answered (a database that is not a lineage database, an unknown or ambiguous dataset, a
-partition column the dataset never had, a bad argument, an input that does not exist).
+answered (a database that is not a lineage database, or that another process kept locked
+past ``--wait``; an unknown or ambiguous dataset, a partition column the dataset never had, a bad
+argument, an input that does not exist).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
 from openlineage_subset.lineage._picture import report_picture
 from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.lineage._store import LOCK_WAIT, LineageDatabaseError
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
@@ -70,7 +71,17 @@ def add_lineage_parser(commands: Any) -> None:
         metavar="N",
         type=_jobs,
         help="processes checking the events (parse, validate), this one included, which alone "
-        "stores them (default: one per CPU for 8 MB of input or more, else 1)",
+        "stores them (default: one per CPU for 8 MB of input or more, else 1; never more than "
+        "the CPUs available, nor than one per megabyte of input, plus this one)",
+    )
+    read.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        type=_seconds,
+        default=LOCK_WAIT,
+        help="while another process holds the database's write lock and commits nothing, wait "
+        f"this long before giving up (default {LOCK_WAIT:g}); another ingest that commits is "
+        "waited for as long as it runs",
     )
     add_max_line_bytes(read)
     _common(read, dataset=False)
@@ -191,13 +202,23 @@ def _jobs(text: str) -> int:
     return jobs
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < 10**6:
+        raise argparse.ArgumentTypeError(f"a number of seconds, 0 to 999999; got {text!r}")
+    return seconds
+
+
 def _ingest_command(args: argparse.Namespace) -> int:
     try:
         limit = max_line_bytes(args.max_line_bytes)
     except ValueError as error:  # $OL_SUBSET_MAX_LINE_BYTES
         return _fail(args, str(error))
     try:
-        report = ingest(args.events, args.db, jobs=args.jobs, max_line_bytes=limit)
+        report = ingest(args.events, args.db, jobs=args.jobs, max_line_bytes=limit, wait=args.wait)
     except LineageDatabaseError as error:
         return _fail(args, str(error))
     if args.format == "json":

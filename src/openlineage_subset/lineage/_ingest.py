@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -39,7 +40,13 @@ from openlineage_subset.lineage._events import (
     check_chunk,
     parse,
 )
-from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._store import (
+    LOCK_WAIT,
+    LineageDatabaseError,
+    LineageStore,
+    is_busy,
+    locked_message,
+)
 from openlineage_subset.lineage._workers import Worker, Workers
 from openlineage_subset.lineage._writer import Writer
 
@@ -109,6 +116,7 @@ def ingest(
     progress: TextIO | None = None,
     jobs: int | None = None,
     max_line_bytes: int | None = None,
+    wait: float = LOCK_WAIT,
 ) -> IngestReport:
     """Store the RunEvents of JSON Lines files (or folders of them) in the database ``db``.
 
@@ -119,9 +127,13 @@ def ingest(
     when it is a terminal and the input is large); ``sys.stderr`` by default. ``jobs``: how many
     processes check the events (parse, validate): this one, which alone stores them, and
     ``jobs - 1`` worker processes. By default, one per CPU for an input of 8 MB or more, else 1.
-    The database and the report are the same whatever the number. ``max_line_bytes``: the
-    longest line read (a longer one is an invalid line); by default ``$OL_SUBSET_MAX_LINE_BYTES``,
-    else 16 MiB, and raises ValueError when that variable is not a number of bytes.
+    The database and the report are the same whatever the number. ``jobs`` is lowered, with a
+    line on ``progress``, to the CPUs available and to one worker per chunk of input.
+    ``max_line_bytes``: the longest line read (a longer one is an invalid line); by default
+    ``$OL_SUBSET_MAX_LINE_BYTES``, else 16 MiB, and raises ValueError when that variable is not a
+    number of bytes. ``wait``: seconds to wait for the database's write lock while another process
+    holds it and commits nothing (another ingest that commits is waited for as long as it runs);
+    then :class:`LineageDatabaseError`, with what was stored before kept.
 
     >>> import json, os, tempfile
     >>> folder = tempfile.mkdtemp()
@@ -140,12 +152,16 @@ def ingest(
     """
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs is a number of processes, 1 or more; got {jobs!r}")
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait < 10**6:
+        raise ValueError(f"wait is a number of seconds, 0 to 999999; got {wait!r}")
     limit = _line_limit(max_line_bytes)
     files, report = _input_files(paths)
     total = sum(size for _, size in files)
-    if jobs is None:
-        jobs = (os.cpu_count() or 1) if total >= _PROGRESS_BYTES else 1
     stream = sys.stderr if progress is None else progress
+    jobs, lowered = job_count(jobs, total)
+    if lowered:
+        stream.write(f"ingest: {lowered}\n")
+        stream.flush()
     bar = _Progress(stream, total) if total >= _PROGRESS_BYTES and _is_terminal(stream) else None
     runs: set[str] = set()
 
@@ -169,14 +185,19 @@ def ingest(
             report.unreadable += 1
             report.problems.append(IngestProblem(outcome[1], None, outcome[2]))
 
-    with LineageStore.open(db, create=True) as store:
-        writer = Writer(store.connection)
+    with LineageStore.open(db, create=True, wait=wait) as store:
+        writer = Writer(store)
         try:
             for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs):
                 writer.store(outcomes, conditions, count)
                 if bar is not None:
                     bar.show(done, report.stored)
             writer.commit()
+        except sqlite3.OperationalError as error:
+            writer.rollback()
+            if is_busy(error):  # a reader kept a commit waiting longer than ``wait``
+                raise LineageDatabaseError(locked_message(store.path, wait)) from None
+            raise
         except BaseException:
             writer.rollback()
             raise
@@ -185,6 +206,46 @@ def ingest(
                 bar.clear()
     report.runs = len(runs)
     return report
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
+def job_count(requested: int | None, total: int) -> tuple[int, str | None]:
+    """How many processes check ``total`` bytes of input, of ``requested`` (None: the
+    default), and why fewer than requested, if so.
+
+    Never more than the CPUs available, and never more than one worker per chunk of input (the
+    ingesting process stores while the workers check): more would only cost memory.
+
+    >>> job_count(1, 10**9)
+    (1, None)
+    >>> job_count(None, 1000)
+    (1, None)
+    >>> job_count(100, 1000)[0] <= 2  # one chunk: this process and one worker at most
+    True
+    """
+    chunks = -(-total // _CHUNK_BYTES)
+    cpus = available_cpus()
+    if requested is None:
+        return (min(cpus, chunks + 1) if total >= _PROGRESS_BYTES else 1), None
+    useful = chunks + 1
+    jobs = min(requested, cpus, useful)
+    if jobs == requested:
+        return jobs, None
+    reasons = []  # what bounds it (both, when they are equal)
+    if cpus == jobs:
+        reasons.append(f"{cpus} CPU(s) available to this process")
+    if useful == jobs:
+        reasons.append(
+            f"{chunks} chunk(s) of input to check, of about {_CHUNK_BYTES // 1024} KB each, "
+            "and one worker process per chunk at most"
+        )
+    return jobs, f"jobs {requested} lowered to {jobs}: {'; '.join(reasons)}"
 
 
 def _is_terminal(stream: TextIO) -> bool:

@@ -3,7 +3,13 @@
 The file says it is ours with ``PRAGMA application_id`` (:data:`APPLICATION_ID`) and which
 layout it has with ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`). Any other file (another
 application's SQLite database, a file that is not SQLite at all, a layout newer than this
-version reads) is refused with :class:`LineageDatabaseError` before anything is written to it.
+version reads) is refused with :class:`LineageDatabaseError` before anything is written to it;
+only an empty file (no schema object, ``user_version`` and ``application_id`` 0) is made one.
+
+Several processes may share a database: the schema is made under the write lock (so of two
+processes making one new file, the second finds it made), a writer waits for the lock as long
+as its holder keeps committing (:func:`begin_immediate`), and a new database uses a write-ahead
+log, so that queries read while an ingest writes.
 
 Tables:
 
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -38,6 +45,10 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 SCHEMA_VERSION = 3
 """The ``PRAGMA user_version`` of the layout this version writes and reads."""
 _SQLITE_HEADER = b"SQLite format 3\x00"
+LOCK_WAIT = 60.0
+"""Seconds an open or a write waits for the write lock while its holder commits nothing."""
+_POLL_MS = 200  # how long SQLite waits for the lock before the holder's commits are looked at
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
 
 _SCHEMA = """
 CREATE TABLE runs (
@@ -139,7 +150,8 @@ CREATE TABLE partition_kinds (
 
 
 class LineageDatabaseError(Exception):
-    """A lineage database that cannot be used: missing, not ours, or of a newer layout.
+    """A lineage database that cannot be used: missing, not ours, of a newer layout, or held
+    by another process for longer than the wait allows.
 
     >>> str(LineageDatabaseError("x.db: not a SQLite database"))
     'x.db: not a SQLite database'
@@ -156,14 +168,20 @@ class LineageStore:
     3
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: str, wait: float = LOCK_WAIT) -> None:
         self.connection = connection
         self.path = path
+        self.wait = wait
+        """Seconds to wait for the write lock while its holder commits nothing."""
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, create: bool = False) -> LineageStore:
+    def open(
+        cls, path: str | os.PathLike[str], *, create: bool = False, wait: float = LOCK_WAIT
+    ) -> LineageStore:
         """Open the database at ``path``; with ``create``, make it when the file is missing or
-        empty. Raises :class:`LineageDatabaseError` for a file that is not a lineage database."""
+        empty (no schema object, ``user_version`` and ``application_id`` 0). Raises
+        :class:`LineageDatabaseError` for a file that is not a lineage database, and when
+        another process holds the write lock for ``wait`` seconds without committing."""
         where = os.fspath(path)
         file = Path(where)
         if file.is_dir():
@@ -179,13 +197,15 @@ class LineageStore:
         if exists:
             _check_header(file, where)
         try:
-            connection = sqlite3.connect(where, isolation_level=None)
+            connection = sqlite3.connect(where, isolation_level=None, timeout=wait)
         except sqlite3.Error as error:
             raise LineageDatabaseError(f"{where}: cannot open: {error}") from None
         try:
-            _prepare(connection, where, create=create)
+            _prepare(connection, where, create=create, wait=wait)
         except sqlite3.DatabaseError as error:
             connection.close()
+            if is_busy(error):
+                raise LineageDatabaseError(locked_message(where, wait)) from None
             raise LineageDatabaseError(
                 f"{where}: not a usable SQLite database ({error}); --db must name a lineage "
                 "database made by 'ol-subset lineage ingest', or a new file"
@@ -193,7 +213,12 @@ class LineageStore:
         except BaseException:
             connection.close()
             raise
-        return cls(connection, where)
+        return cls(connection, where, wait)
+
+    def begin_write(self) -> None:
+        """Start a write transaction (``BEGIN IMMEDIATE``), waiting for the write lock while
+        another process holds it; see :func:`begin_immediate`."""
+        begin_immediate(self.connection, self.path, self.wait)
 
     def close(self) -> None:
         self.connection.close()
@@ -210,6 +235,66 @@ class LineageStore:
         self.close()
 
 
+def is_busy(error: BaseException) -> bool:
+    """Whether a SQLite error says another connection holds a lock that was needed."""
+    if not isinstance(error, sqlite3.OperationalError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11 and later
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def locked_message(where: str, wait: float) -> str:
+    """What to say when the wait for another process's lock on the database ran out."""
+    return (
+        f"{where}: the database is locked by another process (another ingest, or a program "
+        f"holding a transaction open) that committed nothing for {wait:g} s; what was stored "
+        "before stays stored: run this again when that process has ended (events already "
+        "stored are counted as already there, never stored twice)"
+    )
+
+
+def begin_immediate(connection: sqlite3.Connection, where: str, wait: float) -> None:
+    """``BEGIN IMMEDIATE`` on ``connection``, waiting for the write lock as long as its holder
+    keeps committing, and at most ``wait`` seconds after its last commit; then
+    :class:`LineageDatabaseError`.
+
+    The wait is measured from the holder's last commit, not from the start: another ingest
+    commits every few thousand events, so this one waits for it however long it runs, while a
+    process that holds the lock and commits nothing (a transaction left open) is given up on.
+    """
+    connection.execute(f"PRAGMA busy_timeout = {_POLL_MS}")
+    try:
+        seen = _data_version(connection)
+        since = time.monotonic()
+        while True:
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                if not is_busy(error):
+                    raise
+            now = time.monotonic()
+            version = _data_version(connection)
+            if version is not None and version != seen:
+                seen, since = version, now  # the holder committed: it is at work
+            elif now - since >= wait:
+                raise LineageDatabaseError(locked_message(where, wait))
+    finally:
+        connection.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+
+
+def _data_version(connection: sqlite3.Connection) -> int | None:
+    """A number that changes whenever another connection commits (None: not known now)."""
+    try:
+        return int(connection.execute("PRAGMA data_version").fetchone()[0])
+    except sqlite3.OperationalError as error:
+        if is_busy(error):
+            return None
+        raise
+
+
 def _check_header(file: Path, where: str) -> None:
     try:
         with file.open("rb") as stream:
@@ -223,26 +308,56 @@ def _check_header(file: Path, where: str) -> None:
         )
 
 
-def _prepare(connection: sqlite3.Connection, where: str, *, create: bool) -> None:
+def _prepare(connection: sqlite3.Connection, where: str, *, create: bool, wait: float) -> None:
+    # Read the file's identity and make the schema in one transaction: with create, one that
+    # holds the write lock, so that of two processes making the same new file, the second
+    # finds the first one's schema finished; else one snapshot, so that all reads agree.
+    if create:
+        begin_immediate(connection, where, wait)
+    else:
+        connection.execute("BEGIN")
+    try:
+        made = _check_or_create(connection, where, create=create)
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    if made:
+        _use_wal(connection)
+    connection.execute("PRAGMA foreign_keys = ON")
+
+
+def _check_or_create(connection: sqlite3.Connection, where: str, *, create: bool) -> bool:
+    """Refuse the file unless it is a lineage database of this layout, or empty (then make
+    the schema, with ``create``); whether it made the schema."""
     application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
-    tables = [
-        row[0]
-        for row in connection.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-        )
-    ]
-    if application_id != APPLICATION_ID:
-        if application_id == 0 and not tables and create:
-            _create(connection)
-            return
-        owner = f"application_id {application_id:#x}" if application_id else "no application_id"
-        shown = ", ".join(tables[:8]) + (f" and {len(tables) - 8} more" if len(tables) > 8 else "")
-        raise LineageDatabaseError(
-            f"{where}: a SQLite database of another application ({owner}; tables: "
-            f"{shown or 'none'}), not a lineage database; give 'ol-subset lineage' a file of its "
-            "own with --db"
-        )
+    objects = connection.execute(
+        "SELECT type, name FROM sqlite_master ORDER BY type = 'table' DESC, name"
+    ).fetchall()
+    if application_id == APPLICATION_ID:
+        _check_version(where, version)
+        return False
+    if application_id == 0 and version == 0 and not objects and create:
+        for statement in _statements(_SCHEMA):
+            connection.execute(statement)
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return True
+    owner = f"application_id {application_id:#x}" if application_id else "no application_id"
+    if version:
+        owner += f", user_version {version}"
+    named = [f"{name} ({kind})" if kind != "table" else name for kind, name in objects]
+    shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
+    raise LineageDatabaseError(
+        f"{where}: a SQLite database of another application ({owner}; schema: "
+        f"{shown or 'empty'}), not a lineage database, left unchanged; give "
+        "'ol-subset lineage' a file of its own with --db"
+    )
+
+
+def _check_version(where: str, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise LineageDatabaseError(
             f"{where}: a lineage database of layout version {version}, newer than this version "
@@ -254,17 +369,26 @@ def _prepare(connection: sqlite3.Connection, where: str, *, create: bool) -> Non
             f"{where}: a lineage database of layout version {version}, which this version does "
             "not read; ingest the events into a new file"
         )
-    connection.execute("PRAGMA foreign_keys = ON")
 
 
-def _create(connection: sqlite3.Connection) -> None:
+def _statements(script: str) -> list[str]:
+    """The statements of a script (``executescript`` would commit the open transaction)."""
+    statements, lines = [], []
+    for line in script.splitlines():
+        lines.append(line)
+        text = "\n".join(lines)
+        if line.rstrip().endswith(";") and sqlite3.complete_statement(text):
+            statements.append(text.strip())
+            lines = []
+    return statements
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Write-ahead logging for a new database: queries read while an ingest writes. Left off
+    when other connections kept the file busy for the whole wait (the change needs it alone
+    for a moment): the database works as well, with readers waiting for writers."""
     try:
-        connection.executescript(
-            f"BEGIN IMMEDIATE; {_SCHEMA}; PRAGMA application_id = {APPLICATION_ID}; "
-            f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
-    connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("PRAGMA journal_mode = WAL")
+    except sqlite3.OperationalError as error:
+        if not is_busy(error):
+            raise

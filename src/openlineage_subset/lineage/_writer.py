@@ -18,6 +18,7 @@ from typing import Any
 
 from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._events import EVENT, Condition, any_of_json, canonical
+from openlineage_subset.lineage._store import LineageStore
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
@@ -32,8 +33,9 @@ Counter = Callable[[Outcome, bool | str], None]
 class Writer:
     """Stores the outcomes of checked chunks, in order; :meth:`commit` at the end."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self.db = connection
+    def __init__(self, store: LineageStore) -> None:
+        self.database = store
+        self.db = store.connection
         self.db.execute("PRAGMA foreign_keys = OFF")
         self.dataset_ids: dict[tuple[str, str], int] = {}
         self.partition_ids: dict[int, dict[str, int]] = {}
@@ -46,12 +48,13 @@ class Writer:
         """(dataset id, columns) and (dataset id, column, kind) stored."""
         self.pending = 0
         self.open = False
-        self._begin()
 
     def store(self, outcomes: list[Outcome], conditions: list[Condition], count: Counter) -> None:
         """Store the events among a chunk's outcomes; ``count`` is told each outcome in order,
         with True for an event stored, False for one already there, or why it was not stored."""
         events = [outcome for outcome in outcomes if outcome[0] == EVENT]
+        if not self.open:
+            self._begin()
         self.db.execute("SAVEPOINT chunk")
         try:
             stored = iter(self._store(events, conditions))
@@ -64,9 +67,9 @@ class Writer:
                 count(outcome, next(stored) if outcome[0] == EVENT else False)
         self.pending += len(events)
         if self.pending >= _COMMIT_EVENTS:
-            self.db.execute("COMMIT")
-            self.open = False
-            self._begin()
+            # The write lock is let go until the next chunk is stored: another ingest (or a
+            # server) waiting for it writes while this one checks its next chunk.
+            self.commit()
 
     def begin(self) -> None:
         """Start the next transaction after :meth:`commit` or :meth:`rollback` (the writer
@@ -85,7 +88,7 @@ class Writer:
             self.open = False
 
     def _begin(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.database.begin_write()
         self.open = True
         self.pending = 0
         self._read_next_ids()

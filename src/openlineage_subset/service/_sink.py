@@ -22,9 +22,13 @@ from concurrent.futures import Future
 from typing import Any
 
 from openlineage_subset.lineage._events import EVENT, INVALID, LINE, SKIPPED, check_chunk
-from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._store import LineageDatabaseError, LineageStore
 from openlineage_subset.lineage._writer import Writer
 
+LOCK_WAIT = 3.0
+"""Seconds the writer waits for the write lock another process holds without committing: then
+the events waiting are answered 503 (a producer's retry sends them again), well within the
+5 seconds openlineage-python's HttpTransport waits for an answer by default."""
 _BATCH = 500  # bodies stored in one transaction at most: a bounded wait for the first of them
 
 
@@ -70,7 +74,7 @@ class EventSink:
 
     def _run(self, db: str, opened: Future[None]) -> None:
         try:
-            store = LineageStore.open(db, create=True)
+            store = LineageStore.open(db, create=True, wait=LOCK_WAIT)
         except BaseException as error:  # handed to the opener, which raises it
             opened.set_exception(error)
             return
@@ -135,12 +139,12 @@ class EventSink:
             items = [(LINE, source, None, body) for body, source, _ in batch]
             checked, conditions = check_chunk(items)
             if writer is None:
-                writer = Writer(store.connection)
+                writer = Writer(store)
             else:
                 writer.begin()
             writer.store(checked, conditions, count)
             writer.commit()
-        except (sqlite3.Error, OSError) as error:
+        except (sqlite3.Error, OSError, LineageDatabaseError) as error:
             if writer is not None:
                 with contextlib.suppress(sqlite3.Error):
                     writer.rollback()

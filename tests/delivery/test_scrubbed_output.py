@@ -7,6 +7,7 @@ information, as users configure openlineage-python; the settings are real enviro
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -125,3 +126,23 @@ def test_a_malformed_url_is_warned_about_without_its_token_or_api_key(
     printed = capsys.readouterr()
     assert "OPENLINEAGE_URL" in printed.err
     assert TOKEN not in printed.err + printed.out and API_KEY not in printed.err + printed.out
+
+
+def test_openlineage_python_logs_its_configuration_scrubbed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # openlineage-python itself logs the URL whole: when it cannot read the value as JSON (a
+    # "{" or "[" in it), and when it builds its HTTP transport (at DEBUG).
+    pytest.importorskip("openlineage.client", reason="openlineage-python is not installed")
+    from openlineage_subset.delivery._openlineage_client import configured_transport
+
+    url = f"http://etl:{TOKEN}{{x}}@127.0.0.1:9/api?api_key={API_KEY}["
+    monkeypatch.setenv("OPENLINEAGE_URL", url)
+    with caplog.at_level(logging.DEBUG):
+        try:
+            configured_transport()
+        except Exception:  # noqa: BLE001 - only what was logged on the way matters here
+            pass
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "127.0.0.1:9" in logged  # it did log the configuration...
+    assert TOKEN not in logged and API_KEY not in logged  # ...without the credentials

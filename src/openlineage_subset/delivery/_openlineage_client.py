@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
+from openlineage_subset.producer._secrets import scrub_logs_under
+
 SUPPORTED = ">=1.30,<2"
 """The openlineage-python releases this module is written for: the ``spark`` extra's bound
 (a test keeps the two equal)."""
@@ -35,8 +37,11 @@ def configured_transport() -> tuple[Any, Mapping[str, Any]]:
     ``OPENLINEAGE__TRANSPORT__TRANSPORTS__*`` variables into ``os.environ`` when it reads
     ``OPENLINEAGE_URL``, which the user's job and later configuration lookups would see.
     """
-    from openlineage.client import OpenLineageClient  # noqa: PLC0415  (the spark extra)
+    import openlineage.client.transport  # noqa: PLC0415, F401  (the spark extra: its loggers)
+    from openlineage.client import OpenLineageClient  # noqa: PLC0415
 
+    # Its loggers print the configuration, the URL with its credentials among it.
+    scrub_logs_under("openlineage")
     before = dict(os.environ)
     try:
         client = OpenLineageClient()

@@ -412,3 +412,18 @@ def scrubbed_logger(name: str) -> logging.Logger:
     if _FILTER not in logger.filters:
         logger.addFilter(_FILTER)
     return logger
+
+
+def scrub_logs_under(prefix: str) -> None:
+    """Scrub the records of every logger that exists now named ``prefix`` or under it: for a
+    library this package drives (openlineage-python logs the whole ``OPENLINEAGE_URL``, its
+    credentials included, when it reads its configuration). Loggers made later are not
+    covered: call it after importing the library's modules.
+    """
+    names = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if name == prefix or name.startswith(prefix + ".")
+    ]
+    for name in [prefix, *names]:
+        scrubbed_logger(name)

@@ -81,3 +81,19 @@ def test_replay_sends_around_a_line_larger_than_its_memory(tmp_path: Path) -> No
     assert kept["reason"] == "unreadable"
     assert kept["error"].startswith(f"a line of {300 << 20} bytes, over the limit of")
     assert kept["event"] == "\0" * 4096
+
+
+def test_no_capture_writes_events_its_readers_cannot_read_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An event over the readers' line limit would come back from the outbox as its first 4 KiB
+    # only: a budget over the limit is refused where it is set.
+    from openlineage_subset.spark._config import SubsetConfig
+
+    monkeypatch.setenv("OL_SUBSET_MAX_LINE_BYTES", "2000000")
+    assert SubsetConfig(max_event_bytes=2_000_000).max_event_bytes == 2_000_000
+    with pytest.raises(ValueError, match=r"over the 2000000 bytes.*OL_SUBSET_MAX_LINE_BYTES"):
+        SubsetConfig(max_event_bytes=2_000_001)
+    monkeypatch.delenv("OL_SUBSET_MAX_LINE_BYTES")
+    with pytest.raises(ValueError, match="max_event_bytes is 20000000, over the 16777216 bytes"):
+        SubsetConfig(max_event_bytes=20_000_000)

@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from openlineage_subset import __version__
+from openlineage_subset._lines import (
+    DEFAULT_MAX_LINE_BYTES,
+    MAX_LINE_BYTES_VARIABLE,
+    max_line_bytes,
+)
 from openlineage_subset.producer._budget import MIN_EVENT_BYTES
 from openlineage_subset.producer._naming import DEFAULT_TRIM_RULES, TrimRules
 
@@ -79,6 +84,13 @@ class SubsetConfig:
                 f"SubsetConfig.max_event_bytes must be at least {MIN_EVENT_BYTES} (room for one "
                 f"dataset of the longest path and its facets), got {self.max_event_bytes}"
             )
+        line_limit = _line_limit()
+        if self.max_event_bytes > line_limit:
+            raise ValueError(
+                f"SubsetConfig.max_event_bytes is {self.max_event_bytes}, over the {line_limit} "
+                "bytes a line may hold for the readers of events (replay, validate, ingest): "
+                f"lower it, or raise ${MAX_LINE_BYTES_VARIABLE} for the capture and its readers"
+            )
         if not isinstance(self.trim_rules, TrimRules):
             raise TypeError(
                 f"SubsetConfig.trim_rules must be a TrimRules, got {type(self.trim_rules).__name__}"
@@ -128,3 +140,11 @@ def _redact_columns(value: object) -> frozenset[str] | Literal["all"]:
         if not name:
             raise ValueError("SubsetConfig.redact_columns holds an empty column name")
     return frozenset(value)
+
+
+def _line_limit() -> int:
+    """The line limit the readers of the events use (the environment's, else the default)."""
+    try:
+        return max_line_bytes()
+    except ValueError:  # said where the limit is used (the outbox warns once)
+        return DEFAULT_MAX_LINE_BYTES

@@ -26,12 +26,14 @@ def _events(count: int) -> list[dict[str, object]]:
 def test_a_line_over_the_limit_is_not_held_and_the_next_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The outbox's limit never goes below the default (its lines are the capture's own):
+    # a lower one in the environment leaves it at 16 MiB.
     monkeypatch.setenv("OL_SUBSET_MAX_LINE_BYTES", "10000")
     first, last = _events(2)
     outbox = Outbox(tmp_path / "outbox")
     with outbox.lock:
         outbox.append(event_line(first))
-        outbox.append(b'{"pad": "' + b"x" * 20_000 + b'"}\n')
+        outbox.append(b'{"pad": "' + b"x" * 17_000_000 + b'"}\n')
         outbox.append(event_line(last))
         seen = []
         while (record := outbox.peek()) is not None:
@@ -41,7 +43,8 @@ def test_a_line_over_the_limit_is_not_held_and_the_next_is_read(
     long_line = seen[1]
     assert long_line.problem is not None
     assert long_line.problem.startswith(
-        "a line of 20011 bytes, over the limit of 10000 bytes ($OL_SUBSET_MAX_LINE_BYTES raises it)"
+        "a line of 17000011 bytes, over the limit of 16777216 bytes "
+        "($OL_SUBSET_MAX_LINE_BYTES raises it)"
     )
     assert len(long_line.line) < 10_000 and long_line.line.startswith(b'{"pad": "xxx')
     outbox.close(timeout=1)
@@ -90,10 +93,13 @@ def test_no_capture_writes_events_its_readers_cannot_read_back(
     # only: a budget over the limit is refused where it is set.
     from openlineage_subset.spark._config import SubsetConfig
 
-    monkeypatch.setenv("OL_SUBSET_MAX_LINE_BYTES", "2000000")
-    assert SubsetConfig(max_event_bytes=2_000_000).max_event_bytes == 2_000_000
-    with pytest.raises(ValueError, match=r"over the 2000000 bytes.*OL_SUBSET_MAX_LINE_BYTES"):
-        SubsetConfig(max_event_bytes=2_000_001)
+    monkeypatch.setenv("OL_SUBSET_MAX_LINE_BYTES", "20000000")
+    assert SubsetConfig(max_event_bytes=20_000_000).max_event_bytes == 20_000_000
+    with pytest.raises(ValueError, match=r"over the 20000000 bytes.*OL_SUBSET_MAX_LINE_BYTES"):
+        SubsetConfig(max_event_bytes=20_000_001)
+    # A lower limit, set for validate or ingest, leaves the capture's own lines alone.
+    monkeypatch.setenv("OL_SUBSET_MAX_LINE_BYTES", "1000")
+    assert SubsetConfig().max_event_bytes == 1_000_000
     monkeypatch.delenv("OL_SUBSET_MAX_LINE_BYTES")
     with pytest.raises(ValueError, match="max_event_bytes is 20000000, over the 16777216 bytes"):
         SubsetConfig(max_event_bytes=20_000_000)

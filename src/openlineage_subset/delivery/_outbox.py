@@ -236,7 +236,7 @@ def _line_limit() -> int:
     """The line limit of every reader (:mod:`openlineage_subset._lines`); its default, said
     once, when the environment's cannot be used: capture never raises."""
     try:
-        return max_line_bytes()
+        return max(max_line_bytes(), DEFAULT_MAX_LINE_BYTES)  # never lower than capture writes
     except ValueError as error:
         if not _line_limit_said:
             _line_limit_said.append(True)

@@ -88,8 +88,8 @@ class SubsetConfig:
         if self.max_event_bytes > line_limit:
             raise ValueError(
                 f"SubsetConfig.max_event_bytes is {self.max_event_bytes}, over the {line_limit} "
-                "bytes a line may hold for the readers of events (replay, validate, ingest): "
-                f"lower it, or raise ${MAX_LINE_BYTES_VARIABLE} for the capture and its readers"
+                "bytes the outbox reads back in a line: lower it, or raise "
+                f"${MAX_LINE_BYTES_VARIABLE} for the capture and the readers of its events"
             )
         if not isinstance(self.trim_rules, TrimRules):
             raise TypeError(
@@ -143,8 +143,10 @@ def _redact_columns(value: object) -> frozenset[str] | Literal["all"]:
 
 
 def _line_limit() -> int:
-    """The line limit the readers of the events use (the environment's, else the default)."""
+    """The longest line the outbox reads back: the environment's line limit, never below the
+    default (the outbox's lines are the capture's own, so a lower limit set for ``validate`` or
+    ``ingest`` does not apply to them)."""
     try:
-        return max_line_bytes()
+        return max(max_line_bytes(), DEFAULT_MAX_LINE_BYTES)
     except ValueError:  # said where the limit is used (the outbox warns once)
         return DEFAULT_MAX_LINE_BYTES

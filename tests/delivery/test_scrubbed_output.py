@@ -139,10 +139,7 @@ def test_openlineage_python_logs_its_configuration_scrubbed(
     url = f"http://etl:{TOKEN}{{x}}@127.0.0.1:9/api?api_key={API_KEY}["
     monkeypatch.setenv("OPENLINEAGE_URL", url)
     with caplog.at_level(logging.DEBUG):
-        try:
-            configured_transport()
-        except Exception:  # noqa: BLE001 - only what was logged on the way matters here
-            pass
+        configured_transport()
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "127.0.0.1:9" in logged  # it did log the configuration...
     assert TOKEN not in logged and API_KEY not in logged  # ...without the credentials

@@ -190,7 +190,7 @@ def test_several_selected_partitions_get_one_plan_each_and_a_merged_one(server: 
     selected = [json.dumps(START), json.dumps(other)]
     status, _, text = fetch(server, page_path("/answer", **RAW, p=selected))
     assert status == 200
-    assert text.count('<section class="answer">') == 2
+    assert text.count('<section class="answer"') == 2
     blocks = [html.unescape(block) for block in re.findall(r"<pre[^>]*>(.*?)</pre>", text, re.S)]
     merged = json.loads(next(block for block in blocks if block.startswith("{")))
     wanted: dict[tuple[str, str], set[str]] = {}

@@ -81,6 +81,7 @@ def layout(title: str, body: Iterable[str], *, styles: Sequence[str] = ()) -> st
             '<meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{html.escape(printable(title), quote=False)}</title>",
+            '<link rel="icon" href="data:,">',  # no favicon.ico to ask for
             '<link rel="stylesheet" href="/static/ui.css">',
             *(f"<style>{style}</style>" for style in styles),
             '<script src="/static/ui.js" defer></script>',
@@ -453,7 +454,7 @@ def answer_page(
     for number, (label, content) in enumerate(combined):
         body.append(_copyable(f"all-{number}", label, content))
     for index, section in enumerate(sections):
-        body.append(f'<section class="answer"><h2>{text(section.heading)}</h2>')
+        body.append(f'<section class="answer" aria-label="{attribute(section.heading)}">')
         if section.unseen:
             body.append(f'<p class="unseen">{text(section.unseen)}</p>')
         body.append(f'<div class="report">{section.report_body}</div>')

@@ -276,3 +276,44 @@ def test_the_api_key_guards_the_ui_and_a_login_sets_a_cookie(
 
     away = urllib.parse.urlencode({"key": "s3cret", "next": "//elsewhere.example/"}).encode()
     assert fetch(server, "/login", data=away)[1]["Location"] == "/"
+
+
+def test_a_large_grid_draws_the_newest_rows_and_says_what_it_left_out() -> None:
+    from openlineage_subset.lineage._model import (
+        DatasetRef,
+        HistoryReport,
+        PartitionRef,
+        PartitionSet,
+        PartitionsReport,
+        PartitionState,
+    )
+    from openlineage_subset.service import _pages
+
+    days = [
+        f"{year}-{month:02d}-{day:02d}"
+        for year in (2023, 2024)
+        for month in range(1, 13)
+        for day in range(1, 29)
+    ]
+    countries = [f"C{number:03d}" for number in range(100)]
+    states = tuple(
+        PartitionState(PartitionRef((("day", day), ("country", country))), None, None, 0)
+        for day in days
+        for country in countries
+    )
+    dataset = DatasetRef("file", "/lake/big")
+    page = _pages.dataset_page(
+        dataset,
+        None,
+        PartitionsReport(dataset, states),
+        HistoryReport(PartitionSet(dataset, "definite", (), ()), ()),
+    )
+    drawn = [json.loads(html.unescape(v)) for v in re.findall(r'name="p" value="([^"]*)"', page)]
+    assert 0 < len(drawn) <= _pages.MAX_CELLS
+    rows = sorted({item["day"] for item in drawn})
+    assert rows[-1] == days[-1], "the newest day is drawn"
+    assert rows == days[-len(rows) :], "the newest days, none skipped"
+    columns = {item["country"] for item in drawn}
+    assert len(columns) == _pages.MAX_COLUMNS
+    assert f"{len(days) - len(rows)} earlier row(s) not drawn" in page
+    assert f"{len(countries) - _pages.MAX_COLUMNS} column(s) not drawn" in page

@@ -35,7 +35,10 @@ from openlineage_subset.service._details import RunDetails
 
 MAX_ROWS = 400
 """Rows of a dataset's grid drawn at most: the last ones (the newest dates)."""
-MAX_COLUMNS = 80
+MAX_COLUMNS = 60
+MAX_CELLS = 8000
+"""Cells of a dataset's grid drawn at most (a page stays a few megabytes): fewer rows when
+there are many columns."""
 MAX_HISTORY = 40
 """Runs listed on a dataset's page: the latest."""
 
@@ -266,13 +269,15 @@ def _grid_layout(states: Sequence[PartitionState]) -> _Layout:
     across = tuple(name for name in columns if name != down)
     rows = sorted(columns[down], key=_natural)
     wide = sorted({_across(state, across) for state in states}, key=_natural)
+    drawn = wide[:MAX_COLUMNS]
+    most = max(1, min(MAX_ROWS, MAX_CELLS // len(drawn)))
     return _Layout(
         down,
         across,
-        rows[-MAX_ROWS:],
-        wide[:MAX_COLUMNS],
-        max(0, len(rows) - MAX_ROWS),
-        max(0, len(wide) - MAX_COLUMNS),
+        rows[-most:],
+        drawn,
+        max(0, len(rows) - most),
+        len(wide) - len(drawn),
     )
 
 

@@ -97,7 +97,7 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
     """The UI's routes over the database ``db``; ``api_key``: the server's key (or None)."""
     path = os.fspath(db)
 
-    def guarded(build: Callable[[Request], tuple[int, str, list[str]]]) -> Callable[..., Any]:
+    def answered(build: Callable[[Request], tuple[int, str, list[str]]]) -> Callable[..., Any]:
         async def respond(request: Request) -> Response:
             try:
                 status, content, styles = await run_in_threadpool(build, request)
@@ -178,11 +178,11 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         return Response(content, headers=headers, media_type=_STATIC[name])
 
     return [
-        Route("/", guarded(front)),
-        Route("/dataset", guarded(dataset)),
-        Route("/answer", guarded(answer)),
-        Route("/runs", guarded(runs_list)),
-        Route("/run", guarded(run)),
+        Route("/", answered(front)),
+        Route("/dataset", answered(dataset)),
+        Route("/answer", answered(answer)),
+        Route("/runs", answered(runs_list)),
+        Route("/run", answered(run)),
         Route("/login", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/static/{name}", static),

@@ -150,8 +150,9 @@ def runs_page(
 ) -> str:
     rows = [
         f"<tr><td>{_a(run_link(run.run_id), run.run_id)}</td><td>{text(run.job)}</td>"
-        f"<td>{text(run.status)}</td><td>{_time(run.started_at)}</td>"
-        f"<td>{_time(run.ended_at)}</td>"
+        f'<td class="nowrap">{text(run.status)}</td>'
+        f'<td class="nowrap">{_time(run.started_at)}</td>'
+        f'<td class="nowrap">{_time(run.ended_at)}</td>'
         f"<td>{', '.join(_a(dataset_link(out.dataset), out.dataset) for out in outputs)}</td>"
         "</tr>"
         for run, _, outputs in runs
@@ -377,8 +378,8 @@ def dataset_page(
     runs = "".join(
         f"<tr><td>{text(entry.direction)}</td>"
         f"<td>{_a(run_link(entry.run.run_id), entry.run.run_id)}</td>"
-        f"<td>{text(entry.run.job)}</td><td>{text(entry.run.status)}</td>"
-        f"<td>{_time(entry.run.ended_at or entry.run.started_at)}</td>"
+        f'<td>{text(entry.run.job)}</td><td class="nowrap">{text(entry.run.status)}</td>'
+        f'<td class="nowrap">{_time(entry.run.ended_at or entry.run.started_at)}</td>'
         f'<td class="condition">{text(entry.condition or "the whole dataset")}</td></tr>'
         for entry in entries
     )

@@ -15,8 +15,9 @@
 - ``demo``: ``ol-subset demo`` and ``ol-subset run`` from a plain install with the spark extra.
 - ``bundled_java``: the demo on the ``[java]`` extra's Java alone (no JAVA_HOME, no ``java`` on
   PATH), with PySpark 3.5 and 4.x.
-- ``browser``: the lineage report's page in a real headless Chromium (Debian's ``chromium``;
-  skipped with the reason when it is missing, an error under CI's OL_SUBSET_REQUIRE_BROWSER=1).
+- ``browser``: the lineage report's page and the web UI of ``lineage serve`` in a real headless
+  Chromium (Debian's ``chromium``; skipped with the reason when it is missing, an error under
+  CI's OL_SUBSET_REQUIRE_BROWSER=1); the UI's screenshots go to $OL_SUBSET_ARTIFACTS/ui.
 - ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
   master and two workers on 127.0.0.1, stopped by their process ids at the end), in a reduced
   form: the write scenarios, the lost-worker fault, Spark Connect sessions, and
@@ -250,8 +251,9 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
 
 @nox.session
 def browser(session: nox.Session) -> None:
-    """The lineage report's HTML page in headless Chromium, driven by Playwright."""
-    session.install(".[test]", PLAYWRIGHT, "pillow")
+    """The lineage report's HTML page and the served web UI in headless Chromium, driven by
+    Playwright (screenshots of the UI under $OL_SUBSET_ARTIFACTS/ui when it is set)."""
+    session.install(".[test,serve]", PLAYWRIGHT, "pillow")
     session.run("python", "-m", "pytest", "tests/browser", *session.posargs)
 
 

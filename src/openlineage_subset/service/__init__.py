@@ -4,7 +4,9 @@ Needs the ``serve`` extra (Starlette, uvicorn); imported by ``ol-subset lineage 
 
 - :mod:`._app`: the ASGI application (``POST /api/v1/lineage``, ``GET /api/v1/...``);
 - :mod:`._sink`: the one writer thread storing posted events as ``ingest`` does;
-- :mod:`._run`: listening, the ready line, a clean stop on SIGTERM or SIGINT.
+- :mod:`._run`: listening, the ready line, a clean stop on SIGTERM or SIGINT;
+- :mod:`._ui`, :mod:`._pages`, :mod:`._details`: the web UI at ``/`` (``static/``: its style
+  sheet and script).
 
 docs/serve.md describes the endpoints.
 """

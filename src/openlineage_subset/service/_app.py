@@ -10,7 +10,8 @@
   ``ol-subset lineage QUERY --format json``, the query parameters named as its options
   (``partition`` repeated); 400 with a message for an argument it cannot answer.
 
-With an API key, every request needs ``Authorization: Bearer KEY`` (401 without).
+With an API key, every request needs ``Authorization: Bearer KEY`` (401 without); the web UI
+(:mod:`._ui`, at ``/``) also takes the cookie its ``/login`` form sets.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.service._sink import EventSink
+from openlineage_subset.service._ui import UiGate, ui_routes
 
 _BOM = b"\xef\xbb\xbf"
 _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
@@ -157,10 +159,11 @@ def make_app(
                 lambda a: runs(path, job=a.one("job"), limit=a.number("limit", 100)),
             ),
         ),
+        *ui_routes(path, api_key),  # the web UI: docs/serve.md#the-web-ui
     ]
     app: ASGIApp = Starlette(routes=routes)
     if api_key is not None:
-        app = _KeyCheck(app, api_key)
+        app = UiGate(app, _KeyCheck(app, api_key), api_key)
     return app
 
 

@@ -1,0 +1,569 @@
+"""The web UI's pages as HTML: the dataset list, a dataset and its partitions, an answer, a run.
+
+Every name, value and message here may come from an event anyone wrote: each is escaped where
+it is put (:func:`text` in an element, :func:`attribute` in an attribute), a control or
+bidirectional character shown as its escape. The pages hold no inline script or handler: the
+one script and the one style sheet are the package's own (``/static/ui.js``, ``ui.css``), and
+an answer's graph and grids are the static report's (:mod:`openlineage_subset.lineage._html`),
+whose ``<style>`` the response's Content-Security-Policy allows by its hash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import urlencode
+
+from openlineage_subset import __version__
+from openlineage_subset._printable import escapes, printable
+from openlineage_subset.lineage._catalog import DatasetsReport, DatasetSummary, RunAccess
+from openlineage_subset.lineage._model import (
+    DatasetRef,
+    HistoryReport,
+    Label,
+    PartitionRef,
+    PartitionSet,
+    PartitionsReport,
+    PartitionState,
+    RunRef,
+)
+from openlineage_subset.lineage._time import shown_time
+from openlineage_subset.service._details import RunDetails
+
+MAX_ROWS = 400
+"""Rows of a dataset's grid drawn at most: the last ones (the newest dates)."""
+MAX_COLUMNS = 60
+MAX_CELLS = 8000
+"""Cells of a dataset's grid drawn at most (a page stays a few megabytes): fewer rows when
+there are many columns."""
+MAX_HISTORY = 40
+"""Runs listed on a dataset's page: the latest."""
+
+
+def text(value: object) -> str:
+    """``value`` as an element's text: escaped, each control or bidirectional character shown
+    as its escape in a ``<span class="escape">``."""
+    return "".join(
+        f'<span class="escape">{html.escape(piece, quote=False)}</span>'
+        if escaped
+        else html.escape(piece, quote=False)
+        for piece, escaped in escapes(str(value))
+    )
+
+
+def attribute(value: object) -> str:
+    return html.escape(printable(str(value)), quote=True)
+
+
+def dataset_link(dataset: DatasetRef) -> str:
+    return "/dataset?" + urlencode({"namespace": dataset.namespace, "name": dataset.name})
+
+
+def run_link(run_id: str) -> str:
+    return "/run?" + urlencode({"id": run_id})
+
+
+def _a(href: str, label: object) -> str:
+    return f'<a href="{attribute(href)}">{text(label)}</a>'
+
+
+def _time(value: str | None) -> str:
+    return "" if value is None else text(shown_time(value))
+
+
+def layout(title: str, body: Iterable[str], *, styles: Sequence[str] = ()) -> str:
+    """A whole page: the package's style sheet and script, then ``styles`` (the report's)."""
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{html.escape(printable(title), quote=False)}</title>",
+            '<link rel="icon" href="data:,">',  # no favicon.ico to ask for
+            '<link rel="stylesheet" href="/static/ui.css">',
+            *(f"<style>{style}</style>" for style in styles),
+            '<script src="/static/ui.js" defer></script>',
+            "</head>",
+            "<body>",
+            '<header class="top"><a class="brand" href="/">ol-subset lineage</a>'
+            '<a href="/">Datasets</a><a href="/runs">Runs</a></header>',
+            "<main>",
+            *body,
+            f'<p class="note">ol-subset {text(__version__)}: every page reads the database when '
+            "it is asked for; reload for what arrived since.</p>",
+            "</main>",
+            "</body>",
+            "</html>",
+        ]
+    )
+
+
+def _matches(summary: DatasetSummary, words: Sequence[str]) -> bool:
+    name = str(summary.dataset).lower()
+    return all(word in name for word in words)
+
+
+def front_page(report: DatasetsReport, search: str) -> str:
+    """Every dataset, the most recently written first; ``search`` keeps those whose name has
+    each of its words (as the script does while one types)."""
+    words = search.lower().split()
+    shown = [item for item in report.datasets if _matches(item, words)]
+    rows = []
+    for item in shown:
+        rows.append(
+            f'<tr data-search="{attribute(str(item.dataset).lower())}">'
+            f"<td>{_a(dataset_link(item.dataset), item.dataset)}</td>"
+            f"<td>{_time(item.last_written_at) or 'never written'}</td>"
+            f'<td class="number">{item.writes}</td><td class="number">{item.reads}</td>'
+            f'<td class="number">{item.partitions}</td></tr>'
+        )
+    if not report.datasets:
+        listing = '<p class="note">No dataset yet: send events to POST /api/v1/lineage.</p>'
+    else:
+        listing = (
+            '<table class="list datasets"><thead><tr><th>dataset</th><th>last written</th>'
+            "<th>writes</th><th>reads</th><th>partitions</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+    return layout(
+        "Datasets: ol-subset lineage",
+        [
+            "<h1>Datasets</h1>",
+            '<form class="search" action="/" method="get" role="search">'
+            '<label>Find a dataset: <input id="dataset-search" type="search" name="q" '
+            f'value="{attribute(search)}" autocomplete="off" autofocus></label> '
+            '<button type="submit">Search</button></form>',
+            f'<p class="note" id="dataset-count">{len(shown)} of {len(report.datasets)} '
+            "dataset(s)</p>",
+            listing,
+        ],
+    )
+
+
+def runs_page(
+    runs: Iterable[tuple[RunRef, Sequence[RunAccess], Sequence[RunAccess]]], total: int
+) -> str:
+    rows = [
+        f"<tr><td>{_a(run_link(run.run_id), run.run_id)}</td><td>{text(run.job)}</td>"
+        f'<td class="nowrap">{text(run.status)}</td>'
+        f'<td class="nowrap">{_time(run.started_at)}</td>'
+        f'<td class="nowrap">{_time(run.ended_at)}</td>'
+        f"<td>{', '.join(_a(dataset_link(out.dataset), out.dataset) for out in outputs)}</td>"
+        "</tr>"
+        for run, _, outputs in runs
+    ]
+    return layout(
+        "Runs: ol-subset lineage",
+        [
+            "<h1>Runs</h1>",
+            f'<p class="note">The latest {len(rows)} of {total} run(s), the most recently '
+            "started first.</p>",
+            '<table class="list runs"><thead><tr><th>run</th><th>job</th><th>state</th>'
+            "<th>started</th><th>ended</th><th>wrote</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>",
+        ],
+    )
+
+
+def run_page(details: RunDetails) -> str:
+    run = details.run
+    facts = [
+        ("run", text(run.run_id)),
+        ("job", text(run.job)),
+        ("state", text(run.status)),
+        ("started", _time(run.started_at)),
+        ("ended", _time(run.ended_at) or "not ended"),
+    ]
+    events = "".join(
+        f"<tr><td>{text(event.event_type)}</td><td>{_time(event.event_time)}</td>"
+        f"<td>{text(event.source)}</td></tr>"
+        for event in details.events
+    )
+    return layout(
+        f"Run {run.run_id}: ol-subset lineage",
+        [
+            f"<h1>Run {text(run.run_id)}</h1>",
+            _facts(facts),
+            "<h2>Read</h2>",
+            _accesses(details.inputs),
+            "<h2>Wrote</h2>",
+            _accesses(details.outputs),
+            "<h2>Events</h2>",
+            '<table class="list events"><thead><tr><th>type</th><th>time</th>'
+            f"<th>first read from</th></tr></thead><tbody>{events}</tbody></table>",
+            '<p class="note">The database keeps each event\'s type, time and source, and the '
+            "subset facets' conditions; not the events' other facets.</p>",
+        ],
+    )
+
+
+def _facts(facts: Iterable[tuple[str, str]]) -> str:
+    items = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in facts)
+    return f'<dl class="facts">{items}</dl>'
+
+
+def _accesses(items: Sequence[RunAccess]) -> str:
+    if not items:
+        return '<p class="note">Nothing.</p>'
+    rows = "".join(
+        f"<tr><td>{_a(dataset_link(item.dataset), item.dataset)}</td>"
+        f'<td class="condition">{text(item.condition or "the whole dataset")}</td></tr>'
+        for item in items
+    )
+    return (
+        '<table class="list accesses"><thead><tr><th>dataset</th><th>where</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def partition_value(partition: PartitionRef) -> str:
+    """A partition as the UI's forms send it (``p``): its columns and values as JSON."""
+    return json.dumps(dict(partition.dimensions), separators=(",", ":"), ensure_ascii=False)
+
+
+_CELL_LEGEND = {
+    "recent": "last written by the dataset's latest writer",
+    "written": "last written by an earlier run",
+    "possible": "possibly: its last write's condition depends on other columns",
+    "known": "no completed write known (read only, or failed writes)",
+    "none": "no such partition",
+}
+
+
+def _cell_state(state: PartitionState, latest: str | None) -> str:
+    if state.writer is None or state.label is None:
+        return "known"
+    if state.label == "possible":
+        return "possible"
+    return "recent" if state.writer.run_id == latest else "written"
+
+
+def _natural(value: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    down: str
+    across: tuple[str, ...]
+    rows: list[str]
+    columns: list[str]
+    hidden_rows: int
+    hidden_columns: int
+
+
+def _grid_layout(states: Sequence[PartitionState]) -> _Layout:
+    """One partition column down (the one with the most values), the others across."""
+    columns: dict[str, set[str]] = {}
+    for state in states:
+        for name, value in state.partition.dimensions:
+            columns.setdefault(name, set()).add(_shown(value))
+    down = max(columns, key=lambda name: len(columns[name]))
+    across = tuple(name for name in columns if name != down)
+    rows = sorted(columns[down], key=_natural)
+    wide = sorted({_across(state, across) for state in states}, key=_natural)
+    drawn = wide[:MAX_COLUMNS]
+    most = max(1, min(MAX_ROWS, MAX_CELLS // len(drawn)))
+    return _Layout(
+        down,
+        across,
+        rows[-most:],
+        drawn,
+        max(0, len(rows) - most),
+        len(wide) - len(drawn),
+    )
+
+
+def _shown(value: str | None) -> str:
+    return "__HIVE_DEFAULT_PARTITION__" if value is None else value
+
+
+def _across(state: PartitionState, across: Sequence[str]) -> str:
+    values = dict(state.partition.dimensions)
+    return "/".join(_shown(values[name]) if name in values else "-" for name in across)
+
+
+def _cell_title(state: PartitionState) -> str:
+    lines = [str(state.partition)]
+    if state.writer is None:
+        lines.append("no completed write known")
+    else:
+        lines.append(
+            f"last written ({state.label}) by {state.writer.job} run {state.writer.run_id}, "
+            f"ended {shown_time(state.writer.ended_at or state.writer.started_at)}"
+        )
+    lines.append(f"read by {state.reads_since} run(s) since")
+    return "\n".join(attribute(line) for line in lines)
+
+
+def _grid(report: PartitionsReport, selected: set[str]) -> str:
+    states = report.partitions
+    if not states:
+        return (
+            '<p class="note">No partition known: the dataset is read and written whole (or '
+            "its events list no partition). Ask about the whole dataset below.</p>"
+        )
+    shape = _grid_layout(states)
+    ended = [state.writer for state in states if state.writer is not None]
+    latest = max(ended, key=lambda run: (run.ended_at or "", run.run_id)).run_id if ended else None
+    cells: dict[tuple[str, str], PartitionState] = {}
+    for state in states:
+        values = dict(state.partition.dimensions)
+        if shape.down in values:
+            cells[(_shown(values[shape.down]), _across(state, shape.across))] = state
+    header = "".join(f'<th scope="col">{text(column)}</th>' for column in shape.columns)
+    rows = []
+    for row in shape.rows:
+        drawn = []
+        for column in shape.columns:
+            found = cells.get((row, column))
+            if found is None:
+                drawn.append('<td class="none"></td>')
+                continue
+            state = found
+            value = partition_value(state.partition)
+            checked = " checked" if value in selected else ""
+            drawn.append(
+                f'<td><label class="cell {_cell_state(state, latest)}" '
+                f'title="{_cell_title(state)}"><input type="checkbox" name="p" '
+                f'value="{attribute(value)}" aria-label="{attribute(state.partition)}"{checked}>'
+                "</label></td>"
+            )
+        rows.append(f'<tr><th scope="row">{text(row)}</th>{"".join(drawn)}</tr>')
+    corner = f"{shape.down} \u2193" + (
+        f" / {'/'.join(shape.across)} \u2192" if shape.across else ""
+    )
+    notes = []
+    if shape.hidden_rows:
+        notes.append(f"{shape.hidden_rows} earlier row(s) not drawn; ask about one below.")
+    if shape.hidden_columns:
+        notes.append(f"{shape.hidden_columns} column(s) not drawn; ask about one below.")
+    legend = "".join(
+        f'<span><span class="swatch {state}"></span>{text(label)}</span>'
+        for state, label in _CELL_LEGEND.items()
+    )
+    return (
+        f'<p class="legend">{legend}</p>'
+        f'<table class="cells" data-dataset="{attribute(report.dataset)}">'
+        f'<thead><tr><th scope="col">{text(corner)}</th>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        + "".join(f'<p class="note">{text(note)}</p>' for note in notes)
+    )
+
+
+def dataset_page(
+    dataset: DatasetRef,
+    summary: DatasetSummary | None,
+    partitions: PartitionsReport,
+    history: HistoryReport,
+    selected: Sequence[str] = (),
+) -> str:
+    facts = [("dataset", text(dataset)), ("namespace", text(dataset.namespace))]
+    facts.append(("name", text(dataset.name)))
+    if summary is not None:
+        facts += [
+            ("last written", _time(summary.last_written_at) or "never"),
+            ("writes / reads", f"{summary.writes} / {summary.reads}"),
+            ("partitions known", str(summary.partitions)),
+        ]
+    entries = list(reversed(history.entries))[:MAX_HISTORY]
+    runs = "".join(
+        f"<tr><td>{text(entry.direction)}</td>"
+        f"<td>{_a(run_link(entry.run.run_id), entry.run.run_id)}</td>"
+        f'<td>{text(entry.run.job)}</td><td class="nowrap">{text(entry.run.status)}</td>'
+        f'<td class="nowrap">{_time(entry.run.ended_at or entry.run.started_at)}</td>'
+        f'<td class="condition">{text(entry.condition or "the whole dataset")}</td></tr>'
+        for entry in entries
+    )
+    more = len(history.entries) - len(entries)
+    return layout(
+        f"{dataset}: ol-subset lineage",
+        [
+            f"<h1>{text(dataset)}</h1>",
+            _facts(facts),
+            "<h2>Partitions</h2>",
+            '<p id="modes" class="modes" hidden>A click on a partition: '
+            '<label><input type="radio" name="mode" value="impact" checked> shows its '
+            "impact</label>"
+            '<label><input type="radio" name="mode" value="provenance"> shows its '
+            "provenance</label>"
+            '<label><input type="radio" name="mode" value="select"> selects it (then a button '
+            "below)</label></p>",
+            '<form id="partitions" action="/answer" method="get">',
+            f'<input type="hidden" name="namespace" value="{attribute(dataset.namespace)}">',
+            f'<input type="hidden" name="name" value="{attribute(dataset.name)}">',
+            _grid(partitions, set(selected)),
+            '<p><label>Or a partition by its values: <input type="text" name="ask" size="40" '
+            'placeholder="day=2024-10-15, country=DE"></label> '
+            '<label>since <input type="text" name="since" size="12" placeholder="2024-10-15">'
+            '</label> <label>depth <input type="number" name="depth" min="1" size="4"></label></p>',
+            '<p><button type="submit" name="query" value="impact">Impact of the selected '
+            "(none: the whole dataset)</button> "
+            '<button type="submit" name="query" value="provenance">Provenance of the selected'
+            "</button></p>",
+            "</form>",
+            "<h2>Latest runs</h2>",
+            '<table class="list history"><thead><tr><th></th><th>run</th><th>job</th>'
+            f"<th>state</th><th>time</th><th>where</th></tr></thead><tbody>{runs}</tbody></table>"
+            + (f'<p class="note">and {more} earlier run(s)</p>' if more > 0 else ""),
+        ],
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    """One answer on the answer page: the report's graph and grids, and the text to copy."""
+
+    heading: str
+    report_body: str
+    unseen: str | None
+    copies: tuple[tuple[str, str], ...]
+    """(label, text) pairs shown in a ``<pre>`` with a copy button each."""
+
+
+def report_parts(document: str) -> tuple[str, list[str]]:
+    """The ``<body>`` of a static report page and its ``<style>`` blocks: the UI shows the
+    report's graph and grids as the report draws them."""
+    head, _, rest = document.partition("<body>")
+    body = rest.rpartition("</body>")[0]
+    return body, re.findall(r"<style>(.*?)</style>", head, flags=re.DOTALL)
+
+
+def _copyable(number: str, label: str, content: str) -> str:
+    identifier = f"copy-{number}"
+    return (
+        f"<h3>{text(label)}</h3>"
+        f'<button type="button" class="copy" data-copy="{identifier}" hidden>Copy</button>'
+        f'<pre class="copyable" id="{identifier}">{html.escape(content, quote=False)}</pre>'
+    )
+
+
+def answer_page(
+    title: str,
+    dataset: DatasetRef,
+    sections: Sequence[Section],
+    combined: Sequence[tuple[str, str]],
+    styles: Sequence[str],
+) -> str:
+    body = [
+        f"<h1>{text(title)}</h1>",
+        f"<p>{_a(dataset_link(dataset), 'back to ' + str(dataset))}</p>",
+    ]
+    for number, (label, content) in enumerate(combined):
+        body.append(_copyable(f"all-{number}", label, content))
+    for index, section in enumerate(sections):
+        body.append(f'<section class="answer" aria-label="{attribute(section.heading)}">')
+        if section.unseen:
+            body.append(f'<p class="unseen">{text(section.unseen)}</p>')
+        body.append(f'<div class="report">{section.report_body}</div>')
+        for number, (label, content) in enumerate(section.copies):
+            body.append(_copyable(f"{index}-{number}", label, content))
+        body.append("</section>")
+    return layout(title, body, styles=styles)
+
+
+def plan_text(backfill: Sequence[PartitionSet], heading: str) -> str:
+    """A backfill plan to copy: every dataset and every partition to recompute, one a line."""
+    lines = [f"# {heading}", "# recompute:"]
+    if not backfill:
+        lines.append("# nothing: no affected run completed a write")
+    for part in backfill:
+        lines.append(str(part.dataset))
+        if part.whole is not None:
+            lines.append(f"  whole dataset ({part.whole})")
+        lines += (f"  definite {item}" for item in part.definite)
+        lines += (f"  possible {item}" for item in part.possible)
+    return "\n".join(printable(line) for line in lines) + "\n"
+
+
+def plan_json(backfill: Sequence[PartitionSet]) -> str:
+    return json.dumps({"backfill": [part.as_json() for part in backfill]}, indent=2) + "\n"
+
+
+def error_page(status: int, message: str, back: DatasetRef | None = None) -> str:
+    link = f"<p>{_a(dataset_link(back), 'back to ' + str(back))}</p>" if back else ""
+    return layout(
+        f"Error {status}: ol-subset lineage",
+        [
+            f"<h1>Cannot answer that (HTTP {status})</h1>",
+            f'<p class="error">{text(message)}</p>',
+            link,
+        ],
+    )
+
+
+def login_page(next_path: str, problem: str | None, keyed: bool) -> str:
+    if not keyed:
+        return layout(
+            "Log in: ol-subset lineage",
+            [
+                "<h1>No key needed</h1>",
+                '<p>This server has no API key. <a href="/">Datasets</a></p>',
+            ],
+        )
+    shown = f'<p class="error">{text(problem)}</p>' if problem else ""
+    return layout(
+        "Log in: ol-subset lineage",
+        [
+            "<h1>Log in</h1>",
+            shown,
+            '<form method="post" action="/login">'
+            f'<input type="hidden" name="next" value="{attribute(next_path)}">'
+            '<label>API key: <input type="password" name="key" autocomplete="current-password" '
+            'autofocus required></label> <button type="submit">Log in</button></form>',
+            '<p class="note">The key is the server\'s --api-key. The browser keeps a token '
+            "derived from it in a cookie (HttpOnly, SameSite=Strict) until it closes.</p>",
+        ],
+    )
+
+
+def merged(parts: Iterable[PartitionSet]) -> list[PartitionSet]:
+    """Several backfill plans as one: per dataset (in the order first met), the whole dataset
+    at its strongest label, each partition once, definite where any plan says so."""
+    order: dict[DatasetRef, list[PartitionSet]] = {}
+    for part in parts:
+        order.setdefault(part.dataset, []).append(part)
+    plans = []
+    for dataset, found in order.items():
+        wholes = [part.whole for part in found if part.whole is not None]
+        whole: Label | None = None
+        if wholes:
+            whole = "definite" if "definite" in wholes else "possible"
+        definite = tuple(dict.fromkeys(item for part in found for item in part.definite))
+        sure = set(definite)
+        possible = tuple(
+            dict.fromkeys(item for part in found for item in part.possible if item not in sure)
+        )
+        plans.append(PartitionSet(dataset, whole, definite, possible))
+    return plans
+
+
+def selected_partitions(values: Iterable[str]) -> list[Mapping[str, str | None]]:
+    """The partitions of the ``p`` parameters (JSON objects); ValueError for one that is not."""
+    found: list[Mapping[str, str | None]] = []
+    for value in values:
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if (
+            not isinstance(parsed, dict)
+            or not parsed
+            or not all(
+                isinstance(name, str) and (item is None or isinstance(item, str))
+                for name, item in parsed.items()
+            )
+        ):
+            raise ValueError(
+                f"p takes a partition as a JSON object of column to value, got {value!r}"
+            )
+        found.append(parsed)
+    return found

@@ -1,0 +1,321 @@
+"""The web UI at ``/``: the routes, the API key as a cookie, the Content-Security-Policy.
+
+- ``GET /``: the datasets, the most recently written first (``?q=`` filters them);
+- ``GET /dataset?namespace=NS&name=NAME``: its partitions as a grid, its latest runs;
+- ``GET /answer?namespace=&name=&query=impact|provenance&p=JSON...``: the answer for each
+  partition selected (``p``, a JSON object of column to value; ``ask``: ``COL=VALUE, ...``;
+  none: the whole dataset): the report's run graph and grids, the backfill plan to copy;
+- ``GET /runs``, ``GET /run?id=RUN``: the runs, one run's reads, writes and events;
+- ``GET|POST /login``, ``POST /logout``: with an API key, the key once in a form, then a
+  cookie (HttpOnly, SameSite=Strict) holding a token derived from it;
+- ``GET /static/ui.css|ui.js``: the package's own style sheet and script, nothing else.
+
+Each page queries the database when asked, so new events show without a restart. Every
+response has a Content-Security-Policy: scripts and styles from the server alone (the report's
+``<style>`` by its hash), no inline script, no frame, forms posted only to the server.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
+from openlineage_subset.lineage._catalog import datasets, runs
+from openlineage_subset.lineage._history import dataset_partitions, history
+from openlineage_subset.lineage._html import page as report_page
+from openlineage_subset.lineage._impact import impact
+from openlineage_subset.lineage._model import DatasetRef
+from openlineage_subset.lineage._picture import impact_picture, provenance_picture
+from openlineage_subset.lineage._provenance import provenance
+from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
+from openlineage_subset.service import _pages
+from openlineage_subset.service._details import run_details
+
+COOKIE = "ol_subset_key"
+MAX_SELECTED = 24
+"""Partitions one answer page answers for at most (each is a query of its own)."""
+_STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
+_OPEN_PATHS = ("/login", "/logout")
+
+
+def policy(styles: Sequence[str] = ()) -> str:
+    """The Content-Security-Policy of a UI response; ``styles``: inline ``<style>`` contents
+    it allows (by hash)."""
+    hashes = "".join(
+        f" 'sha256-{base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()}'"
+        for style in styles
+    )
+    return (
+        "default-src 'self'; script-src 'self'; "
+        f"style-src 'self'{hashes}; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'; frame-src 'none'"
+    )
+
+
+def _headers(styles: Sequence[str] = ()) -> dict[str, str]:
+    return {
+        "Content-Security-Policy": policy(styles),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+
+
+def _html(content: str, status: int = 200, styles: Sequence[str] = ()) -> HTMLResponse:
+    return HTMLResponse(content, status, headers=_headers(styles))
+
+
+def token(key: str) -> str:
+    """What the UI's cookie holds: derived from the key, so the key itself is not stored."""
+    return hmac.new(key.encode("utf-8"), b"ol-subset lineage serve: web UI", "sha256").hexdigest()
+
+
+def _local(path: str) -> str:
+    """``path`` when it is a path on this server, else ``/``: a login never sends elsewhere."""
+    if path.startswith("/") and not path.startswith(("//", "/\\")):
+        return path
+    return "/"
+
+
+def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
+    """The UI's routes over the database ``db``; ``api_key``: the server's key (or None)."""
+    path = os.fspath(db)
+
+    def answered(build: Callable[[Request], tuple[int, str, list[str]]]) -> Callable[..., Any]:
+        async def respond(request: Request) -> Response:
+            try:
+                status, content, styles = await run_in_threadpool(build, request)
+            except LineageDatabaseError as error:
+                return _html(_pages.error_page(503, str(error)), 503)
+            return _html(content, status, styles)
+
+        return respond
+
+    def front(request: Request) -> tuple[int, str, list[str]]:
+        return 200, _pages.front_page(datasets(path), request.query_params.get("q", "")), []
+
+    def dataset(request: Request) -> tuple[int, str, list[str]]:
+        ref = _dataset(request)
+        if ref is None:
+            return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
+        try:
+            partitions = dataset_partitions(path, ref.name, namespace=ref.namespace)
+            past = history(path, ref.name, namespace=ref.namespace)
+        except LineageQueryError as error:
+            return 404, _pages.error_page(404, str(error)), []
+        summary = next((item for item in datasets(path).datasets if item.dataset == ref), None)
+        selected = request.query_params.getlist("p")
+        return 200, _pages.dataset_page(ref, summary, partitions, past, selected), []
+
+    def answer(request: Request) -> tuple[int, str, list[str]]:
+        ref = _dataset(request)
+        if ref is None:
+            return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
+        try:
+            return _answer(path, ref, request)
+        except LineageQueryError as error:
+            return 400, _pages.error_page(400, str(error), ref), []
+
+    def runs_list(request: Request) -> tuple[int, str, list[str]]:
+        found = runs(path, limit=200)
+        listed = [(item.run, item.inputs, item.outputs) for item in found.runs]
+        return 200, _pages.runs_page(listed, found.total), []
+
+    def run(request: Request) -> tuple[int, str, list[str]]:
+        run_id = request.query_params.get("id", "")
+        details = run_details(path, run_id) if run_id else None
+        if details is None:
+            return 404, _pages.error_page(404, f"no run {run_id!r} in the database"), []
+        return 200, _pages.run_page(details), []
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET" or api_key is None:
+            next_path = _local(request.query_params.get("next", "/"))
+            return _html(_pages.login_page(next_path, None, api_key is not None))
+        body = await request.body()
+        form = parse_qs(body.decode("utf-8", "replace")) if len(body) < 8192 else {}
+        given = (form.get("key") or [""])[0]
+        next_path = _local((form.get("next") or ["/"])[0])
+        if not hmac.compare_digest(given.encode("utf-8"), api_key.encode("utf-8")):
+            return _html(_pages.login_page(next_path, "That is not the server's key.", True), 401)
+        response = RedirectResponse(next_path, 303, headers=_headers())
+        response.set_cookie(
+            COOKIE,
+            token(api_key),
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return response
+
+    async def logout(request: Request) -> Response:
+        response = RedirectResponse("/login", 303, headers=_headers())
+        response.delete_cookie(COOKIE, httponly=True, samesite="strict")
+        return response
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _STATIC:
+            return Response("not found", 404, headers=_headers(), media_type="text/plain")
+        content = (resources.files(__package__) / "static" / name).read_bytes()
+        headers = {**_headers(), "Cache-Control": "no-cache"}
+        return Response(content, headers=headers, media_type=_STATIC[name])
+
+    return [
+        Route("/", answered(front)),
+        Route("/dataset", answered(dataset)),
+        Route("/answer", answered(answer)),
+        Route("/runs", answered(runs_list)),
+        Route("/run", answered(run)),
+        Route("/login", login, methods=["GET", "POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/static/{name}", static),
+    ]
+
+
+def _dataset(request: Request) -> DatasetRef | None:
+    namespace = request.query_params.get("namespace")
+    name = request.query_params.get("name")
+    if not namespace or not name:
+        return None
+    return DatasetRef(namespace, name)
+
+
+def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, list[str]]:
+    params = request.query_params
+    query = params.get("query", "impact")
+    if query not in ("impact", "provenance"):
+        raise LineageQueryError(f"query is impact or provenance, got {query!r}")
+    try:
+        asked: list[Any] = _pages.selected_partitions(params.getlist("p"))
+    except ValueError as error:
+        raise LineageQueryError(str(error)) from None
+    typed = params.get("ask", "").strip()
+    if typed:
+        items = [item.strip() for item in typed.split(",") if item.strip()]
+        asked.append(partition_from_text(items, "ask"))
+    if len(asked) > MAX_SELECTED:
+        raise LineageQueryError(
+            f"{len(asked)} partitions selected; select at most {MAX_SELECTED} at once"
+        )
+    since = params.get("since") or None
+    depth_text = params.get("depth") or None
+    try:
+        depth = None if depth_text is None else int(depth_text)
+    except ValueError:
+        raise LineageQueryError(f"depth must be a whole number, got {depth_text!r}") from None
+    if query == "provenance" and since is not None:
+        raise LineageQueryError("since is for impact; provenance follows the latest writers back")
+    sections, styles, plans = [], [], []
+    for partition in asked or [None]:
+        if query == "impact":
+            report = impact(
+                path,
+                ref.name,
+                partition=partition,
+                since=since,
+                depth=depth,
+                namespace=ref.namespace,
+            )
+            picture = impact_picture(
+                path,
+                ref.name,
+                partition=partition,
+                since=since,
+                depth=depth,
+                namespace=ref.namespace,
+            )
+            heading = part_heading(report.start)
+            plans.append(report.backfill)
+            copies = (
+                ("Backfill plan (text)", _pages.plan_text(report.backfill, f"impact of {heading}")),
+                ("Backfill plan (JSON)", _pages.plan_json(report.backfill)),
+            )
+            unseen = None if report.seen else unseen_note(report.start)
+        else:
+            found = provenance(
+                path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
+            )
+            picture = provenance_picture(
+                path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
+            )
+            heading = part_heading(found.target)
+            copies = (
+                ("Provenance (text)", "\n".join(provenance_text(found)) + "\n"),
+                ("Provenance (JSON)", _json(found.as_json())),
+            )
+            unseen = None if found.seen else unseen_note(found.target)
+        body, found_styles = _pages.report_parts(report_page(picture))
+        styles += [style for style in found_styles if style not in styles]
+        sections.append(_pages.Section(heading, body, unseen, copies))
+    combined: list[tuple[str, str]] = []
+    if query == "impact" and len(plans) > 1:
+        plan = _pages.merged(part for backfill in plans for part in backfill)
+        heading = f"the {len(plans)} partitions selected of {ref}"
+        combined = [
+            (
+                "Backfill plan of all selected (text)",
+                _pages.plan_text(plan, f"impact of {heading}"),
+            ),
+            ("Backfill plan of all selected (JSON)", _pages.plan_json(plan)),
+        ]
+    title = ("Impact" if query == "impact" else "Provenance") + f": {ref}"
+    return 200, _pages.answer_page(title, ref, sections, combined, styles), styles
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+class UiGate:
+    """With an API key: ``/api/...`` goes to ``keyed`` (the Bearer check); a UI page needs the
+    Bearer header or the login cookie (else a GET is sent to ``/login``, anything else 401);
+    the login form and the static files are open."""
+
+    def __init__(self, app: ASGIApp, keyed: ASGIApp, key: str) -> None:
+        self.app = app
+        self.keyed = keyed
+        self.bearer = b"Bearer " + key.encode("utf-8")
+        self.token = token(key)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith("/api/"):
+            await self.keyed(scope, receive, send)
+            return
+        if path in _OPEN_PATHS or path.startswith("/static/") or self._allowed(scope):
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] in ("GET", "HEAD"):
+            query = scope.get("query_string", b"").decode("latin-1")
+            wanted = path + (f"?{query}" if query else "")
+            response: Response = RedirectResponse(
+                "/login?next=" + quote(wanted, safe=""), 303, headers=_headers()
+            )
+        else:
+            response = Response("an API key is needed: log in at /login", 401, headers=_headers())
+        await response(scope, receive, send)
+
+    def _allowed(self, scope: Scope) -> bool:
+        headers = Headers(scope=scope)
+        given = headers.get("authorization", "").encode("utf-8")
+        if given and hmac.compare_digest(given, self.bearer):
+            return True
+        cookies = Request(scope).cookies
+        return hmac.compare_digest(cookies.get(COOKIE, "").encode("utf-8"), self.token.encode())

@@ -1,0 +1,208 @@
+"""The web UI of ``lineage serve`` in a real headless Chromium, over the real server.
+
+The database holds a real captured pipeline: the events ``ol-subset demo`` captured from local
+Spark (tests/data/captured/demo_events.jsonl, written by ``ol-subset demo``), posted to the
+server as a producer would, plus the test pipeline of tests/lineage/events.py, which names a
+dataset, a job and a partition value like markup. The test searches, clicks a partition,
+checks the highlighted cells against :func:`~openlineage_subset.lineage.impact`, and checks
+that no markup from an event runs. Screenshots go to ``$OL_SUBSET_ARTIFACTS/ui`` (CI keeps
+that folder), else to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_subset.lineage import impact
+from openlineage_subset.lineage._catalog import datasets
+from tests.helpers import ROOT
+from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
+
+pytest.importorskip("starlette", reason="the serve extra: pip install 'openlineage-subset[serve]'")
+
+from tests.service.conftest import Server, start  # after the check: needs the serve extra
+
+CAPTURED = ROOT / "tests" / "data" / "captured" / "demo_events.jsonl"
+HOSTILE_VALUE = '"><img src=x onerror=alert(2)>'
+CLICKED = {"business_date": "2024-10-15", "country": "DE"}
+
+
+def _events() -> list[dict[str, Any]]:
+    captured = [json.loads(line) for line in CAPTURED.read_text("utf-8").splitlines() if line]
+    value = {"type": "partition", "partitions": [{"dimensions": {"country": HOSTILE_VALUE}}]}
+    hostile = run(900, 500, 501, writes=[("hostile_parts", value)], job="<script>x()</script>")
+    return [*captured, *pipeline_history(), *hostile]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("serve-ui")
+    started = start(str(folder / "lineage.db"))
+    try:
+        for item in _events():
+            status, answer = started.request(
+                "POST", "/api/v1/lineage", json.dumps(item).encode("utf-8")
+            )
+            assert status == 201, answer
+        yield started
+    finally:
+        assert started.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    given = os.environ.get("OL_SUBSET_ARTIFACTS")
+    folder = Path(given) / "ui" if given else tmp_path_factory.mktemp("ui-shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Watched:
+    """A page and everything it did that a clean page does not: console messages (a CSP
+    violation is one), script errors, dialogs, requests to anywhere but the server."""
+
+    def __init__(self, browser: Any, server: Server, *, scripts: bool = True) -> None:
+        self.context = browser.new_context(
+            viewport={"width": 1400, "height": 1000}, java_script_enabled=scripts
+        )
+        self.page = self.context.new_page()
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.elsewhere: list[str] = []
+        self.page.on(
+            "console",
+            lambda message: (
+                self.console.append(f"{message.type}: {message.text}")
+                if message.type in ("error", "warning")  # a CSP violation is an error
+                else None
+            ),
+        )
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on(
+            "dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss())
+        )
+        self.page.on(
+            "request",
+            lambda request: (
+                None
+                if request.url.startswith(server.url + "/")
+                else self.elsewhere.append(request.url)
+            ),
+        )
+
+    def clean(self) -> None:
+        assert self.console == [], "no error or warning: no CSP violation, no 404"
+        assert self.errors == [] and self.dialogs == [] and self.elsewhere == []
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def watched(browser: Any, server: Server) -> Iterator[Watched]:
+    found = Watched(browser, server)
+    yield found
+    found.close()
+
+
+def test_search_click_a_partition_and_see_its_impact(
+    watched: Watched, server: Server, shots: Path
+) -> None:
+    page = watched.page
+    page.goto(server.url + "/", wait_until="load")
+    rows = page.locator("table.datasets tbody tr")
+    assert rows.count() == len(datasets(server.db).datasets)
+    page.fill("#dataset-search", "lake/sales")
+    visible = page.locator("table.datasets tbody tr:visible")
+    assert visible.count() == 1, "filtered as one types"
+    assert visible.first.inner_text().startswith("file:") and "/lake/sales" in visible.inner_text()
+    assert "1 of" in page.inner_text("#dataset-count")
+    page.screenshot(path=str(shots / "1-search.png"), full_page=True)
+
+    visible.locator("a").click()
+    page.wait_for_load_state("load")
+    assert page.locator("h1").inner_text().endswith("/lake/sales")
+    page.screenshot(path=str(shots / "2-dataset.png"), full_page=True)
+    value = json.dumps(CLICKED, separators=(",", ":"))
+    cell = page.locator(f'table.cells input[name="p"][value={json.dumps(value)}]')
+    assert cell.count() == 1
+    cell.click()  # the script opens its impact at once
+    page.wait_for_url("**/answer?*")
+    page.wait_for_load_state("load")
+    page.screenshot(path=str(shots / "3-impact.png"), full_page=True)
+
+    asked = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    answer = impact(server.db, asked["name"][0], partition=CLICKED, namespace=asked["namespace"][0])
+    assert answer.runs and answer.backfill, "the demo's partition feeds later runs"
+    assert page.locator("svg.run-graph g.node.run").count() == len(answer.runs)
+    start = page.locator(f'table.grid[data-dataset="{answer.start.dataset}"]')
+    assert start.locator("td.affected").count() == 1, "the partition clicked"
+    for part in answer.backfill:
+        grid = page.locator(f'table.grid[data-dataset="{part.dataset}"]')
+        if part.whole is not None or grid.count() == 0:
+            assert part.whole is not None, f"a grid for {part.dataset}"
+            continue
+        assert grid.locator("td.affected").count() == len(part.definite), str(part.dataset)
+        assert grid.locator("td.possible").count() == len(part.possible), str(part.dataset)
+    plan = page.locator("pre.copyable").nth(1).inner_text()
+    assert json.loads(plan) == {"backfill": answer.as_json()["backfill"]}
+    assert page.locator("button.copy").first.is_visible(), "the script shows the copy buttons"
+    watched.clean()
+
+
+def test_without_scripts_the_search_and_the_selection_are_forms(
+    browser: Any, server: Server, shots: Path
+) -> None:
+    watched = Watched(browser, server, scripts=False)
+    try:
+        page = watched.page
+        page.goto(server.url + "/", wait_until="load")
+        page.fill("#dataset-search", "rolling")
+        page.press("#dataset-search", "Enter")
+        page.wait_for_url("**/?q=rolling")
+        assert page.locator("table.datasets tbody tr").count() == 1
+        page.locator("table.datasets a").click()
+        page.wait_for_load_state("load")
+        boxes = page.locator('table.cells input[name="p"]')
+        boxes.nth(0).check()
+        boxes.nth(1).check()
+        page.screenshot(path=str(shots / "4-selected-no-script.png"), full_page=True)
+        page.locator('button[value="impact"]').click()
+        page.wait_for_load_state("load")
+        assert page.locator("section.answer").count() == 2
+        assert page.locator("button.copy:visible").count() == 0, "no script: nothing to copy with"
+        watched.clean()
+    finally:
+        watched.close()
+
+
+def test_names_from_events_show_as_text_and_run_nothing(
+    watched: Watched, server: Server, shots: Path
+) -> None:
+    page = watched.page
+    for name in (HOSTILE_NAME, "hostile_parts"):
+        query = urllib.parse.urlencode({"namespace": "file", "name": f"{LAKE}/{name}"})
+        for route in ("dataset", "answer"):
+            page.goto(f"{server.url}/{route}?{query}", wait_until="load")
+            assert page.locator("img").count() == 0
+            assert page.locator("script").count() == 1, "the UI's own script only"
+            if route == "dataset":
+                shown = f"file:{LAKE}/{name}"
+                assert page.locator("h1").inner_text() == shown
+    page.goto(f"{server.url}/dataset?namespace=file&name={LAKE}/hostile_parts", wait_until="load")
+    cell = page.locator('table.cells input[name="p"]')
+    assert json.loads(cell.get_attribute("value") or "") == {"country": HOSTILE_VALUE}
+    page.goto(f"{server.url}/runs", wait_until="load")
+    assert "<script>x()</script>" in page.inner_text("table.runs")
+    page.screenshot(path=str(shots / "5-hostile-runs.png"), full_page=True)
+    page.goto(f"{server.url}/", wait_until="load")
+    assert HOSTILE_NAME in page.inner_text("table.datasets")
+    watched.clean()

@@ -148,8 +148,7 @@ class _Builder:
                 "run",
                 layer,
                 run.job_name,
-                # UUIDv7 run ids begin with their time: their end tells runs apart.
-                f"\u2026{run.run_id[-8:]} {run.status}",
+                _run_line(run),
                 label if run.status == "COMPLETE" else "failed",
                 (
                     f"{run.job} run {run.run_id}",
@@ -258,6 +257,15 @@ class _Builder:
             tuple(row_gaps),
             sum(column_gaps),
         )
+
+
+def _run_line(run: RunRef) -> str:
+    """What tells a run apart from the other runs of its job, in a box: when it started and
+    the end of its id (UUIDv7 ids begin with their time, so their ends differ), and its state
+    unless it completed."""
+    started = shown_time(run.started_at)[:19].replace("T", " ")
+    state = "" if run.status == "COMPLETE" else f" {run.status}"
+    return f"{started} \u2026{run.run_id[-6:]}{state}"
 
 
 def _shown(value: str | None) -> str:

@@ -17,18 +17,15 @@ Entry points: :func:`grid_html` (one dataset's heading, whole-dataset line and t
 from __future__ import annotations
 
 import calendar
-import datetime as dt
-import re
 from collections.abc import Iterable
 
 from openlineage_subset.lineage._markup import attribute, lines, text
-from openlineage_subset.lineage._picture import CellState, Grid
+from openlineage_subset.lineage._picture import CellState, Grid, is_day
 
 CELL = 18
 """A cell's side in pixels, its white border included."""
 _HEADER_COLUMNS = 14
 """Columns of a label drawn across the top or down the side; the whole label on hover."""
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 LEGEND: dict[str, dict[CellState, str]] = {
     "impact": {
         "affected": "affected",
@@ -112,7 +109,7 @@ def grid_html(grid: Grid) -> str:
         if not whole:
             whole = '<p class="note">No partition columns, and nothing of it in the answer.</p>'
         return heading + whole
-    body = _calendar(grid) if grid.rows and all(map(_is_day, grid.rows)) else _table(grid)
+    body = _calendar(grid) if grid.rows and all(map(is_day, grid.rows)) else _table(grid)
     more = (
         f'<p class="note">{grid.hidden_columns} column(s) not drawn.</p>'
         if grid.hidden_columns
@@ -122,16 +119,6 @@ def grid_html(grid: Grid) -> str:
         f'{heading}{whole}<div class="scroll"><table class="grid" '
         f'data-dataset="{attribute(grid.dataset)}">{body}</table></div>{more}'
     )
-
-
-def _is_day(value: str) -> bool:
-    if not _DAY.fullmatch(value):
-        return False
-    try:
-        dt.date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
 
 
 def _label(value: str, *, scope: str, extra: str = "") -> str:

@@ -246,10 +246,10 @@ class _Builder:
         columns, column_gaps = _kept(
             sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS
         )
-        values = sorted({r for r, _ in cells}, key=_natural)
-        days = all(map(is_day, values))
+        down_values = sorted({r for r, _ in cells}, key=_natural)
+        days = all(map(is_day, down_values))
         most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(columns))) if days else MAX_ROWS
-        rows, row_gaps = _kept(values, cells, 0, most, latest=self.overview, fill=days)
+        rows, row_gaps = _kept(down_values, cells, 0, most, latest=self.overview, fill=days)
         shown = set(rows), set(columns)
         return Grid(
             dataset,

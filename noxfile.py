@@ -252,7 +252,16 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
 def browser(session: nox.Session) -> None:
     """The lineage report's HTML page in headless Chromium, driven by Playwright."""
     session.install(".[test]", PLAYWRIGHT, "pillow")
-    session.run("python", "-m", "pytest", "tests/browser", *session.posargs)
+    # The screenshots, where CI keeps them (build/artifacts/browser) unless told otherwise.
+    artifacts = os.environ.get("OL_SUBSET_ARTIFACTS", str(ROOT / "build" / "artifacts"))
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/browser",
+        *session.posargs,
+        env={"OL_SUBSET_ARTIFACTS": artifacts},
+    )
 
 
 @nox.session

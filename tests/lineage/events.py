@@ -168,8 +168,8 @@ WIDE_PREFIX = "daily_sales_demo.write.tmp_output_"
 
 def wide_pipeline(jobs: int = 50, datasets: int = 200, *, seed: int = 22) -> list[Json]:
     """``jobs`` jobs over ``datasets`` datasets, a few runs each: 40 source datasets, then each
-    job reads a source and up to two datasets that exist already and writes its share of the rest (some
-    read far upstream, so edges skip layers). Job names differ only at their end."""
+    job reads a source and up to two datasets that exist already, and writes its share of the
+    rest (some read far upstream, so edges skip layers). Job names differ only at their end."""
     chosen = random.Random(seed)
     written = [f"src{number:02d}" for number in range(40)]
     shares = [

@@ -27,7 +27,7 @@ from openlineage_subset.lineage._picture import (
     overview_picture,
 )
 from tests.lineage.conftest import Build
-from tests.lineage.events import day, pipeline_history, run
+from tests.lineage.events import day, pipeline_history, run, wide_pipeline
 
 Point = tuple[float, float]
 Rect = tuple[float, float, float, float]  # left, top, right, bottom
@@ -319,3 +319,10 @@ def test_the_pipeline_overview_is_drawn_clean(lineage_db: Build) -> None:
         )
     ]
     _assert_clean(overview_picture(lineage_db(events)))
+
+
+def test_a_real_overview_of_fifty_jobs_and_two_hundred_datasets(lineage_db: Build) -> None:
+    picture = overview_picture(lineage_db(wide_pipeline()))
+    assert sum(node.kind == "job" for node in picture.nodes) == 50
+    assert sum(node.kind == "dataset" for node in picture.nodes) == 200
+    _assert_clean(picture)

@@ -259,7 +259,7 @@ def test_fifty_jobs_and_two_hundred_datasets() -> None:
     assert len(set(labels)) == len(labels), "every long name drawn tells its box apart"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.integers(0, 5), min_size=2, max_size=14).flatmap(
         lambda layers: st.tuples(
@@ -269,11 +269,16 @@ def test_fifty_jobs_and_two_hundred_datasets() -> None:
                 max_size=24,
             ),
         )
-    )
+    ),
+    st.lists(st.text(max_size=60), max_size=14),
 )
-def test_any_layered_graph_is_drawn_clean(shape: tuple[list[int], list[tuple[int, int]]]) -> None:
+def test_any_layered_graph_is_drawn_clean(
+    shape: tuple[list[int], list[tuple[int, int]]], names: list[str]
+) -> None:
+    """Edges back to earlier columns and within one too; names of any characters (wide ones,
+    controls shown as escapes)."""
     layers, edges = shape
-    _assert_clean(_picture(layers, edges))
+    _assert_clean(_picture(layers, edges, names))
 
 
 def test_long_names_are_cut_in_the_middle_and_runs_told_apart(lineage_db: Build) -> None:

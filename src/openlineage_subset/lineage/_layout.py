@@ -106,19 +106,22 @@ def layout(
     >>> shape.boxes["b"].x - shape.boxes["a"].x
     210.0
     """
+    if not nodes:
+        return Layout(2 * MARGIN, 2 * MARGIN, {}, ())
     layers = sorted({layer for _, layer in nodes})
     column = {layer: number for number, layer in enumerate(layers)}
-    items: dict[str, _Item] = {}
+    boxes: dict[str, _Item] = {}
     for key, layer in nodes:
-        items.setdefault(key, _Item(key, column[layer], box_height, dummy=False))
+        boxes.setdefault(key, _Item(key, column[layer], box_height, dummy=False))
+    slots: list[_Item] = []
     chains: list[tuple[str, str, list[_Item], bool]] = []
     for source, target in dict.fromkeys(edges):
-        if source not in items or target not in items:
+        if source not in boxes or target not in boxes:
             continue
-        start, end = items[source], items[target]
+        start, end = boxes[source], boxes[target]
         if start.layer == end.layer:  # around a slot in the next column and back
             turn = _Item(f"{source}>{target}", start.layer + 1, 0.0, dummy=True)
-            items[turn.name] = turn
+            slots.append(turn)
             _link(start, turn)
             _link(end, turn)
             chains.append((source, target, [start, turn, end], True))
@@ -127,15 +130,15 @@ def layout(
         first, last = (end, start) if backward else (start, end)
         chain = [first]
         for layer in range(first.layer + 1, last.layer):
-            slot = _Item(f"{source}>{target}@{layer}", layer, 0.0, dummy=True)
-            items[slot.name] = slot
-            chain.append(slot)
+            slots.append(_Item(f"{source}>{target}@{layer}", layer, 0.0, dummy=True))
+            chain.append(slots[-1])
         chain.append(last)
         for before, after in itertools.pairwise(chain):
             _link(before, after)
         chains.append((source, target, chain[::-1] if backward else chain, backward))
-    columns: list[list[_Item]] = [[] for _ in range(max(i.layer for i in items.values()) + 1)]
-    for item in items.values():
+    everything = [*boxes.values(), *slots]
+    columns: list[list[_Item]] = [[] for _ in range(max(i.layer for i in everything) + 1)]
+    for item in everything:
         columns[item.layer].append(item)
     _order(columns)
     _place(columns)

@@ -252,9 +252,18 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
 @nox.session
 def browser(session: nox.Session) -> None:
     """The lineage report's HTML page and the served web UI in headless Chromium, driven by
-    Playwright (screenshots of the UI under $OL_SUBSET_ARTIFACTS/ui when it is set)."""
+    Playwright; screenshots under $OL_SUBSET_ARTIFACTS (browser/, ui/)."""
     session.install(".[test,serve]", PLAYWRIGHT, "pillow")
-    session.run("python", "-m", "pytest", "tests/browser", *session.posargs)
+    # The screenshots, where CI keeps them (artifacts/ of the checkout) unless told otherwise.
+    artifacts = os.environ.get("OL_SUBSET_ARTIFACTS", str(ROOT / "artifacts"))
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/browser",
+        *session.posargs,
+        env={"OL_SUBSET_ARTIFACTS": artifacts},
+    )
 
 
 @nox.session

@@ -2,7 +2,9 @@
 
 The page is opened from a file: Chromium never listens on a port and reaches no network (the
 flags turn off its own background connections). Playwright drives it through a pipe; the
-browser it starts is closed at the end of the session, also when a test fails.
+browser it starts is closed at the end of the session, also when a test fails. Screenshots go
+to ``$OL_SUBSET_ARTIFACTS/browser`` (nox's ``browser`` session sets it to ``artifacts``,
+the folder CI keeps), else to a temporary folder.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,3 +56,12 @@ def browser() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the tests' screenshots are saved in, for people to look at."""
+    given = os.environ.get("OL_SUBSET_ARTIFACTS")
+    folder = Path(given) / "browser" if given else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -158,4 +159,32 @@ def pipeline_history(days: int = 10, *, failed_day: int = 7) -> list[Json]:
         )
         scored = both(day(date), "AND", compare("score", "GREATER_THAN", "0.5"))
         add(reads=[("rolling", scored)], writes=[(HOSTILE_NAME, None)], job="report")
+    return events
+
+
+WIDE_PREFIX = "daily_sales_demo.write.tmp_output_"
+"""The start every job name of :func:`wide_pipeline` shares, longer than a graph box."""
+
+
+def wide_pipeline(jobs: int = 50, datasets: int = 200, *, seed: int = 22) -> list[Json]:
+    """``jobs`` jobs over ``datasets`` datasets, a few runs each: 40 source datasets, then each
+    job reads a source and up to two datasets that exist already, and writes its share of the
+    rest (some read far upstream, so edges skip layers). Job names differ only at their end."""
+    chosen = random.Random(seed)
+    written = [f"src{number:02d}" for number in range(40)]
+    shares = [
+        (datasets - 40) * (job + 1) // jobs - (datasets - 40) * job // jobs for job in range(jobs)
+    ]
+    events: list[Json] = []
+    number = 0
+    for job, share in enumerate(shares):
+        sources = {f"src{job % 40:02d}", *chosen.sample(written, chosen.randint(0, 2))}
+        reads = [(name, day("2024-10-01")) for name in sorted(sources)]
+        outputs = [f"t{job:02d}_{place}" for place in range(share)]
+        for _ in range(1 + job % 3):
+            number += 1
+            writes = [(name, day("2024-10-01")) for name in outputs]
+            name = f"{WIDE_PREFIX}{job:02d}"
+            events += run(number, number, number + 0.5, job=name, reads=reads, writes=writes)
+        written += outputs
     return events

@@ -7,6 +7,7 @@ the events and asks for nothing over the network. tests/browser loads it in Chro
 
 from __future__ import annotations
 
+import datetime as dt
 import html.parser
 import re
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ from openlineage_subset.lineage import (
 )
 from openlineage_subset.lineage._html import page
 from openlineage_subset.lineage._picture import (
+    MAX_DAYS,
     MAX_ROWS,
     Grid,
     Picture,
@@ -33,7 +35,7 @@ from openlineage_subset.lineage._picture import (
     provenance_picture,
 )
 from tests.lineage.conftest import Build
-from tests.lineage.events import HOSTILE_NAME, LAKE, day, pipeline_history, run
+from tests.lineage.events import HOSTILE_NAME, LAKE, day, parts, pipeline_history, run
 
 Cells = set[tuple[str, tuple[tuple[str, str], ...]]]
 
@@ -123,20 +125,126 @@ def test_provenance_colours_are_the_answer(lineage_db: Build) -> None:
 
 
 def test_a_long_grid_draws_the_marked_rows_and_counts_the_rest(lineage_db: Build) -> None:
-    days = [f"2023-{month:02d}-{number:02d}" for month in range(1, 13) for number in range(1, 29)]
+    batches = [f"batch-{number:04d}" for number in range(336)]
+    events = [
+        event
+        for number, batch in enumerate(batches)
+        for event in run(number + 1, number, number + 0.5, writes=[("daily", day(batch))])
+    ]
+    events += run(999, 1000, 1001, reads=[("daily", day(batches[200]))], writes=[("out", None)])
+    db = lineage_db(events)
+    (grid, *_) = impact_picture(db, "daily", partition={"day": batches[200]}).grids
+    assert len(batches) > MAX_ROWS
+
+    assert grid.rows == tuple(batches[198:203]), "the affected batch and its neighbours, no more"
+    assert grid.row_gaps == (198, 0, 0, 0, 0, len(batches) - 203)
+    assert grid.cells[(batches[200], "")].state == "affected"
+
+
+def _days(first: dt.date, count: int) -> list[str]:
+    return [(first + dt.timedelta(days=number)).isoformat() for number in range(count)]
+
+
+def test_a_grid_of_days_draws_years_of_them_around_the_answer(lineage_db: Build) -> None:
+    days = _days(dt.date(2021, 1, 1), MAX_DAYS + 365)
     events = [
         event
         for number, date in enumerate(days)
         for event in run(number + 1, number, number + 0.5, writes=[("daily", day(date))])
     ]
-    events += run(999, 1000, 1001, reads=[("daily", day(days[200]))], writes=[("out", None)])
+    marked = days[900]
+    events += run(9999, 9999, 10000, reads=[("daily", day(marked))], writes=[("out", None)])
     db = lineage_db(events)
-    (grid, *_) = impact_picture(db, "daily", partition={"day": days[200]}).grids
-    assert len(days) > MAX_ROWS
+    (grid, *_) = impact_picture(db, "daily", partition={"day": marked}).grids
 
-    assert grid.rows == tuple(days[198:203]), "the affected day and its neighbours, no more"
-    assert grid.row_gaps == (198, 0, 0, 0, 0, len(days) - 203)
-    assert grid.cells[(days[200], "")].state == "affected"
+    assert len(grid.rows) == MAX_DAYS and marked in grid.rows
+    start = days.index(grid.rows[0])
+    assert grid.rows == tuple(days[start : start + MAX_DAYS]), "one stretch of days"
+    assert grid.row_gaps == (start, *[0] * (MAX_DAYS - 1), len(days) - start - MAX_DAYS)
+    assert grid.cells[(marked, "")].state == "affected"
+
+
+class _Calendar(html.parser.HTMLParser):
+    """Each grid table's header cells and rows (each row: its header texts, its cells' classes
+    and titles)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, tuple[list[str], list[tuple[list[str], list[tuple[str, str]]]]]]
+        self.tables = {}
+        self._table = ""
+        self._head = False
+        self._th: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {key: value or "" for key, value in attrs}
+        if tag == "table" and "grid" in found.get("class", ""):
+            self._table = found["data-dataset"]
+            self.tables[self._table] = ([], [])
+        elif not self._table:
+            return
+        elif tag == "thead":
+            self._head = True
+        elif tag == "tr" and not self._head:
+            self.tables[self._table][1].append(([], []))
+        elif tag == "th":
+            self._th = []
+        elif tag == "td" and not self._head:
+            self.tables[self._table][1][-1][1].append((found["class"], found.get("title", "")))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._table = ""
+        elif tag == "thead":
+            self._head = False
+        elif tag == "th" and self._th is not None and self._table:
+            label = "".join(self._th)
+            head, rows = self.tables[self._table]
+            (head if self._head else rows[-1][0]).append(label)
+            self._th = None
+
+    def handle_data(self, data: str) -> None:
+        if self._th is not None:
+            self._th.append(data)
+
+
+def test_a_grid_of_days_is_a_calendar_with_a_row_per_other_value(lineage_db: Build) -> None:
+    days = _days(dt.date(2024, 9, 20), 50)
+    countries = [f"C{number:02d}" for number in range(12)]
+    events = [
+        event
+        for number, date in enumerate(days)
+        for event in run(
+            number + 1,
+            number,
+            number + 0.5,
+            writes=[("sales", parts(*({"day": date, "country": c} for c in countries)))],
+        )
+    ]
+    db = lineage_db(events)
+    start = {"day": "2024-10-05", "country": "C03"}
+    parsed = _Calendar()
+    parsed.feed(page(impact_picture(db, "sales", partition=start)))
+    head, rows = parsed.tables[f"file:{LAKE}/sales"]
+
+    assert head[-31:] == [str(number) for number in range(1, 32)], "a column per day of a month"
+    assert len(rows) == 3 * len(countries), "a row per country in each month's band"
+    assert [row[0][-1] for row in rows] == countries * 3
+    assert [row[0][0] for row in rows[:: len(countries)]] == ["2024-09", "2024-10", "2024-11"]
+    for band, month in enumerate(("2024-09", "2024-10", "2024-11")):
+        for place, country in enumerate(countries):
+            cells = rows[band * len(countries) + place][1]
+            assert len(cells) == 31
+            for number, (state, title) in enumerate(cells, start=1):
+                date = f"{month}-{number:02d}"
+                if date in {"2024-09-31", "2024-11-31"}:
+                    assert state == "void" and not title
+                elif date not in days:
+                    assert state == "none" and title.endswith("no such partition")
+                else:
+                    assert title.startswith(f"day={date}, country={country}")
+                    affected = {"day": date, "country": country} == start
+                    assert (state == "affected") == affected, (date, country, state)
 
 
 class _Tags(html.parser.HTMLParser):

@@ -145,7 +145,7 @@ class _Page(html.parser.HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.hover += [value or "" for name, value in attrs if name == "title"]
-        if tag != "meta":  # the page's only element without an end tag
+        if tag not in ("meta", "input"):  # the page's elements without an end tag
             self.open.append((tag, ("class", "escape") in attrs))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:

@@ -10,8 +10,11 @@ coloured by the strongest thing the answer says of it, with the runs behind it a
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import datetime as dt
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -42,10 +45,15 @@ _RANK: dict[CellState, int] = {"known": 0, "read": 1, "written": 2, "possible": 
 MAX_ROWS = 150
 """Rows of a grid drawn at most: those with cells in the answer, and their neighbours, first."""
 MAX_COLUMNS = 120
+MAX_DAYS = 1100
+"""Rows of a grid of days (drawn as a calendar) at most: three years, a contiguous stretch
+around the days in the answer, as long as the grid stays within :data:`MAX_CELLS`."""
+MAX_CELLS = 20_000
 MAX_NODES = 400
 _NEIGHBOURS = 2
 """Rows of context drawn above and below each row with a cell in the answer."""
 NULL_VALUE = "__HIVE_DEFAULT_PARTITION__"
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SURELY: dict[Label, str] = {"definite": "definitely", "possible": "possibly"}
 
 
@@ -148,8 +156,7 @@ class _Builder:
                 "run",
                 layer,
                 run.job_name,
-                # UUIDv7 run ids begin with their time: their end tells runs apart.
-                f"\u2026{run.run_id[-8:]} {run.status}",
+                _run_line(run),
                 label if run.status == "COMPLETE" else "failed",
                 (
                     f"{run.job} run {run.run_id}",
@@ -236,16 +243,13 @@ class _Builder:
             row = _shown(values.get(down, ""))
             column = "/".join(_shown(values.get(name, "")) for name in across)
             cells[(row, column)] = cell
-        rows, row_gaps = _kept(
-            sorted({r for r, _ in cells}, key=_natural),
-            cells,
-            0,
-            MAX_ROWS,
-            latest=self.overview,
-        )
         columns, column_gaps = _kept(
             sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS
         )
+        down_values = sorted({r for r, _ in cells}, key=_natural)
+        days = all(map(is_day, down_values))
+        most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(columns))) if days else MAX_ROWS
+        rows, row_gaps = _kept(down_values, cells, 0, most, latest=self.overview, fill=days)
         shown = set(rows), set(columns)
         return Grid(
             dataset,
@@ -258,6 +262,30 @@ class _Builder:
             tuple(row_gaps),
             sum(column_gaps),
         )
+
+
+def _run_line(run: RunRef) -> str:
+    """What tells a run apart from the other runs of its job, in a box: when it started and
+    the end of its id (UUIDv7 ids begin with their time, so their ends differ), and its state
+    unless it completed."""
+    started = shown_time(run.started_at)[:19].replace("T", " ")
+    state = "" if run.status == "COMPLETE" else f" {run.status}"
+    return f"{started} \u2026{run.run_id[-6:]}{state}"
+
+
+def is_day(value: str) -> bool:
+    """Whether a partition value is a date as ``YYYY-MM-DD`` (a grid of them is a calendar).
+
+    >>> is_day("2024-02-29"), is_day("2023-02-29"), is_day("20240101")
+    (True, False, False)
+    """
+    if not _DAY.fullmatch(value):
+        return False
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _shown(value: str | None) -> str:
@@ -279,11 +307,13 @@ def _kept(
     most: int,
     *,
     latest: bool = False,
+    fill: bool = False,
 ) -> tuple[list[str], list[int]]:
     """At most ``most`` of ``values`` (rows or columns), in order: those with a cell the answer
-    marks and their neighbours (none marked: the first ones; ``latest``: the last ones); and
-    before each value kept, how many were left out just before it (the last number: after the
-    last one kept)."""
+    marks and their neighbours (none marked: the first ones; ``latest``: the last ones; with
+    ``fill``, then the nearest others up to ``most``, so that a calendar is a stretch of days);
+    and before each value kept, how many were left out just before it (the last number: after
+    the last one kept)."""
     if len(values) <= most:
         return values, [0] * (len(values) + 1)
     if latest:
@@ -298,9 +328,17 @@ def _kept(
         if 0 <= around < len(values)
     ]
     order = wanted + near if wanted else list(range(len(values)))
+    if fill and wanted:
+        order += sorted(range(len(values)), key=lambda number: _distance(wanted, number))
     chosen = sorted(list(dict.fromkeys(order))[:most])
     gaps = [later - earlier - 1 for earlier, later in zip([-1, *chosen[:-1]], chosen, strict=True)]
     return [values[number] for number in chosen], [*gaps, len(values) - 1 - chosen[-1]]
+
+
+def _distance(marked: list[int], number: int) -> int:
+    """How far ``number`` is from the nearest of ``marked`` (sorted)."""
+    place = bisect.bisect_left(marked, number)
+    return min(abs(marked[at] - number) for at in (place - 1, place) if 0 <= at < len(marked))
 
 
 def impact_picture(

@@ -1,0 +1,238 @@
+"""The partition grids of a :class:`~._picture.Picture` as HTML tables, and their legend.
+
+A grid whose rows are dates (``YYYY-MM-DD``, the usual partition column) is drawn as a
+calendar: a column per day of the month, a band of rows per month, and in each band one row per
+value of the other partition columns (a country, a region: tens of them still read as rows), so
+a year of days by tens of countries is a page to scroll, not a line too long to see. Days the
+grid left out (too many rows) are hatched apart from days that are no partition at all. Other
+grids keep one partition column down and the others across. Every cell is coloured by the
+strongest thing the answer says of it, its hover text names the partition and the runs behind
+the colour; labels are short and horizontal where they can be, so the cells are not dwarfed by
+their axes.
+
+Entry points: :func:`grid_html` (one dataset's heading, whole-dataset line and table),
+:func:`legend_html`, and :data:`GRID_STYLE`, the CSS they need.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Iterable
+
+from openlineage_subset.lineage._markup import attribute, lines, text
+from openlineage_subset.lineage._picture import CellState, Grid, is_day
+
+CELL = 18
+"""A cell's side in pixels, its white border included."""
+_HEADER_COLUMNS = 14
+"""Columns of a label drawn across the top or down the side; the whole label on hover."""
+LEGEND: dict[str, dict[CellState, str]] = {
+    "impact": {
+        "affected": "affected",
+        "possible": "possibly affected",
+        "read": "read by an affected run",
+        "known": "known, not affected",
+    },
+    "provenance": {
+        "written": "asked about: written by its latest writers",
+        "read": "read by a run behind it",
+        "possible": "possibly written or read",
+        "known": "known, not in this answer",
+    },
+    "overview": {
+        "written": "last written by a completed run",
+        "possible": "possibly: its last write's condition depends on other columns",
+        "known": "no completed write known (read only, or failed writes)",
+    },
+}
+_EXTRA_LEGEND = {"hidden": "not drawn (too many rows)", "none": "no such partition"}
+GRID_STYLE = f"""
+.legend > span {{ display: inline-block; margin-right: 16px; }}
+.swatch {{ display: inline-block; width: 14px; height: 14px; vertical-align: -2px;
+  margin-right: 4px; border: 1px solid #888; }}
+.affected {{ background: #d7301f; }}
+.possible {{ background: #fdae61; }}
+.written {{ background: #4575b4; }}
+.read {{ background: #abd9e9; }}
+.known {{ background: #eeeeee; }}
+.none {{ background: repeating-linear-gradient(45deg, #fff, #fff 3px, #f4f4f4 3px, #f4f4f4 6px); }}
+.hidden {{ background: repeating-linear-gradient(-45deg, #fff, #fff 2px, #c9c9c9 2px, #c9c9c9 3px);
+  }}
+.scroll {{ overflow: auto; max-height: 85vh; max-width: 100%; }}
+table.grid {{ border-collapse: collapse; margin-bottom: 8px; }}
+table.grid td {{ width: {CELL}px; min-width: {CELL}px; height: {CELL}px; border: 1px solid #fff;
+  padding: 0; box-sizing: border-box; }}
+table.grid th {{ font-weight: normal; font-size: 11px; padding: 0 6px 0 0; text-align: right;
+  white-space: nowrap; line-height: 1; }}
+table.grid thead th {{ text-align: center; padding: 0 0 3px; vertical-align: bottom;
+  color: #555; }}
+table.grid thead th.corner {{ text-align: right; padding-right: 6px; color: #1b1b1b; }}
+table.grid thead th.long {{ writing-mode: vertical-rl; transform: rotate(180deg);
+  text-align: left; padding: 3px 0; }}
+table.grid td.void {{ background: none; }}
+table.grid tr.month th.month {{ font-weight: 600; vertical-align: top; padding-top: 2px; }}
+table.grid tr.month > * {{ border-top: 2px solid #bbb; }}
+table.grid tr.gap td {{ width: auto; font-size: 11px; color: #666; text-align: left;
+  height: auto; }}
+"""
+
+
+def legend_html(query: str) -> str:
+    """The colours of ``query``'s grids (``impact``, ``provenance``, ``overview``)."""
+    states: dict[str, str] = dict(LEGEND[query].items())
+    states.update(_EXTRA_LEGEND)
+    items = (
+        f'<span><span class="swatch {state}"></span>{text(label)}</span>'
+        for state, label in states.items()
+    )
+    return f'<p class="legend">{"".join(items)}</p>'
+
+
+def grid_html(grid: Grid) -> str:
+    """``grid`` as HTML: a heading naming the dataset, a line for a whole-dataset read or
+    write, and a ``<table class="grid">`` (``data-dataset`` names it) whose cells have the
+    state as class and the facts behind it as ``title``.
+
+    Example::
+
+        html = "".join(grid_html(grid) for grid in impact_picture(db, "lake/sales").grids)
+    """
+    heading = f"<h3>{text(grid.dataset)}</h3>"
+    whole = ""
+    if grid.whole is not None:
+        whole = (
+            f'<p title="{lines(grid.whole.notes, attribute)}">'
+            f'<span class="swatch {grid.whole.state}"></span>the whole dataset: '
+            f"{text(grid.whole.state)} ({text('; '.join(grid.whole.notes[:3]))})</p>"
+        )
+    if grid.down is None:
+        if not whole:
+            whole = '<p class="note">No partition columns, and nothing of it in the answer.</p>'
+        return heading + whole
+    body = _calendar(grid) if grid.rows and all(map(is_day, grid.rows)) else _table(grid)
+    more = (
+        f'<p class="note">{grid.hidden_columns} column(s) not drawn.</p>'
+        if grid.hidden_columns
+        else ""
+    )
+    return (
+        f'{heading}{whole}<div class="scroll"><table class="grid" '
+        f'data-dataset="{attribute(grid.dataset)}">{body}</table></div>{more}'
+    )
+
+
+def _label(value: str, *, scope: str, extra: str = "") -> str:
+    """A header cell: the label cut in its middle, the whole of it on hover."""
+    kind = f' class="{extra}"' if extra else ""
+    return (
+        f'<th scope="{scope}"{kind} title="{attribute(value)}">'
+        f"{text(value, limit=_HEADER_COLUMNS)}</th>"
+    )
+
+
+def _table(grid: Grid) -> str:
+    """One partition column down, the others across."""
+    across = "/".join(grid.across)
+    long = any(len(column) > 3 for column in grid.columns)
+    header = "".join(
+        _label(column, scope="col", extra="long" if long else "") for column in grid.columns
+    )
+    corner = f"{grid.down} \u2193" + (f" / {across} \u2192" if across else "")
+    rows = []
+    for number, row in enumerate(grid.rows):
+        if grid.row_gaps[number]:
+            rows.append(_gap(grid.row_gaps[number], len(grid.columns) + 1))
+        cells = "".join(_cell(grid, row, column) for column in grid.columns)
+        rows.append(f"<tr>{_label(row, scope='row')}{cells}</tr>")
+    if grid.row_gaps[-1]:
+        rows.append(_gap(grid.row_gaps[-1], len(grid.columns) + 1))
+    return (
+        f'<thead><tr><th scope="col" class="corner">{text(corner)}</th>{header}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody>"
+    )
+
+
+def _calendar(grid: Grid) -> str:
+    """Days across (1 to 31), a band per month down, a row per value of the other columns in
+    each band; months without a drawn day are left out and counted."""
+    kept = set(grid.rows)
+    left_out = _Between(grid.rows, grid.row_gaps)
+    months = sorted({row[:7] for row in grid.rows})
+    across = "/".join(grid.across)
+    corner = f"{grid.down} \u2192" + (f" / {across} \u2193" if across else "")
+    header = "".join(f'<th scope="col">{day}</th>' for day in range(1, 32))
+    extra = 2 if grid.across else 1
+    body: list[str] = []
+    previous: tuple[int, int] | None = None
+    for month in months:
+        year, number = int(month[:4]), int(month[5:7])
+        if previous is not None:
+            skipped = (year - previous[0]) * 12 + number - previous[1] - 1
+            if skipped:
+                body.append(_gap(skipped, 31 + extra, "month(s) without a drawn day"))
+        previous = (year, number)
+        days = calendar.monthrange(year, number)[1]
+        for place, column in enumerate(grid.columns):
+            cells = []
+            for day in range(1, 32):
+                date = f"{month}-{day:02d}"
+                if day > days:
+                    cells.append('<td class="void"></td>')
+                elif date in kept:
+                    cells.append(_cell(grid, date, column))
+                elif left_out(date):
+                    where = _where(grid, date, column)
+                    cells.append(f'<td class="hidden" title="{attribute(where)}: not drawn"></td>')
+                else:
+                    cells.append(_cell(grid, date, column))
+            heads = ""
+            if place == 0:
+                span = f' rowspan="{len(grid.columns)}"' if len(grid.columns) > 1 else ""
+                heads = f'<th scope="rowgroup" class="month"{span}>{text(month)}</th>'
+            if grid.across:
+                heads += _label(column, scope="row")
+            kind = ' class="month"' if place == 0 else ""
+            body.append(f"<tr{kind}>{heads}{''.join(cells)}</tr>")
+    if grid.row_gaps[-1]:
+        body.append(_gap(grid.row_gaps[-1], 31 + extra))
+    if grid.row_gaps[0]:
+        body.insert(0, _gap(grid.row_gaps[0], 31 + extra))
+    return (
+        f'<thead><tr><th scope="col" class="corner" colspan="{extra}">{text(corner)}</th>'
+        f"{header}</tr></thead><tbody>{''.join(body)}</tbody>"
+    )
+
+
+class _Between:
+    """Whether a day lies where the grid left rows out: between two drawn rows with a gap
+    between them, before the first after a gap, or after the last before one."""
+
+    def __init__(self, rows: Iterable[str], gaps: tuple[int, ...]) -> None:
+        rows = list(rows)
+        self.spans = [
+            (rows[number - 1] if number else "", rows[number])
+            for number in range(len(rows))
+            if gaps[number]
+        ]
+        if gaps[-1] and rows:
+            self.spans.append((rows[-1], "\uffff"))
+
+    def __call__(self, day: str) -> bool:
+        return any(low < day < high for low, high in self.spans)
+
+
+def _gap(count: int, columns: int, what: str = "row(s) not drawn") -> str:
+    return f'<tr class="gap"><td colspan="{columns}">\u2026 {count} {what}</td></tr>'
+
+
+def _where(grid: Grid, row: str, column: str) -> str:
+    return f"{grid.down}={row}" + (f", {'/'.join(grid.across)}={column}" if column else "")
+
+
+def _cell(grid: Grid, row: str, column: str) -> str:
+    cell = grid.cells.get((row, column))
+    where = _where(grid, row, column)
+    if cell is None:
+        return f'<td class="none" title="{attribute(where + ": no such partition")}"></td>'
+    notes: Iterable[str] = (where, *cell.notes)
+    return f'<td class="{cell.state}" title="{lines(notes, attribute)}"></td>'

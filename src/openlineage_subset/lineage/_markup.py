@@ -1,0 +1,124 @@
+"""Text from events put into HTML and SVG: escaped where it is put, escapes marked, names cut.
+
+Every name, value and note comes from events that anyone may have written. :func:`text` is for
+the content of an element that may hold markup: escaped, and each control or bidirectional
+character written as its escape (``\\u202e``) in a ``<span class="escape">`` (``<tspan>`` in
+SVG) so that it stands out. :func:`plain` (an SVG ``<title>``) and :func:`attribute` hold no
+markup: there the escape is bare. :func:`shortened` cuts a long name in its middle, where names
+of one pipeline are alike, and keeps its start and its distinguishing end.
+
+Shared by the report (:mod:`._html`) and the service's pages, which draw the same picture.
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+from collections.abc import Callable, Iterable
+
+from openlineage_subset._printable import escapes, printable
+
+ELLIPSIS = "\u2026"
+_HEAD_SHARE = 0.4
+"""Of the columns kept when a name is cut, the share at its start (the rest is its end)."""
+
+Pieces = list[tuple[str, bool]]
+
+
+def columns(value: str) -> int:
+    """Columns ``value`` takes in a monospace font: a wide (East Asian) character takes two.
+
+    >>> columns("sales"), columns("\u58f2\u4e0a")
+    (5, 4)
+    """
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in value)
+
+
+def shortened(value: object, limit: int) -> Pieces:
+    """``value`` as :func:`~openlineage_subset._printable.escapes` cuts it, at most ``limit``
+    columns wide as shown: a longer one keeps its start and its end around an ellipsis, never
+    cutting an escape in two.
+
+    >>> "".join(piece for piece, _ in shortened("daily_sales_demo.write.tmp_output_sales", 24))
+    'daily_sal\u2026p_output_sales'
+    """
+    pieces = escapes(str(value))
+    if sum(columns(piece) for piece, _ in pieces) <= limit:
+        return pieces
+    room = max(limit - 1, 0)
+    head_room = int(room * _HEAD_SHARE)
+    head = _taken(pieces, head_room)
+    tail = [
+        (piece[::-1], escaped)
+        for piece, escaped in reversed(
+            _taken(
+                [(piece[::-1], escaped) for piece, escaped in reversed(pieces)],
+                room - sum(columns(piece) for piece, _ in head),
+            )
+        )
+    ]
+    return [*head, (ELLIPSIS, False), *tail]
+
+
+def _taken(pieces: Pieces, room: int) -> Pieces:
+    """The first pieces (the start of the first one that does not fit) within ``room``
+    columns; an escape that does not fit whole is left out, and what follows it."""
+    kept: Pieces = []
+    for piece, escaped in pieces:
+        if escaped:
+            if len(piece) > room:
+                break
+            kept.append((piece, True))
+            room -= len(piece)
+            continue
+        taken = ""
+        for char in piece:
+            width = columns(char)
+            if width > room:
+                break
+            taken += char
+            room -= width
+        if taken:
+            kept.append((taken, False))
+        if taken != piece:
+            break
+    return kept
+
+
+def marked(pieces: Pieces, *, tag: str = "span") -> str:
+    """Pieces as the content of an element: text escaped, each escape in ``<tag
+    class="escape">``."""
+    return "".join(
+        f'<{tag} class="escape">{html.escape(piece, quote=False)}</{tag}>'
+        if escaped
+        else html.escape(piece, quote=False)
+        for piece, escaped in pieces
+    )
+
+
+def text(value: object, *, tag: str = "span", limit: int | None = None) -> str:
+    """``value`` as the text of an element, escapes marked; cut in its middle to ``limit``
+    columns when given (see :func:`shortened`).
+
+    >>> text("<b>\u202e")
+    '&lt;b&gt;<span class="escape">\\\\u202e</span>'
+    """
+    pieces = escapes(str(value)) if limit is None else shortened(value, limit)
+    return marked(pieces, tag=tag)
+
+
+def plain(value: object) -> str:
+    """``value`` as the text of an element that holds no markup (``<title>``): escaped, each
+    control or bidirectional character as its bare escape."""
+    return html.escape(printable(str(value)), quote=False)
+
+
+def attribute(value: object) -> str:
+    """``value`` as an attribute's value (in double quotes), escapes bare."""
+    return html.escape(printable(str(value)), quote=True)
+
+
+def lines(values: Iterable[str], escape: Callable[[object], str]) -> str:
+    """Hover text of several lines: each escaped alone, so a line break in a name is shown as
+    ``\\n`` and only the lines themselves are broken."""
+    return "\n".join(escape(line) for line in values)

@@ -28,11 +28,10 @@ from openlineage_subset.cli._output import (
     EXIT_OK,
     EXIT_OUTPUT_CLOSED,
     EXIT_UNUSABLE,
-    cannot_read,
     discard_standard_output,
     printable,
 )
-from openlineage_subset.cli._validate import read_json_lines
+from openlineage_subset.cli._validate import read_input
 from openlineage_subset.producer._naming import dataset_label
 
 SHOWN_PARTITIONS = 4
@@ -54,7 +53,8 @@ class _Run:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    """``ol-subset show``: exit 0, 1 when a line was skipped, 2 when a file cannot be read."""
+    """``ol-subset show``: exit 0, 1 when a document was skipped, 2 when an input cannot be
+    read."""
     try:
         limit = max_line_bytes(args.max_line_bytes)
     except ValueError as error:
@@ -63,19 +63,18 @@ def show_command(args: argparse.Namespace) -> int:
     status = EXIT_OK
 
     def events() -> Iterator[dict[str, Any]]:
-        """The events of every file, one at a time: only their merge is kept."""
+        """The events of every input, one at a time: only their merge is kept."""
         nonlocal status
         for path in args.events:
-            try:
-                for number, found in read_events(path, limit):
-                    if isinstance(found, str):
-                        print(printable(f"{path}:{number}: skipped: {found}"), file=sys.stderr)
-                        status = max(status, EXIT_INVALID)
-                    else:
-                        yield found
-            except OSError as error:
-                print(printable(f"{path}: {cannot_read(error)}"), file=sys.stderr)
-                status = EXIT_UNUSABLE
+            for where, found in read_events(path, limit):
+                if isinstance(found, Unreadable):
+                    print(printable(f"{where}: {found}"), file=sys.stderr)
+                    status = EXIT_UNUSABLE
+                elif isinstance(found, str):
+                    print(printable(f"{where}: skipped: {found}"), file=sys.stderr)
+                    status = max(status, EXIT_INVALID)
+                else:
+                    yield found
 
     root = Path(args.relative_to).absolute() if args.relative_to else None
     try:
@@ -108,25 +107,31 @@ def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None)
     return lines
 
 
+class Unreadable(str):
+    """Why an input could not be read at all (missing, a read error, a folder with nothing to
+    read), as opposed to why one of its documents is skipped."""
+
+
 def read_events(
     path: str | Path, limit: int = DEFAULT_MAX_LINE_BYTES
-) -> Iterator[tuple[int, dict[str, Any] | str]]:
-    """(line number, event) of each non-blank line of a JSON Lines file; (line number, why)
-    for a line that is not a JSON object with a ``run.runId``. Read a line at a time, as
-    ``validate`` reads it: a line over ``limit`` bytes, ``NaN``, a repeated key, nesting past
-    the limit or a lone surrogate is a line skipped, with validate's words; a BOM is skipped."""
-    with open(path, "rb") as stream:
-        for result in read_json_lines(str(path), stream, limit):
-            assert result.line is not None
-            if result.error is not None:
-                yield result.line, result.error
-                continue
-            document = result.document
-            run = document.get("run") if isinstance(document, dict) else None
-            if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
-                yield result.line, "not a RunEvent (no run.runId)"
-                continue
-            yield result.line, document
+) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    """(where, event) of each document of an input, read by ``validate``'s reader
+    (:func:`~openlineage_subset.cli._validate.read_input`: JSON Lines a line at a time, a
+    pretty-printed event or a JSON array read whole up to ``limit``, a folder, ``-``); (where,
+    why) for one that is not a JSON object with a ``run.runId`` or that validate refuses (a line
+    over the limit, ``NaN``, a repeated key, nesting past the limit, a lone surrogate), in
+    validate's words; (where, :class:`Unreadable`) for an input that cannot be read. ``where``
+    is ``file:line``, ``file[index]`` or the file, as validate names it."""
+    for result in read_input(str(path), limit):
+        if result.error is not None:
+            yield result.where, Unreadable(result.error) if result.unreadable else result.error
+            continue
+        document = result.document
+        run = document.get("run") if isinstance(document, dict) else None
+        if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
+            yield result.where, "not a RunEvent (no run.runId)"
+            continue
+        yield result.where, document
 
 
 def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:

@@ -15,6 +15,7 @@ For any OpenLineage producer's events, not only this package's: conditions are r
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ from openlineage_subset.cli._output import (
     printable,
 )
 from openlineage_subset.cli._validate import read_input
+from openlineage_subset.lineage._conditions import column_order, in_column_order, location_paths
+from openlineage_subset.lineage._events import listed_partitions
 from openlineage_subset.producer._naming import dataset_label
 
 SHOWN_PARTITIONS = 4
@@ -101,9 +104,10 @@ def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None)
       in   sales  LOCATION IN ('/lake/sales/day=1')
     """
     runs = _merged(events)
+    orders = _column_orders(runs)
     lines = []
     for run_id, run in runs.items():
-        lines.extend(_run_lines(run_id, run, runs, root))
+        lines.extend(_run_lines(run_id, run, runs, root, orders))
     return lines
 
 
@@ -159,7 +163,48 @@ def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
     return runs
 
 
-def _run_lines(run_id: str, run: _Run, runs: Mapping[str, _Run], root: Path | None) -> list[str]:
+def _column_orders(runs: Mapping[str, _Run]) -> dict[tuple[str, str], dict[str, int]]:
+    """Each dataset's partition columns, ranked by the rule of the lineage answers
+    (:func:`~openlineage_subset.lineage._conditions.column_order`) over the conditions shown:
+    the order of its partitions' identifiers, then of its locations' directories, then names."""
+    conditions: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in runs.values():
+        for (_, namespace, name), seen in run.datasets.items():
+            condition = _condition_of(seen["subset"])
+            if condition is not None:
+                conditions.setdefault((namespace, name), []).append(condition)
+    orders = {}
+    for dataset, found in conditions.items():
+        partitions = [item for condition in found for item in listed_partitions(condition)[0]]
+        order, _ = column_order(
+            {tuple(sorted(dimensions)) for dimensions, _ in partitions},
+            (identifier for _, identifier in partitions if identifier is not None),
+            functools.partial(_locations, found),
+        )
+        orders[dataset] = {column: rank for rank, column in enumerate(order)}
+    return orders
+
+
+def _locations(conditions: list[dict[str, Any]]) -> Iterator[str]:
+    for condition in conditions:
+        yield from location_paths(condition)
+
+
+def _condition_of(facet: Any) -> dict[str, Any] | None:
+    """The condition of a subset facet, if it has one that is a JSON object."""
+    if not isinstance(facet, Mapping):
+        return None
+    condition = facet.get("inputCondition") or facet.get("outputCondition")
+    return condition if isinstance(condition, dict) else None
+
+
+def _run_lines(
+    run_id: str,
+    run: _Run,
+    runs: Mapping[str, _Run],
+    root: Path | None,
+    orders: Mapping[tuple[str, str], Mapping[str, int]],
+) -> list[str]:
     header = f"run {run.job}  {run.state}"
     if not run.datasets:
         children = sum(1 for other in runs.values() if other.parent == run_id)
@@ -171,7 +216,7 @@ def _run_lines(run_id: str, run: _Run, runs: Mapping[str, _Run], root: Path | No
     width = max(len(label) for label in labels.values())
     for key, seen in run.datasets.items():
         head = f"  {key[0]:<4} {labels[key]:<{width}}  "
-        first, *more = _condition_lines(seen["subset"])
+        first, *more = _condition_lines(seen["subset"], orders.get(key[1:], {}))
         lifecycle = seen["lifecycle"]
         if isinstance(lifecycle, Mapping) and lifecycle.get("lifecycleStateChange"):
             first = f"{lifecycle['lifecycleStateChange']} {first}"  # CREATE, OVERWRITE, ...
@@ -195,10 +240,15 @@ def _label(namespace: str, name: str, root: Path | None) -> str:
     return dataset_label(namespace, name)
 
 
-def _condition_lines(facet: Any) -> list[str]:
-    """The rendered condition, one partition a line; a long partition list is cut short."""
+def _condition_lines(facet: Any, order: Mapping[str, int]) -> list[str]:
+    """The rendered condition, one partition a line, its columns in ``order`` (then by name);
+    a long partition list is cut short."""
     if facet is None:
         return ["(whole dataset)"]
+    condition = _condition_of(facet)
+    if condition is not None:
+        key = "inputCondition" if facet.get("inputCondition") else "outputCondition"
+        facet = {**facet, key: in_column_order(condition, order)}
     try:
         condition = facet.get("inputCondition") or facet.get("outputCondition") or {}
         if condition.get("type") != "partition" or not condition.get("partitions"):

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from openlineage_subset.cli import main
 from openlineage_subset.lineage import (
     APPLICATION_ID,
     LineageDatabaseError,
@@ -208,6 +209,30 @@ def test_folders_are_read_recursively_and_json_may_be_one_document(tmp_path: Pat
     report = ingest([tmp_path / "in", tmp_path / "missing.jsonl"], tmp_path / "lineage.db")
     assert (report.stored, report.unreadable) == (2, 1)
     assert report.problems[0].message == "no such file or folder"
+
+
+def test_the_shapes_validate_reads_as_documents_are_ingested_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JSON array on one line is its events; an empty array is said as validate says it; an
+    array followed by other lines is a line of JSON Lines; a file named neither .jsonl nor
+    .ndjson may be one pretty-printed event."""
+    events = run(1, 0, 1, writes=[("a", day("d1"))])
+    one_line = tmp_path / "one-line.json"
+    one_line.write_text(json.dumps(events) + "\n\n", encoding="utf-8")
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]", encoding="utf-8")
+    then = tmp_path / "then.json"
+    then.write_text(f"[1]\n{json.dumps(events[0])}\n", encoding="utf-8")
+    pretty = tmp_path / "event"
+    pretty.write_text(json.dumps(run(2, 2, 3)[1], indent=2), encoding="utf-8")
+    report = ingest([one_line, empty, then, pretty], tmp_path / "lineage.db")
+    assert (report.stored, report.duplicates, report.invalid) == (3, 1, 2)
+    assert [problem.where for problem in report.problems] == [str(empty), f"{then}:1"]
+    assert report.problems[1].message.endswith("got list")
+    main(["validate", str(empty)])
+    said = capsys.readouterr().out.splitlines()[0]
+    assert said == f"{empty}: error: {report.problems[0].message}"
 
 
 def test_partitions_listed_by_reads_and_writes_are_known(tmp_path: Path) -> None:

@@ -51,6 +51,10 @@ from openlineage_subset.lineage._workers import Worker, Workers
 from openlineage_subset.lineage._writer import Writer
 
 _SUFFIXES = (".jsonl", ".json", ".ndjson")
+_JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+"""Files read as JSON Lines only; any other is one document (or an array of them) when its
+first line is not a JSON value by itself, or that line is an array and no other follows: the
+rule of ``validate``."""
 _PROGRESS_BYTES = 8 * 1024 * 1024  # below this much input, no progress bar and no workers
 _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker, and to hold
 _BOM = b"\xef\xbb\xbf"
@@ -319,7 +323,8 @@ def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
     with stream:
         offset = 0
         try:
-            for item, offset in _lines(source, stream, path.suffix == ".json", limit):
+            maybe_whole = path.suffix not in _JSON_LINES_SUFFIXES
+            for item, offset in _lines(source, stream, maybe_whole, limit):
                 yield item, offset
         except OSError as error:
             yield (UNREADABLE, source, f"cannot read: {error.strerror}"), offset
@@ -330,7 +335,11 @@ def _lines(
 ) -> Iterator[tuple[tuple[Any, ...], int]]:
     offset = 0
     first = maybe_whole
+    held: tuple[tuple[Any, ...], int] | None = None  # a first line holding a JSON array
     for number, at, read in read_lines(stream, limit):
+        if held is not None and (isinstance(read, LongLine) or read.strip()):
+            yield held  # not alone: JSON Lines, and the array a line that is no event
+            held = None
         if isinstance(read, LongLine):
             first = False  # one document or JSON Lines: the lines after it are read as lines
             offset = at + read.size + 1
@@ -341,7 +350,7 @@ def _lines(
         if first and raw.strip():
             # A .json file is one document over several lines when its first line is not one.
             try:
-                parse(raw.decode("utf-8"))
+                document = parse(raw.decode("utf-8"))
             except UnicodeDecodeError:
                 pass  # checking the line says so; the next one may still start the document
             except ValueError:
@@ -353,7 +362,13 @@ def _lines(
                 return
             else:
                 first = False
+                if isinstance(document, list):  # an array on one line: its events, if alone
+                    held = (LINE, source, number, raw), offset
+                    continue
         yield (LINE, source, number, raw), offset
+    if held is not None:
+        (_, _, _, raw), at = held
+        yield (WHOLE, source, raw), at
 
 
 def _line_limit(given: int | None) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +235,21 @@ def test_the_shapes_validate_reads_as_documents_are_ingested_alike(
     main(["validate", str(empty)])
     said = capsys.readouterr().out.splitlines()[0]
     assert said == f"{empty}: error: {report.problems[0].message}"
+
+
+def test_a_dash_reads_standard_input_as_validate_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = run(1, 0, 1, writes=[("a", day("d1"))])
+    data = json.dumps([*events, {"eventType": "START"}], indent=2).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    report = ingest(["-"], tmp_path / "lineage.db")
+    assert (report.stored, report.invalid) == (2, 1)
+    assert report.problems[0].where == "<stdin>[2]", "named as validate names it"
+    monkeypatch.setattr(sys, "stdin", None)
+    report = ingest(["-"], tmp_path / "lineage.db")
+    assert report.unreadable == 1
+    assert str(report.problems[0]) == "<stdin>: standard input is closed"
 
 
 def test_partitions_listed_by_reads_and_writes_are_known(tmp_path: Path) -> None:

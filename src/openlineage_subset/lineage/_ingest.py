@@ -20,6 +20,7 @@ at all), so that the outcome and the order of the problems never depend on how m
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import os
 import sqlite3
@@ -51,6 +52,9 @@ from openlineage_subset.lineage._workers import Worker, Workers
 from openlineage_subset.lineage._writer import Writer
 
 _SUFFIXES = (".jsonl", ".json", ".ndjson")
+_STDIN = Path("-")
+"""Stands for standard input among the files (told by identity, not by name)."""
+_STDIN_NAME = "<stdin>"
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 """Files read as JSON Lines only; any other is one document (or an array of them) when its
 first line is not a JSON value by itself, or that line is an array and no other follows: the
@@ -124,11 +128,13 @@ def ingest(
 ) -> IngestReport:
     """Store the RunEvents of JSON Lines files (or folders of them) in the database ``db``.
 
-    Folders are read recursively (``*.jsonl``, ``*.json``, ``*.ndjson``). Each line is one
-    event; a ``.json`` file whose first line is not a JSON value by itself is one event or an
-    array of them. Lines are read a chunk at a time, never a whole JSON Lines file. DatasetEvents
-    and JobEvents are skipped and counted. ``progress``: where to draw a progress bar (only
-    when it is a terminal and the input is large); ``sys.stderr`` by default. ``jobs``: how many
+    Folders are read recursively (``*.jsonl``, ``*.json``, ``*.ndjson``); ``"-"`` is standard
+    input, read like a file. Each line is one event; a file not named ``.jsonl`` or ``.ndjson``
+    whose first line is not a JSON value by itself (or is an array, and alone) is one event or
+    an array of them, as ``validate`` reads it. Lines are read a chunk at a time, never a whole
+    JSON Lines file. DatasetEvents and JobEvents are skipped and counted. ``progress``: where
+    to draw a progress bar (only when it is a terminal and the input is large); ``sys.stderr``
+    by default. ``jobs``: how many
     processes check the events (parse, validate): this one, which alone stores them, and
     ``jobs - 1`` worker processes. By default, one per CPU for an input of 8 MB or more, else 1.
     The database and the report are the same whatever the number. ``jobs`` is lowered, with a
@@ -267,6 +273,9 @@ def _input_files(
     if isinstance(paths, (str, os.PathLike)):
         raise TypeError("ingest() takes a list of paths, not a single path")
     for given in paths:
+        if os.fspath(given) == "-":
+            files.append((_STDIN, 0))
+            continue
         path = Path(given)
         if path.is_dir():
             found = sorted(
@@ -313,14 +322,21 @@ def _chunks(files: list[tuple[Path, int]], limit: int) -> Iterator[Chunk]:
 
 
 def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
-    """The items of one file, each with the bytes of the file read by its end."""
-    source = str(path)
+    """The items of one file (or of standard input), each with the bytes of the file read by
+    its end."""
+    source = _STDIN_NAME if path is _STDIN else str(path)
     try:
-        stream = path.open("rb")
+        if path is not _STDIN:
+            stream: BinaryIO | contextlib.nullcontext[BinaryIO] = path.open("rb")
+        elif sys.stdin is None:
+            yield (UNREADABLE, source, "standard input is closed"), 0
+            return
+        else:
+            stream = contextlib.nullcontext(sys.stdin.buffer)  # read, not closed
     except OSError as error:
         yield (UNREADABLE, source, f"cannot read: {error.strerror}"), 0
         return
-    with stream:
+    with stream as stream:
         offset = 0
         try:
             maybe_whole = path.suffix not in _JSON_LINES_SUFFIXES

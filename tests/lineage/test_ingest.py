@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -250,6 +251,28 @@ def test_a_dash_reads_standard_input_as_validate_does(
     report = ingest(["-"], tmp_path / "lineage.db")
     assert report.unreadable == 1
     assert str(report.problems[0]) == "<stdin>: standard input is closed"
+
+
+def test_an_unreadable_folder_is_reported_and_the_rest_ingested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = run(1, 0, 1)
+    (tmp_path / "in" / "locked").mkdir(parents=True)
+    write_events(tmp_path / "in" / "locked" / "hidden.jsonl", events[:1])
+    write_events(tmp_path / "in" / "seen.jsonl", events[1:])
+    scandir = os.scandir
+
+    def refusing(path: Any) -> Any:  # a folder without read permission (root reads any)
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    report = ingest([tmp_path / "in"], tmp_path / "lineage.db")
+    assert (report.stored, report.unreadable) == (1, 1)
+    assert (
+        str(report.problems[0]) == f"{tmp_path / 'in' / 'locked'}: cannot read: Permission denied"
+    )
 
 
 def test_partitions_listed_by_reads_and_writes_are_known(tmp_path: Path) -> None:

@@ -278,13 +278,19 @@ def _input_files(
             continue
         path = Path(given)
         if path.is_dir():
+            before = report.unreadable
+
+            def unreadable(error: OSError, path: Path = path) -> None:  # said, never passed over
+                where = str(error.filename or path)
+                _unreadable(report, where, f"cannot read: {error.strerror or error}")
+
             found = sorted(
                 Path(folder, name)
-                for folder, _, names in os.walk(path)
+                for folder, _, names in os.walk(path, onerror=unreadable)
                 for name in names
                 if name.endswith(_SUFFIXES)
             )
-            if not found:
+            if not found and report.unreadable == before:
                 _unreadable(report, str(path), "folder holds no .jsonl, .json or .ndjson file")
             files.extend((file, _size(file)) for file in found)
         elif path.is_file():

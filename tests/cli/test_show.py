@@ -97,7 +97,7 @@ def test_the_command_skips_what_is_not_a_run_event_and_says_where(
     assert f"{path}:2: skipped: not valid JSON: " in captured.err
     assert f"{path}:3: skipped: not a RunEvent (no run.runId)" in captured.err
     assert main(["show", str(tmp_path / "missing.jsonl")]) == 2
-    assert "missing.jsonl: cannot read" in capsys.readouterr().err
+    assert "missing.jsonl: no such file" in capsys.readouterr().err, "validate's words"
 
 
 def test_names_and_paths_are_shown_as_escapes_never_obeyed(
@@ -123,4 +123,4 @@ def test_names_and_paths_are_shown_as_escapes_never_obeyed(
     assert captured.out.splitlines()[0] == f"run job{shown}  COMPLETE"
     assert f"sales{shown}" in captured.out and f"2024-10-15{shown}" in captured.out
     assert f"events{shown}.jsonl:2: skipped: not valid JSON" in captured.err
-    assert f"missing{shown}.jsonl: cannot read" in captured.err
+    assert f"missing{shown}.jsonl: no such file" in captured.err

@@ -6,6 +6,7 @@ dataset is named alike by ``show`` and ``lineage``."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -260,3 +261,40 @@ def test_show_and_lineage_name_a_dataset_alike(
     shown = capsys.readouterr().out
     assert "s3://bucket/lake/sales" in shown
     assert "s3://bucket:lake/sales" not in shown
+
+
+def _shown_conditions(out: str) -> dict[tuple[str, str], list[str]]:
+    """(direction, dataset) -> the condition of each run, as ``show`` lists them (a partition a
+    line, joined back with OR, as a lineage answer renders the list)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    conditions: list[str] = []
+    for line in out.splitlines():
+        access = re.fullmatch(r"  (in|out) +(\S+)  (.*)", line)
+        more = re.fullmatch(r" +OR (.*)", line)
+        if access:
+            conditions = found.setdefault((access.group(1), access.group(2)), [])
+            conditions.append(access.group(3))
+        elif more:
+            conditions[-1] += f" OR {more.group(1)}"
+    return found
+
+
+def test_show_orders_partition_columns_as_lineage_does(
+    tmp_path: Path, lineage_db: Build, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Events relayed through a serializer that sorts keys list each partition's columns by
+    name; their identifiers still say the table's order (day, zone, country), and a partition
+    no identifier names has its columns by name: show prints the order lineage answers in."""
+    unnamed = {"type": "partition", "partitions": [{"dimensions": {"zone": "north", "day": "1"}}]}
+    events = [*_history(), *run(70, 70, 71, writes=[("unnamed", unnamed)], job="bare")]
+    db = lineage_db(events)
+    relayed = [json.loads(json.dumps(item, sort_keys=True)) for item in events]
+    written = relayed[1]["outputs"][0]["outputFacets"]["subset"]["outputCondition"]
+    assert list(written["partitions"][0]["dimensions"]) == ["country", "day", "zone"]
+    source = write_events(tmp_path / "relayed.jsonl", relayed)
+    assert main(["show", str(source), "--relative-to", LAKE]) == 0
+    shown = _shown_conditions(capsys.readouterr().out)
+    for name in ("zoned", "unnamed"):
+        answered = [e.condition for e in history(db, name).entries if e.direction == "write"]
+        assert answered and all(answered)
+        assert shown[("out", name)] == answered, name

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from openlineage_subset.cli import main
 from openlineage_subset.lineage import (
     APPLICATION_ID,
     LineageDatabaseError,
@@ -208,6 +212,67 @@ def test_folders_are_read_recursively_and_json_may_be_one_document(tmp_path: Pat
     report = ingest([tmp_path / "in", tmp_path / "missing.jsonl"], tmp_path / "lineage.db")
     assert (report.stored, report.unreadable) == (2, 1)
     assert report.problems[0].message == "no such file or folder"
+
+
+def test_the_shapes_validate_reads_as_documents_are_ingested_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JSON array on one line is its events; an empty array is said as validate says it; an
+    array followed by other lines is a line of JSON Lines; a file named neither .jsonl nor
+    .ndjson may be one pretty-printed event."""
+    events = run(1, 0, 1, writes=[("a", day("d1"))])
+    one_line = tmp_path / "one-line.json"
+    one_line.write_text(json.dumps(events) + "\n\n", encoding="utf-8")
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]", encoding="utf-8")
+    then = tmp_path / "then.json"
+    then.write_text(f"[1]\n{json.dumps(events[0])}\n", encoding="utf-8")
+    pretty = tmp_path / "event"
+    pretty.write_text(json.dumps(run(2, 2, 3)[1], indent=2), encoding="utf-8")
+    report = ingest([one_line, empty, then, pretty], tmp_path / "lineage.db")
+    assert (report.stored, report.duplicates, report.invalid) == (3, 1, 2)
+    assert [problem.where for problem in report.problems] == [str(empty), f"{then}:1"]
+    assert report.problems[1].message.endswith("got list")
+    main(["validate", str(empty)])
+    said = capsys.readouterr().out.splitlines()[0]
+    assert said == f"{empty}: error: {report.problems[0].message}"
+
+
+def test_a_dash_reads_standard_input_as_validate_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = run(1, 0, 1, writes=[("a", day("d1"))])
+    data = json.dumps([*events, {"eventType": "START"}], indent=2).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    report = ingest(["-"], tmp_path / "lineage.db")
+    assert (report.stored, report.invalid) == (2, 1)
+    assert report.problems[0].where == "<stdin>[2]", "named as validate names it"
+    monkeypatch.setattr(sys, "stdin", None)
+    report = ingest(["-"], tmp_path / "lineage.db")
+    assert report.unreadable == 1
+    assert str(report.problems[0]) == "<stdin>: standard input is closed"
+
+
+def test_an_unreadable_folder_is_reported_and_the_rest_ingested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events = run(1, 0, 1)
+    (tmp_path / "in" / "locked").mkdir(parents=True)
+    write_events(tmp_path / "in" / "locked" / "hidden.jsonl", events[:1])
+    write_events(tmp_path / "in" / "seen.jsonl", events[1:])
+    scandir = os.scandir
+
+    def refusing(path: Any) -> Any:  # a folder without read permission (root reads any)
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    report = ingest([tmp_path / "in"], tmp_path / "lineage.db")
+    assert (report.stored, report.unreadable) == (1, 1)
+    assert (
+        str(report.problems[0]) == f"{tmp_path / 'in' / 'locked'}: cannot read: Permission denied"
+    )
 
 
 def test_partitions_listed_by_reads_and_writes_are_known(tmp_path: Path) -> None:

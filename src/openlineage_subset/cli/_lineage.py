@@ -60,7 +60,9 @@ def add_lineage_parser(commands: Any) -> None:
         help="store the events of JSON Lines files in the lineage database",
         description=(
             "Store the RunEvents of JSON Lines files (.jsonl, .json, .ndjson) and folders of them "
-            "in the lineage database. Invalid lines are reported with file:line and skipped; "
+            "in the lineage database; '-' is standard input, and a .json file may hold one "
+            "(pretty-printed) event or a JSON array, as validate reads them. Invalid lines are "
+            "reported with file:line and skipped; "
             "events already stored change nothing. Exit 0, 1 if a line was invalid, 2 if an "
             "input or the database is unusable."
         ),

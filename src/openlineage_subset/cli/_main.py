@@ -136,11 +136,13 @@ def _parser() -> argparse.ArgumentParser:
         "show",
         help="print what each run of an events file read and wrote",
         description=(
-            "Print, for each run of JSON Lines event files, what it read and wrote: one line a "
+            "Print, for each run of the events read, what it read and wrote: one line a "
             "dataset, with its subset condition, or '(whole dataset)' when it has none. A run's "
-            "events are merged (its state is the terminal one). Lines that are not RunEvents "
-            "are reported on standard error with file:line. Exit 0, 1 if a line was skipped, 2 "
-            "if a file cannot be read."
+            "events are merged (its state is the terminal one). EVENTS are read as validate "
+            "reads them: JSON Lines, a .json file holding one event or a JSON array of them, "
+            "folders, '-' for standard input. What is not a RunEvent is reported on standard "
+            "error with file:line or file[index]. Exit 0, 1 if something was skipped, 2 if an "
+            "input cannot be read."
         ),
     )
     show.add_argument("events", nargs="+", metavar="EVENTS")

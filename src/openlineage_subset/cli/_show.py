@@ -15,6 +15,7 @@ For any OpenLineage producer's events, not only this package's: conditions are r
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,11 +29,12 @@ from openlineage_subset.cli._output import (
     EXIT_OK,
     EXIT_OUTPUT_CLOSED,
     EXIT_UNUSABLE,
-    cannot_read,
     discard_standard_output,
     printable,
 )
-from openlineage_subset.cli._validate import read_json_lines
+from openlineage_subset.cli._validate import read_input
+from openlineage_subset.lineage._conditions import column_order, in_column_order, location_paths
+from openlineage_subset.lineage._events import listed_partitions
 from openlineage_subset.producer._naming import dataset_label
 
 SHOWN_PARTITIONS = 4
@@ -54,7 +56,8 @@ class _Run:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    """``ol-subset show``: exit 0, 1 when a line was skipped, 2 when a file cannot be read."""
+    """``ol-subset show``: exit 0, 1 when a document was skipped, 2 when an input cannot be
+    read."""
     try:
         limit = max_line_bytes(args.max_line_bytes)
     except ValueError as error:
@@ -63,19 +66,18 @@ def show_command(args: argparse.Namespace) -> int:
     status = EXIT_OK
 
     def events() -> Iterator[dict[str, Any]]:
-        """The events of every file, one at a time: only their merge is kept."""
+        """The events of every input, one at a time: only their merge is kept."""
         nonlocal status
         for path in args.events:
-            try:
-                for number, found in read_events(path, limit):
-                    if isinstance(found, str):
-                        print(printable(f"{path}:{number}: skipped: {found}"), file=sys.stderr)
-                        status = max(status, EXIT_INVALID)
-                    else:
-                        yield found
-            except OSError as error:
-                print(printable(f"{path}: {cannot_read(error)}"), file=sys.stderr)
-                status = EXIT_UNUSABLE
+            for where, found in read_events(path, limit):
+                if isinstance(found, Unreadable):
+                    print(printable(f"{where}: {found}"), file=sys.stderr)
+                    status = EXIT_UNUSABLE
+                elif isinstance(found, str):
+                    print(printable(f"{where}: skipped: {found}"), file=sys.stderr)
+                    status = max(status, EXIT_INVALID)
+                else:
+                    yield found
 
     root = Path(args.relative_to).absolute() if args.relative_to else None
     try:
@@ -102,31 +104,38 @@ def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None)
       in   sales  LOCATION IN ('/lake/sales/day=1')
     """
     runs = _merged(events)
+    orders = _column_orders(runs)
     lines = []
     for run_id, run in runs.items():
-        lines.extend(_run_lines(run_id, run, runs, root))
+        lines.extend(_run_lines(run_id, run, runs, root, orders))
     return lines
+
+
+class Unreadable(str):
+    """Why an input could not be read at all (missing, a read error, a folder with nothing to
+    read), as opposed to why one of its documents is skipped."""
 
 
 def read_events(
     path: str | Path, limit: int = DEFAULT_MAX_LINE_BYTES
-) -> Iterator[tuple[int, dict[str, Any] | str]]:
-    """(line number, event) of each non-blank line of a JSON Lines file; (line number, why)
-    for a line that is not a JSON object with a ``run.runId``. Read a line at a time, as
-    ``validate`` reads it: a line over ``limit`` bytes, ``NaN``, a repeated key, nesting past
-    the limit or a lone surrogate is a line skipped, with validate's words; a BOM is skipped."""
-    with open(path, "rb") as stream:
-        for result in read_json_lines(str(path), stream, limit):
-            assert result.line is not None
-            if result.error is not None:
-                yield result.line, result.error
-                continue
-            document = result.document
-            run = document.get("run") if isinstance(document, dict) else None
-            if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
-                yield result.line, "not a RunEvent (no run.runId)"
-                continue
-            yield result.line, document
+) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    """(where, event) of each document of an input, read by ``validate``'s reader
+    (:func:`~openlineage_subset.cli._validate.read_input`: JSON Lines a line at a time, a
+    pretty-printed event or a JSON array read whole up to ``limit``, a folder, ``-``); (where,
+    why) for one that is not a JSON object with a ``run.runId`` or that validate refuses (a line
+    over the limit, ``NaN``, a repeated key, nesting past the limit, a lone surrogate), in
+    validate's words; (where, :class:`Unreadable`) for an input that cannot be read. ``where``
+    is ``file:line``, ``file[index]`` or the file, as validate names it."""
+    for result in read_input(str(path), limit):
+        if result.error is not None:
+            yield result.where, Unreadable(result.error) if result.unreadable else result.error
+            continue
+        document = result.document
+        run = document.get("run") if isinstance(document, dict) else None
+        if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
+            yield result.where, "not a RunEvent (no run.runId)"
+            continue
+        yield result.where, document
 
 
 def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
@@ -154,7 +163,48 @@ def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
     return runs
 
 
-def _run_lines(run_id: str, run: _Run, runs: Mapping[str, _Run], root: Path | None) -> list[str]:
+def _column_orders(runs: Mapping[str, _Run]) -> dict[tuple[str, str], dict[str, int]]:
+    """Each dataset's partition columns, ranked by the rule of the lineage answers
+    (:func:`~openlineage_subset.lineage._conditions.column_order`) over the conditions shown:
+    the order of its partitions' identifiers, then of its locations' directories, then names."""
+    conditions: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for run in runs.values():
+        for (_, namespace, name), seen in run.datasets.items():
+            condition = _condition_of(seen["subset"])
+            if condition is not None:
+                conditions.setdefault((namespace, name), []).append(condition)
+    orders = {}
+    for dataset, found in conditions.items():
+        partitions = [item for condition in found for item in listed_partitions(condition)[0]]
+        order, _ = column_order(
+            {tuple(sorted(dimensions)) for dimensions, _ in partitions},
+            (identifier for _, identifier in partitions if identifier is not None),
+            functools.partial(_locations, found),
+        )
+        orders[dataset] = {column: rank for rank, column in enumerate(order)}
+    return orders
+
+
+def _locations(conditions: list[dict[str, Any]]) -> Iterator[str]:
+    for condition in conditions:
+        yield from location_paths(condition)
+
+
+def _condition_of(facet: Any) -> dict[str, Any] | None:
+    """The condition of a subset facet, if it has one that is a JSON object."""
+    if not isinstance(facet, Mapping):
+        return None
+    condition = facet.get("inputCondition") or facet.get("outputCondition")
+    return condition if isinstance(condition, dict) else None
+
+
+def _run_lines(
+    run_id: str,
+    run: _Run,
+    runs: Mapping[str, _Run],
+    root: Path | None,
+    orders: Mapping[tuple[str, str], Mapping[str, int]],
+) -> list[str]:
     header = f"run {run.job}  {run.state}"
     if not run.datasets:
         children = sum(1 for other in runs.values() if other.parent == run_id)
@@ -166,7 +216,7 @@ def _run_lines(run_id: str, run: _Run, runs: Mapping[str, _Run], root: Path | No
     width = max(len(label) for label in labels.values())
     for key, seen in run.datasets.items():
         head = f"  {key[0]:<4} {labels[key]:<{width}}  "
-        first, *more = _condition_lines(seen["subset"])
+        first, *more = _condition_lines(seen["subset"], orders.get(key[1:], {}))
         lifecycle = seen["lifecycle"]
         if isinstance(lifecycle, Mapping) and lifecycle.get("lifecycleStateChange"):
             first = f"{lifecycle['lifecycleStateChange']} {first}"  # CREATE, OVERWRITE, ...
@@ -190,10 +240,15 @@ def _label(namespace: str, name: str, root: Path | None) -> str:
     return dataset_label(namespace, name)
 
 
-def _condition_lines(facet: Any) -> list[str]:
-    """The rendered condition, one partition a line; a long partition list is cut short."""
+def _condition_lines(facet: Any, order: Mapping[str, int]) -> list[str]:
+    """The rendered condition, one partition a line, its columns in ``order`` (then by name);
+    a long partition list is cut short."""
     if facet is None:
         return ["(whole dataset)"]
+    condition = _condition_of(facet)
+    if condition is not None:
+        key = "inputCondition" if facet.get("inputCondition") else "outputCondition"
+        facet = {**facet, key: in_column_order(condition, order)}
     try:
         condition = facet.get("inputCondition") or facet.get("outputCondition") or {}
         if condition.get("type") != "partition" or not condition.get("partitions"):

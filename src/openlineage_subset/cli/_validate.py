@@ -97,6 +97,9 @@ class _Result:
     checked: bool = True
     """False for another producer's facet, which this command does not check."""
     document: Any = field(default=None, repr=False)
+    unreadable: bool = False
+    """The input itself could not be read (missing, a read error, standard input closed, a
+    folder with nothing to read), as opposed to what it holds: ``show`` exits 2 for it."""
 
     @property
     def where(self) -> str:
@@ -137,7 +140,7 @@ def validate_command(args: argparse.Namespace) -> int:
         report = _JsonReport(out) if args.format == "json" else _TextReport(out)
         try:
             for path in args.paths:
-                for result in _read(path, limit):
+                for result in read_input(path, limit):
                     if result.error is None:
                         _check(result, args.strict, args.require_subset)
                     report.add(result)
@@ -163,10 +166,16 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
     result.document = None  # a JSON Lines input holds one document at a time
 
 
-def _read(path_text: str, limit: int) -> Iterator[_Result]:
+def read_input(path_text: str, limit: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[_Result]:
+    """The documents of one command-line input, each a result with its document or the error
+    that makes it unusable: a file (JSON Lines; or, unless named ``.jsonl`` or ``.ndjson``, one
+    document or an array of them when its first line is not a JSON value by itself), a folder
+    (its ``.json``, ``.jsonl`` and ``.ndjson`` files, in the order of their paths) or ``-``
+    (standard input, read like a file). What ``validate`` checks and ``show`` prints: JSON Lines
+    are read a line at a time, a document read whole is held to ``limit``."""
     if path_text == "-":
         if sys.stdin is None:
-            yield _Result(_STDIN, error="standard input is closed")
+            yield _Result(_STDIN, error="standard input is closed", unreadable=True)
         else:
             yield from _documents(_STDIN, sys.stdin.buffer, json_lines=False, limit=limit)
         return
@@ -175,10 +184,10 @@ def _read(path_text: str, limit: int) -> Iterator[_Result]:
         is_folder = path.is_dir()
         stream = None if is_folder else path.open("rb")
     except FileNotFoundError:
-        yield _Result(path_text, error="no such file")
+        yield _Result(path_text, error="no such file", unreadable=True)
         return
     except OSError as error:
-        yield _Result(path_text, error=cannot_read(error))
+        yield _Result(path_text, error=cannot_read(error), unreadable=True)
         return
     if stream is None:
         yield from _read_folder(path_text, limit)
@@ -192,7 +201,8 @@ def _read_folder(path_text: str, limit: int) -> Iterator[_Result]:
     unreadable: list[_Result] = []
 
     def report(error: OSError) -> None:
-        unreadable.append(_Result(str(error.filename or path_text), error=cannot_read(error)))
+        where = str(error.filename or path_text)
+        unreadable.append(_Result(where, error=cannot_read(error), unreadable=True))
 
     found = sorted(
         path
@@ -201,10 +211,11 @@ def _read_folder(path_text: str, limit: int) -> Iterator[_Result]:
         if path.suffix in _FOLDER_SUFFIXES and path.is_file()
     )
     if not found and not unreadable:
-        yield _Result(path_text, error="folder holds no .json, .jsonl or .ndjson file")
+        message = "folder holds no .json, .jsonl or .ndjson file"
+        yield _Result(path_text, error=message, unreadable=True)
     yield from unreadable
     for child in found:
-        yield from _read(str(child), limit)
+        yield from read_input(str(child), limit)
 
 
 class _Unusable(Exception):
@@ -224,7 +235,7 @@ def _documents(
             yield from _json_or_json_lines(source, lines, reader)
     except OSError as error:
         after = f" after line {lines.number}" if lines.number else ""
-        yield _Result(source, error=f"{cannot_read(error)}{after}")
+        yield _Result(source, error=f"{cannot_read(error)}{after}", unreadable=True)
 
 
 Line = tuple[int, int, bytes | LongLine]
@@ -260,18 +271,6 @@ def _json_lines(
             yield result
     if empty:
         yield _Result(source, error="empty file, expected JSON")
-
-
-def read_json_lines(source: str, stream: BinaryIO, limit: int) -> Iterator[_Result]:
-    """The result of each non-blank line of a JSON Lines stream, as ``validate`` reads it: its
-    document, or the error that makes it unusable (over the line limit, not UTF-8, not JSON,
-    ``NaN``, a repeated key, too deep, a lone surrogate). A leading BOM is skipped; memory is
-    bounded by the limit. Read errors (OSError) are raised."""
-    reader = _JsonReader()
-    for number, offset, raw in _Lines(stream, limit):
-        result = _line_result(source, number, offset, raw, reader)
-        if result is not None:
-            yield result
 
 
 def _line_result(

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import json
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from openlineage_subset._evaluate import guessed_type
@@ -293,6 +293,50 @@ def identifier_columns(identifier: str) -> list[str] | None:
         if equals
     ]
     return named if len(set(named)) == len(named) else None
+
+
+def column_order(
+    shapes: Collection[tuple[str, ...]],
+    identifiers: Iterable[str],
+    locations: Callable[[], Iterable[str]],
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A dataset's partition columns in the order its events give them, the rule of every
+    answer (``lineage``, the UI, ``show``): as the identifiers of its partitions name them
+    (``day=2024-10-15/country=PL``: day, then country), else as the ``column=value``
+    directories of the locations its conditions read; after those, the columns neither places,
+    by name. Also the columns identifiers or locations placed.
+
+    ``shapes``: the sorted column tuples of its known partitions; an identifier naming columns
+    no partition has (not a Hive-style directory) is passed over. ``locations()``: the paths of
+    its conditions' locations, asked only when the identifiers leave a column unplaced.
+
+    >>> column_order({("country", "day")}, ["day=2024-10-15/country=PL"], list)[0]
+    ('day', 'country')
+    >>> column_order({("country", "day")}, [], lambda: ["/lake/sales/day=1/country=PL"])[0]
+    ('day', 'country')
+    >>> column_order({("country", "day")}, [], list)[0]
+    ('country', 'day')
+    """
+    columns = {column for shape in shapes for column in shape}
+    placed: list[str] = []
+    for identifier in identifiers:
+        named = identifier_columns(identifier)
+        if named is None or tuple(sorted(named)) not in shapes:
+            continue
+        placed = _merged(placed, named)
+    if not columns or not columns.issubset(placed):
+        for place in locations():
+            placed = _merged(placed, identifier_columns(place) or [])
+    rest = sorted(columns.difference(placed))
+    return (*placed, *rest), frozenset(placed)
+
+
+def _merged(placed: list[str], named: list[str]) -> list[str]:
+    """Two orders of columns as one: the longer one, then what only the shorter one has."""
+    if set(named) <= set(placed):
+        return placed
+    longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
+    return [*longer, *(column for column in shorter if column not in longer)]
 
 
 def in_column_order(condition: Any, order: Mapping[str, int]) -> Any:

@@ -110,6 +110,8 @@ class _Chunk:
             self.outcomes.append((INVALID, source, None, refused))
             return
         if isinstance(document, list):
+            if not document:
+                self.outcomes.append((INVALID, source, None, "empty array, expected documents"))
             for index, item in enumerate(document):
                 self.document(f"{source}[{index}]", None, item, None, None)
         else:

@@ -35,11 +35,11 @@ from openlineage_subset.lineage._conditions import (
     Unit,
     Values,
     canonical_unit,
+    column_order,
     compared_fields,
     compares_as_text,
     date_spans,
     dimensions_of,
-    identifier_columns,
     in_column_order,
     lists_no_partition,
     location_paths,
@@ -171,29 +171,24 @@ class Graph:
         partition no identifier names has its directory in this order."""
         found = self._orders.get(dataset_id)
         if found is None:
-            shapes = self.shapes(dataset_id)
-            columns = {column for shape in shapes for column in shape}
-            placed: list[str] = []
-            for (identifier,) in self.db.execute(
+            identifiers = self.db.execute(
                 "SELECT identifier FROM (SELECT identifier FROM partitions WHERE dataset_id = ? "
                 "LIMIT ?) WHERE identifier IS NOT NULL",
                 (dataset_id, _ORDER_SAMPLE),
-            ):
-                named = identifier_columns(identifier)
-                if named is None or tuple(sorted(named)) not in shapes:
-                    continue  # names columns no partition has: not a Hive-style directory
-                placed = _merged(placed, named)
-            if not columns or not columns.issubset(placed):
+            )
+
+            def locations() -> Iterator[str]:
                 for (text,) in self.db.execute(
                     "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? AND "
                     "condition LIKE '%\"location\"%' LIMIT ?",
                     (dataset_id, _ORDER_SAMPLE),
                 ):
-                    for place in location_paths(json.loads(text)):
-                        placed = _merged(placed, identifier_columns(place) or [])
-            self._placed[dataset_id] = frozenset(placed)
-            rest = sorted(columns.difference(placed))
-            found = self._orders[dataset_id] = (*placed, *rest)
+                    yield from location_paths(json.loads(text))
+
+            found, self._placed[dataset_id] = column_order(
+                self.shapes(dataset_id), (identifier for (identifier,) in identifiers), locations
+            )
+            self._orders[dataset_id] = found
         return found
 
     def in_order(self, dataset_id: int, unit: Dimensions) -> Dimensions:
@@ -776,11 +771,3 @@ def write_overlap(graph: Graph, write: Access, unit: Unit) -> bool | None:
     if unit is None and write.condition is not None:
         return False if lists_no_partition(write.condition) else None
     return graph.overlap(write, unit)
-
-
-def _merged(placed: list[str], named: list[str]) -> list[str]:
-    """Two orders of columns as one: the longer one, then what only the shorter one has."""
-    if set(named) <= set(placed):
-        return placed
-    longer, shorter = (named, placed) if len(named) > len(placed) else (placed, named)
-    return [*longer, *(column for column in shorter if column not in longer)]

@@ -20,6 +20,7 @@ at all), so that the outcome and the order of the problems never depend on how m
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import os
 import sqlite3
@@ -51,6 +52,13 @@ from openlineage_subset.lineage._workers import Worker, Workers
 from openlineage_subset.lineage._writer import Writer
 
 _SUFFIXES = (".jsonl", ".json", ".ndjson")
+_STDIN = Path("-")
+"""Stands for standard input among the files (told by identity, not by name)."""
+_STDIN_NAME = "<stdin>"
+_JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+"""Files read as JSON Lines only; any other is one document (or an array of them) when its
+first line is not a JSON value by itself, or that line is an array and no other follows: the
+rule of ``validate``."""
 _PROGRESS_BYTES = 8 * 1024 * 1024  # below this much input, no progress bar and no workers
 _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker, and to hold
 _BOM = b"\xef\xbb\xbf"
@@ -120,11 +128,13 @@ def ingest(
 ) -> IngestReport:
     """Store the RunEvents of JSON Lines files (or folders of them) in the database ``db``.
 
-    Folders are read recursively (``*.jsonl``, ``*.json``, ``*.ndjson``). Each line is one
-    event; a ``.json`` file whose first line is not a JSON value by itself is one event or an
-    array of them. Lines are read a chunk at a time, never a whole JSON Lines file. DatasetEvents
-    and JobEvents are skipped and counted. ``progress``: where to draw a progress bar (only
-    when it is a terminal and the input is large); ``sys.stderr`` by default. ``jobs``: how many
+    Folders are read recursively (``*.jsonl``, ``*.json``, ``*.ndjson``); ``"-"`` is standard
+    input, read like a file. Each line is one event; a file not named ``.jsonl`` or ``.ndjson``
+    whose first line is not a JSON value by itself (or is an array, and alone) is one event or
+    an array of them, as ``validate`` reads it. Lines are read a chunk at a time, never a whole
+    JSON Lines file. DatasetEvents and JobEvents are skipped and counted. ``progress``: where
+    to draw a progress bar (only when it is a terminal and the input is large); ``sys.stderr``
+    by default. ``jobs``: how many
     processes check the events (parse, validate): this one, which alone stores them, and
     ``jobs - 1`` worker processes. By default, one per CPU for an input of 8 MB or more, else 1.
     The database and the report are the same whatever the number. ``jobs`` is lowered, with a
@@ -263,15 +273,24 @@ def _input_files(
     if isinstance(paths, (str, os.PathLike)):
         raise TypeError("ingest() takes a list of paths, not a single path")
     for given in paths:
+        if os.fspath(given) == "-":
+            files.append((_STDIN, 0))
+            continue
         path = Path(given)
         if path.is_dir():
+            before = report.unreadable
+
+            def unreadable(error: OSError, path: Path = path) -> None:  # said, never passed over
+                where = str(error.filename or path)
+                _unreadable(report, where, f"cannot read: {error.strerror or error}")
+
             found = sorted(
                 Path(folder, name)
-                for folder, _, names in os.walk(path)
+                for folder, _, names in os.walk(path, onerror=unreadable)
                 for name in names
                 if name.endswith(_SUFFIXES)
             )
-            if not found:
+            if not found and report.unreadable == before:
                 _unreadable(report, str(path), "folder holds no .jsonl, .json or .ndjson file")
             files.extend((file, _size(file)) for file in found)
         elif path.is_file():
@@ -309,17 +328,25 @@ def _chunks(files: list[tuple[Path, int]], limit: int) -> Iterator[Chunk]:
 
 
 def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
-    """The items of one file, each with the bytes of the file read by its end."""
-    source = str(path)
+    """The items of one file (or of standard input), each with the bytes of the file read by
+    its end."""
+    source = _STDIN_NAME if path is _STDIN else str(path)
     try:
-        stream = path.open("rb")
+        if path is not _STDIN:
+            stream: BinaryIO | contextlib.nullcontext[BinaryIO] = path.open("rb")
+        elif sys.stdin is None:
+            yield (UNREADABLE, source, "standard input is closed"), 0
+            return
+        else:
+            stream = contextlib.nullcontext(sys.stdin.buffer)  # read, not closed
     except OSError as error:
         yield (UNREADABLE, source, f"cannot read: {error.strerror}"), 0
         return
-    with stream:
+    with stream as stream:
         offset = 0
         try:
-            for item, offset in _lines(source, stream, path.suffix == ".json", limit):
+            maybe_whole = path.suffix not in _JSON_LINES_SUFFIXES
+            for item, offset in _lines(source, stream, maybe_whole, limit):
                 yield item, offset
         except OSError as error:
             yield (UNREADABLE, source, f"cannot read: {error.strerror}"), offset
@@ -330,7 +357,11 @@ def _lines(
 ) -> Iterator[tuple[tuple[Any, ...], int]]:
     offset = 0
     first = maybe_whole
+    held: tuple[tuple[Any, ...], int] | None = None  # a first line holding a JSON array
     for number, at, read in read_lines(stream, limit):
+        if held is not None and (isinstance(read, LongLine) or read.strip()):
+            yield held  # not alone: JSON Lines, and the array a line that is no event
+            held = None
         if isinstance(read, LongLine):
             first = False  # one document or JSON Lines: the lines after it are read as lines
             offset = at + read.size + 1
@@ -341,7 +372,7 @@ def _lines(
         if first and raw.strip():
             # A .json file is one document over several lines when its first line is not one.
             try:
-                parse(raw.decode("utf-8"))
+                document = parse(raw.decode("utf-8"))
             except UnicodeDecodeError:
                 pass  # checking the line says so; the next one may still start the document
             except ValueError:
@@ -353,7 +384,13 @@ def _lines(
                 return
             else:
                 first = False
+                if isinstance(document, list):  # an array on one line: its events, if alone
+                    held = (LINE, source, number, raw), offset
+                    continue
         yield (LINE, source, number, raw), offset
+    if held is not None:
+        (_, _, _, raw), at = held
+        yield (WHOLE, source, raw), at
 
 
 def _line_limit(given: int | None) -> int:

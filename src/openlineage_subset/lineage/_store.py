@@ -207,7 +207,7 @@ class LineageStore:
             if is_busy(error):
                 raise LineageDatabaseError(locked_message(where, wait)) from None
             raise LineageDatabaseError(
-                f"{where}: not a usable SQLite database ({error}); --db must name a lineage "
+                f"{where}: not a usable SQLite database ({_said(error)}); --db must name a lineage "
                 "database made by 'ol-subset lineage ingest', or a new file"
             ) from None
         except BaseException:
@@ -392,3 +392,9 @@ def _use_wal(connection: sqlite3.Connection) -> None:
     except sqlite3.OperationalError as error:
         if not is_busy(error):
             raise
+
+
+def _said(error: sqlite3.Error) -> str:
+    """SQLite's message, with its extended code where Python gives it (3.11 and later)."""
+    name = getattr(error, "sqlite_errorname", None)
+    return f"{error}, {name}" if name else str(error)

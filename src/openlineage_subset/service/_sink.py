@@ -6,7 +6,8 @@ thread takes every body waiting, checks them together (:func:`~openlineage_subse
 _events.check_chunk`, as ``ingest`` checks a chunk) and stores them in one transaction
 (:class:`~openlineage_subset.lineage._writer.Writer`, as ``ingest`` stores one); each request
 is answered only once that transaction is committed. Under load, many events share one commit;
-alone, an event is committed at once.
+alone, an event is committed at once. A WAL database is committed without an fsync each time
+(:func:`relax_sync`): a killed server keeps every event it acknowledged.
 """
 
 from __future__ import annotations

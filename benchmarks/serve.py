@@ -179,11 +179,10 @@ def load(events: list[Json], producers: int, folder: Path, query: str | None) ->
     for worker in workers:
         worker.start()
     time.sleep(1.0)  # every producer imported and waiting
-    stop, asked = threading.Event(), [Counter(), [0.0]]
+    stop, asked = threading.Event(), []
     reader = threading.Thread(target=ask_impact, args=(url, query, stop, asked))
     load_before = os.getloadavg()[0]
     if query is not None:
-        asked.clear()
         reader.start()
     go.set()
     reports = [results.get() for _ in workers]
@@ -203,7 +202,6 @@ def load(events: list[Json], producers: int, folder: Path, query: str | None) ->
     errors = sum(n for code, n in statuses.items() if code.startswith("5"))
     sent = Counter(key(event) for event in events)
     once = found == sent
-    impact_statuses, impact_latencies = asked
     print(f"load: {len(events):,} events by {producers} producer processes (HttpTransport)")
     print(f"  server exit status {status}; load average {load_before:.1f} before")
     print(f"  answers: {dict(sorted(statuses.items()))}")
@@ -215,14 +213,18 @@ def load(events: list[Json], producers: int, folder: Path, query: str | None) ->
     rate = acked / span
     print(f"  throughput:             {rate:8,.0f} events/s over {span:.1f} s (target 2,000)")
     producers_cpu = sum(report[4] for report in reports)
+    meanwhile = "with the impact queries" if query is not None else "no queries"
     print(
-        f"  CPU per event:          {server_cpu / acked * 1e6:8,.0f} us in the server (with the "
-        f"impact queries), {producers_cpu / acked * 1e6:,.0f} us in the producers"
+        f"  CPU per event:          {server_cpu / acked * 1e6:8,.0f} us in the server "
+        f"({meanwhile}), {producers_cpu / acked * 1e6:,.0f} us in the producers"
     )
     print(
         f"  post latency:           p50 {percentile(posts, 0.5) * 1000:6.1f} ms, "
         f"p99 {percentile(posts, 0.99) * 1000:6.1f} ms"
     )
+    if query is None:
+        return
+    impact_statuses, impact_latencies = asked
     print(f"  impact queries:         {len(impact_latencies):8,} {dict(impact_statuses)}")
     print(
         f"  impact latency:         p50 {percentile(impact_latencies, 0.5) * 1000:6.1f} ms, "

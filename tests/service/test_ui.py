@@ -230,6 +230,10 @@ def test_the_dataset_page_draws_each_known_partition_once(server: Server) -> Non
     assert {json.dumps(json.loads(v), sort_keys=True) for v in values} == {
         json.dumps(dict(state.partition.dimensions), sort_keys=True) for state in known
     }
+    # What to type for a partition is shown with this dataset's own columns, in their order.
+    (example,) = re.findall(r'name="ask"[^>]*placeholder="([^"]*)"', text)
+    columns = [name for name, _ in known[-1].partition.dimensions]
+    assert [part.split("=")[0] for part in html.unescape(example).split(", ")] == columns
     status, _, _ = fetch(server, page_path("/dataset", namespace="file", name="nowhere"))
     assert status == 404
     status, _, _ = fetch(server, "/dataset")

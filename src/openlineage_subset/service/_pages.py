@@ -353,10 +353,18 @@ def _grid(report: PartitionsReport, selected: set[str]) -> str:
     return (
         f'<p class="legend">{legend}</p>'
         f'<table class="cells" data-dataset="{attribute(report.dataset)}">'
-        f'<thead><tr><th scope="col">{text(corner)}</th>{header}</tr></thead>'
+        f'<thead><tr><th scope="col" class="corner">{text(corner)}</th>{header}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
         + "".join(f'<p class="note">{text(note)}</p>' for note in notes)
     )
+
+
+def _example(report: PartitionsReport) -> str:
+    """What to type for a partition of this dataset: its newest known one, else a made-up one."""
+    if not report.partitions:
+        return "day=2024-10-15, country=DE"
+    newest = report.partitions[-1].partition.dimensions
+    return ", ".join(f"{name}={_shown(value)}" for name, value in newest)
 
 
 def dataset_page(
@@ -402,7 +410,7 @@ def dataset_page(
             f'<input type="hidden" name="name" value="{attribute(dataset.name)}">',
             _grid(partitions, set(selected)),
             '<p><label>Or a partition by its values: <input type="text" name="ask" size="40" '
-            'placeholder="day=2024-10-15, country=DE"></label> '
+            f'placeholder="{attribute(_example(partitions))}"></label> '
             '<label>since <input type="text" name="since" size="12" placeholder="2024-10-15">'
             '</label> <label>depth <input type="number" name="depth" min="1" size="4"></label></p>',
             '<p><button type="submit" name="query" value="impact">Impact of the selected '

@@ -162,3 +162,38 @@ def test_the_command_line_reads_while_the_server_writes(
     with sqlite3.connect(server.db) as connection:
         assert connection.execute("SELECT count(*) FROM events").fetchone()[0] == len(events)
     connection.close()
+
+
+def test_a_command_line_query_after_a_server_query_leaves_the_server_s_log_alone(
+    serve: Callable[..., Server],
+) -> None:
+    # A query the server answered once made a command-line query, on closing, delete the
+    # write-ahead log under the server's writer: the events acknowledged after that were lost
+    # to every other process, and the server's next query failed with "disk I/O error".
+    events = pipeline_history(days=4)
+    server = serve()
+    half = len(events) // 2
+
+    def post(part: list[dict[str, object]]) -> None:
+        for event in part:
+            assert server.request("POST", "/api/v1/lineage", json.dumps(event).encode())[0] == 201
+
+    def command_line_runs() -> int:
+        done = subprocess.run(
+            command("lineage", "runs", "--db", server.db, "--format", "json", "--limit", "1"),
+            capture_output=True,
+            text=True,
+            env=environment(),
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return int(json.loads(done.stdout)["total"])
+
+    post(events[:half])
+    assert server.get("/api/v1/impact?dataset=raw")[0] == 200
+    assert command_line_runs() == half // 2
+    post(events[half:])
+    status, answer = server.get("/api/v1/impact?dataset=raw")
+    assert status == 200, answer
+    assert command_line_runs() == len(events) // 2

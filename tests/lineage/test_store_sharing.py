@@ -213,3 +213,49 @@ def test_an_empty_database_is_taken(tmp_path: Path) -> None:
     assert db.stat().st_size > 0
     with LineageStore.open(db, create=True) as store:
         assert store.connection.execute("PRAGMA user_version").fetchone() == (3,)
+
+
+def _another_process_reads(db: Path) -> int:
+    """The runs another process sees in ``db``: it opens the file, reads and closes it."""
+    script = (
+        "import sqlite3, sys\n"
+        "connection = sqlite3.connect(sys.argv[1])\n"
+        "print(connection.execute('SELECT count(*) FROM runs').fetchone()[0])\n"
+        "connection.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db)], capture_output=True, text=True, check=True
+    )
+    return int(done.stdout)
+
+
+def _commit_run(store: LineageStore, run_id: str) -> None:
+    store.begin_write()
+    store.connection.execute(
+        "INSERT INTO runs VALUES (?, 'ns', 'job', 'COMPLETE', '2024-10-01T00:00:00Z', NULL, NULL,"
+        " '2024-10-01T00:00:00Z', 'COMPLETE', '2024-10-01T00:00:00Z', NULL)",
+        (run_id,),
+    )
+    store.connection.execute("COMMIT")
+
+
+def test_opening_the_database_keeps_the_locks_of_a_writer_in_the_same_process(
+    tmp_path: Path,
+) -> None:
+    # lineage serve: its writer's connection stays open while each query opens and closes its
+    # own. A process ending its last connection deletes the write-ahead log when it finds no
+    # other user; if an open had dropped the writer's lock, what the writer committed after
+    # that went to a deleted log: lost to every other process.
+    db = tmp_path / "lineage.db"
+    writer = LineageStore.open(db, create=True)
+    try:
+        assert writer.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        _commit_run(writer, "r1")
+        LineageStore.open(db).close()  # a query, in the writer's process
+        assert _another_process_reads(db) == 1  # a command-line query, ended
+        assert (tmp_path / "lineage.db-wal").exists()
+        _commit_run(writer, "r2")
+        assert _another_process_reads(db) == 2
+    finally:
+        writer.close()
+    assert _another_process_reads(db) == 2

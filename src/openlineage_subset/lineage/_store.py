@@ -11,6 +11,14 @@ processes making one new file, the second finds it made), a writer waits for the
 as its holder keeps committing (:func:`begin_immediate`), and a new database uses a write-ahead
 log, so that queries read while an ingest writes.
 
+The file is only ever opened by SQLite, never read by Python (not even its first bytes): POSIX
+locks belong to the process, and closing any descriptor of the file drops every lock the
+process holds on it. In ``lineage serve``, where the writer's connection stays open while
+queries open their own, such a close let another process (a CLI query ending) take itself for
+the last user of the database, checkpoint it and delete its ``-wal`` and ``-shm`` files under
+the writer: what it committed next went to a deleted log, and readers failed with "disk I/O
+error". A file that is not SQLite is told by SQLite's own answer (``SQLITE_NOTADB``).
+
 Tables:
 
 - ``runs``: one row per run id, merged over its events (status, start and end times);
@@ -44,11 +52,10 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 SCHEMA_VERSION = 3
 """The ``PRAGMA user_version`` of the layout this version writes and reads."""
-_SQLITE_HEADER = b"SQLite format 3\x00"
 LOCK_WAIT = 60.0
 """Seconds an open or a write waits for the write lock while its holder commits nothing."""
 _POLL_MS = 200  # how long SQLite waits for the lock before the holder's commits are looked at
-_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_NOTADB = 5, 6, 26
 
 _SCHEMA = """
 CREATE TABLE runs (
@@ -194,8 +201,6 @@ class LineageStore:
                 f"{where}: no lineage database there; make one with "
                 f"'ol-subset lineage ingest EVENTS... --db {where}'"
             )
-        if exists:
-            _check_header(file, where)
         try:
             connection = sqlite3.connect(where, isolation_level=None, timeout=wait)
         except sqlite3.Error as error:
@@ -206,6 +211,12 @@ class LineageStore:
             connection.close()
             if is_busy(error):
                 raise LineageDatabaseError(locked_message(where, wait)) from None
+            if _is_not_a_database(error):
+                raise LineageDatabaseError(
+                    f"{where}: not a SQLite database (SQLite does not recognise its header); "
+                    "--db must name a lineage database made by 'ol-subset lineage ingest', or a "
+                    "new file"
+                ) from None
             raise LineageDatabaseError(
                 f"{where}: not a usable SQLite database ({_said(error)}); --db must name a lineage "
                 "database made by 'ol-subset lineage ingest', or a new file"
@@ -295,17 +306,12 @@ def _data_version(connection: sqlite3.Connection) -> int | None:
         raise
 
 
-def _check_header(file: Path, where: str) -> None:
-    try:
-        with file.open("rb") as stream:
-            header = stream.read(len(_SQLITE_HEADER))
-    except OSError as error:
-        raise LineageDatabaseError(f"{where}: cannot read: {error.strerror or error}") from None
-    if header != _SQLITE_HEADER:
-        raise LineageDatabaseError(
-            f"{where}: not a SQLite database (it does not start with the SQLite header); --db "
-            "must name a lineage database made by 'ol-subset lineage ingest', or a new file"
-        )
+def _is_not_a_database(error: sqlite3.Error) -> bool:
+    """Whether SQLite found the file is not a database (no SQLite header)."""
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11 and later
+    if code is not None:
+        return bool(code & 0xFF == _SQLITE_NOTADB)
+    return "not a database" in str(error)
 
 
 def _prepare(connection: sqlite3.Connection, where: str, *, create: bool, wait: float) -> None:

@@ -10,16 +10,21 @@
   ``ol-subset lineage QUERY --format json``, the query parameters named as its options
   (``partition`` repeated); 400 with a message for an argument it cannot answer.
 
+An error nothing above expects (a fault of this code, or of the disk) is logged with its
+traceback once, and answered 500 with a JSON ``error``, as every other answer of the API.
+
 With an API key, every request needs ``Authorization: Bearer KEY`` (401 without); the web UI
 (:mod:`._ui`, at ``/``) also takes the cookie its ``/login`` form sets.
 """
 
 from __future__ import annotations
 
+import functools
 import hmac
+import logging
 import os
 import zlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -41,6 +46,7 @@ from openlineage_subset.service._sink import EventSink
 from openlineage_subset.service._ui import UiGate, ui_routes
 
 _BOM = b"\xef\xbb\xbf"
+_LOG = logging.getLogger(__name__)
 _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
 
 
@@ -60,6 +66,7 @@ def make_app(
     body may have, and its content once decompressed."""
     path = os.fspath(db)
 
+    @_json_on_failure
     async def lineage(request: Request) -> Response:
         encoding = request.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("identity", "gzip"):
@@ -93,6 +100,7 @@ def make_app(
     def query(
         allowed: tuple[str, ...], ask: Callable[[_Arguments], Any]
     ) -> Callable[[Request], Any]:
+        @_json_on_failure
         async def answer(request: Request) -> Response:
             try:
                 arguments = _Arguments(request, allowed)
@@ -243,6 +251,28 @@ def _gunzip(body: bytes, limit: int) -> bytes:
     if reader.unused_data:
         raise ValueError("the gzip body holds more than one member; send one event")
     return content
+
+
+def _json_on_failure(
+    handler: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """``handler``, answering 500 with a JSON ``error`` (and logging it with its traceback)
+    what it raises unexpectedly: Starlette's own answer would be plain text."""
+
+    @functools.wraps(handler)
+    async def answer(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except Exception as error:
+            where = f"{request.method} {request.url.path}"
+            _LOG.exception("%s failed unexpectedly", where)
+            return _error(
+                500,
+                f"{where} failed unexpectedly ({type(error).__name__}: {error}); the server's "
+                "log has the details",
+            )
+
+    return answer
 
 
 def _error(status: int, message: str) -> JSONResponse:

@@ -1,0 +1,113 @@
+"""An error the service does not expect is answered 500 with a JSON ``error`` (as every other
+answer of the API, so that a client reading JSON reads it) and logged once, with its
+traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve extra: pip install 'openlineage-subset[serve]'")
+
+from openlineage_subset.service import (
+    EventSink,
+    _app,
+)
+from tests.lineage.events import pipeline_history
+
+
+def _call(app: Any, method: str, path: str, body: bytes = b"") -> tuple[int, str, bytes]:
+    """Status, content type and body of one request to the ASGI application ``app``."""
+    target, _, query = path.partition("?")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": target,
+        "raw_path": target.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8080),
+    }
+    sent: list[dict[str, Any]] = []
+    requested = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        return requested.pop(0) if requested else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def run() -> None:
+        await app(scope, receive, send)
+
+    asyncio.run(run())
+    start = next(message for message in sent if message["type"] == "http.response.start")
+    headers = dict(start["headers"])
+    content = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], headers[b"content-type"].decode(), content
+
+
+class Fault(Exception):
+    pass
+
+
+def _fails(*args: Any, **kwargs: Any) -> Any:
+    raise Fault("the query broke")
+
+
+@pytest.mark.parametrize(
+    ("name", "path"),
+    [("impact", "/api/v1/impact?dataset=raw"), ("runs", "/api/v1/runs")],
+)
+def test_a_query_failing_unexpectedly_is_a_json_500_logged_once(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    name: str,
+    path: str,
+) -> None:
+    sink = EventSink(tmp_path / "lineage.db")
+    try:
+        app = _app.make_app(tmp_path / "lineage.db", sink, max_body=1_000_000)
+        monkeypatch.setattr(_app, name, _fails)
+        with caplog.at_level(logging.ERROR):
+            status, kind, body = _call(app, "GET", path)
+    finally:
+        sink.close()
+    assert (status, kind) == (500, "application/json")
+    message = json.loads(body)["error"]
+    assert f"GET {path.partition('?')[0]}" in message and "the query broke" in message
+    logged = [record for record in caplog.records if record.exc_info]
+    assert len(logged) == 1 and logged[0].exc_info is not None
+    assert logged[0].exc_info[0] is Fault
+
+
+def test_a_post_failing_unexpectedly_is_a_json_500_logged_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    sink = EventSink(tmp_path / "lineage.db")
+
+    async def broken(body: bytes, source: str) -> Any:
+        raise Fault("the writer broke")
+
+    try:
+        app = _app.make_app(tmp_path / "lineage.db", sink, max_body=1_000_000)
+        monkeypatch.setattr(sink, "store", broken)
+        event = json.dumps(pipeline_history(days=1)[0]).encode()
+        with caplog.at_level(logging.ERROR):
+            status, kind, body = _call(app, "POST", "/api/v1/lineage", event)
+    finally:
+        sink.close()
+    assert (status, kind) == (500, "application/json")
+    assert "the writer broke" in json.loads(body)["error"]
+    assert len([record for record in caplog.records if record.exc_info]) == 1

@@ -29,6 +29,7 @@ from openlineage_subset._issues import SubsetDocumentError
 from openlineage_subset._printable import printable
 from openlineage_subset._render import render
 from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
+from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
     Listing,
@@ -61,6 +62,7 @@ from openlineage_subset.lineage._model import (
 from openlineage_subset.lineage._store import LineageStore
 
 _SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DATES = frozenset({"date", "null"})
 _SHOWN_CANDIDATES = 10
 _ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
@@ -113,6 +115,7 @@ class Graph:
         self._ranks: dict[int, dict[str, int]] = {}
         self._placed: dict[int, frozenset[str]] = {}
         self._rendered: dict[tuple[str, int], str] = {}
+        self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -614,6 +617,9 @@ class Graph:
             # Values of text and dates are equal exactly when their text is (partition_overlap
             # compares them typed), and no known partition is finer: it is itself.
             return [itself]
+        coarser = self._coarser(dataset_id, itself)
+        if coarser is not None:
+            return coarser or [itself]
         listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
         inside = []
         for known in self.known(dataset_id):
@@ -623,6 +629,99 @@ class Graph:
             except (ValueError, TypeError):
                 continue
         return list(inside) if inside else [itself]
+
+    def _coarser(self, dataset_id: int, itself: Dimensions) -> list[Unit] | None:
+        """The known partitions inside a partition of some of the columns of a dataset with a
+        :meth:`plain_shape` (a day of partitions by day and country), found by SQLite: those
+        whose values of its columns are its values, as text (None: not such a partition).
+
+        With text and ISO dates that is what :func:`partition_overlap` says (it is True
+        exactly then; tests/lineage/test_fast_paths.py holds it to that), and the
+        ``partitions`` key finds them without reading the others when its columns come first
+        in the sorted columns."""
+        shape = self.plain_shape(dataset_id)
+        columns = [column for column, _ in itself]
+        values = [value for _, value in itself]
+        if (
+            shape is None
+            or dataset_id in self._known
+            or not set(columns) < set(shape)
+            or not all(_SIMPLE_NAME.fullmatch(column) for column in shape)
+            or None in values
+            or not plain_values(values)
+        ):
+            return None
+        where = [f"json_extract(dimensions, '$.{column}') = ?" for column in columns]
+        params: list[Any] = list(values)
+        first = 0
+        while first < len(shape) and shape[first] in columns:
+            first += 1
+        if first:
+            # Their text starts with those columns' pairs, then a comma: a range of the key.
+            prefix = canonical_unit(tuple(p for p in itself if p[0] in shape[:first]))[:-1]
+            where.append("dimensions >= ? AND dimensions < ?")
+            params += [prefix + ",", prefix + "-"]
+        return self._known_where(dataset_id, shape, " AND ".join(where), params)
+
+    def _known_where(
+        self, dataset_id: int, shape: tuple[str, ...], where: str, params: list[Any]
+    ) -> list[Unit]:
+        """The known partitions of a dataset of one set of (simple) columns that an SQL
+        condition on ``dimensions`` keeps, in the order of :meth:`known`; their identifiers
+        are known to :meth:`identifier` after."""
+        values = ", ".join(f"json_extract(dimensions, '$.{column}')" for column in shape)
+        found: list[Unit] = []
+        for identifier, *row in self.db.execute(
+            f"SELECT identifier, {values} FROM partitions WHERE dataset_id = ? AND ({where}) "
+            "ORDER BY dimensions",
+            (dataset_id, *params),
+        ):
+            unit = tuple(zip(shape, row, strict=True))
+            self._identifiers[dataset_id, unit] = identifier or ""
+            found.append(unit)
+        return found
+
+    def _within_dates(self, access: Access, shape: tuple[str, ...]) -> list[Unit] | None:
+        """The known partitions outside none of the date ranges (``_bounds``) the access's
+        condition keeps a partition column of ISO dates in, found by SQLite; None when it
+        keeps none in a range, or the dataset's partitions are read already. A partition left
+        out is one the condition does not select (``outside()``), so evaluating the condition
+        on these gives what it gives on all."""
+        if access.dataset_id in self._known or not all(
+            _SIMPLE_NAME.fullmatch(column) for column in shape
+        ):
+            return None
+        bounds = self._bounds.get(access.text or "")
+        if bounds is None:
+            bounds = self._bounds[access.text or ""] = date_bounds(access.condition)
+        kinds = self.kinds(access.dataset_id)
+        dated = [
+            column
+            for column in shape
+            if column in bounds and kinds.get(column, frozenset()) <= _DATES
+        ]
+        if not dated:
+            return None
+        where, params = [], []
+        for column in dated:
+            low, high = bounds[column]
+            value = f"json_extract(dimensions, '$.{column}')"
+            kept = [f"{value} >= ?"] * (low is not None) + [f"{value} <= ?"] * (high is not None)
+            where.append(f"({value} IS NULL OR ({' AND '.join(kept)}))")
+            params += [bound for bound in (low, high) if bound is not None]
+        if dated[0] == shape[0]:
+            # The first column's pair starts the key's text ('{"day":"2024-10-15",...'), and
+            # ISO dates order as their text: ranges of the key hold those dates, and nulls.
+            low, high = bounds[shape[0]]
+            start = '{"' + shape[0] + '":'
+            where.append("(dimensions BETWEEN ? AND ? OR dimensions BETWEEN ? AND ?)")
+            params += [
+                f'{start}"{low or ""}',
+                f'{start}"{high}"}}' if high is not None else f'{start}"~',
+                f"{start}null,",
+                f"{start}null}}",
+            ]
+        return self._known_where(access.dataset_id, shape, " AND ".join(where), params)
 
     def whole_units(self, dataset_id: int) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""
@@ -680,9 +779,13 @@ class Graph:
         narrows to them, else all, in the order of :meth:`known`."""
         found = self.candidates(access)
         shape = self.plain_shape(access.dataset_id)
-        if found is None or shape is None:
+        if shape is None:
             return list(self.known(access.dataset_id))
-        units = (tuple(zip(shape, values, strict=True)) for values in found)
+        if found is None:
+            within = self._within_dates(access, shape)
+            return list(self.known(access.dataset_id)) if within is None else within
+        units = [tuple(zip(shape, values, strict=True)) for values in found]
+        self.look_up(access.dataset_id, units)  # in one query, not one each
         return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
 
     def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:

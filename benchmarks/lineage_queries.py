@@ -1,6 +1,7 @@
-"""Answers and times of a fixed set of lineage queries on a database made by ``benchmarks/lineage.py``'s
-pipeline (``python benchmarks/lineage_queries.py --make --countries 300`` makes one), to check that a
-change to the queries keeps every answer identical and to see what it saves.
+"""Answers and times of a fixed set of lineage queries on a database of the pipeline of
+``benchmarks/lineage.py`` (``python benchmarks/lineage_queries.py --db DB --make --countries 300``
+makes one), to check that a change to the queries keeps every answer identical and to see what
+it saves.
 
     python benchmarks/lineage_queries.py --db lineage.db --save answers.json
     python benchmarks/lineage_queries.py --db lineage.db --compare answers.json
@@ -28,9 +29,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import lineage as pipeline  # noqa: E402  (benchmarks/lineage.py: the synthetic history)
+import lineage as pipeline  # benchmarks/lineage.py: the synthetic history
 
-from openlineage_subset.lineage import impact, ingest, provenance  # noqa: E402
+from openlineage_subset.lineage import impact, ingest, provenance
 
 
 def queries(days: int) -> dict[str, Callable[[str], Any]]:

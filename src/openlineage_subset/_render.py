@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -102,6 +103,7 @@ def _partition(item: Any) -> str:
     return f"PARTITION ({', '.join(parts)})"
 
 
+@functools.lru_cache(maxsize=4096)
 def _name(name: str) -> str:
     return name if _PLAIN_NAME.fullmatch(name) else "`" + name.replace("`", "``") + "`"
 

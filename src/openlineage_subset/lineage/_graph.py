@@ -17,18 +17,14 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import difflib
 import functools
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._printable import printable
 from openlineage_subset._render import render
-from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
@@ -44,7 +40,6 @@ from openlineage_subset.lineage._conditions import (
     in_column_order,
     lists_no_partition,
     location_paths,
-    named_columns,
     only_partitions,
     plain_values,
     quick_overlap,
@@ -59,10 +54,18 @@ from openlineage_subset.lineage._model import (
     RunRef,
     stronger,
 )
+from openlineage_subset.lineage._names import check_columns, resolve
+from openlineage_subset.lineage._narrowing import (
+    READERS,
+    SIMPLE_NAME,
+    WRITERS,
+    Where,
+    inside,
+    partitions_where,
+    within_dates,
+)
 from openlineage_subset.lineage._store import LineageStore
 
-_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DATES = frozenset({"date", "null"})
 _SHOWN_CANDIDATES = 10
 _ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
@@ -119,42 +122,7 @@ class Graph:
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
-        if not isinstance(name, str) or not name:
-            raise LineageQueryError("name the dataset: its name, or the end of it after a '/'")
-        suffix = "/" + name.lstrip("/")
-        rows = self.db.execute(
-            "SELECT dataset_id, namespace, name FROM datasets WHERE (name = ? OR "
-            "(length(name) > ? AND substr(name, -?) = ?)) AND (? IS NULL OR namespace = ?) "
-            "ORDER BY namespace, name",
-            (name, len(suffix), len(suffix), suffix, namespace, namespace),
-        ).fetchall()
-        exact = [row for row in rows if row[2] == name]
-        found = exact if exact else rows
-        if len(found) == 1:
-            return int(found[0][0])
-        where = f" in namespace {namespace!r}" if namespace is not None else ""
-        if found:
-            listed = "\n  ".join(printable(f"{ns} {nm}") for _, ns, nm in found[:_SHOWN_CANDIDATES])
-            more = len(found) - _SHOWN_CANDIDATES
-            raise LineageQueryError(
-                f"{name!r} names {len(found)} datasets{where}; give more of the name, or "
-                f"--namespace:\n  {listed}" + (f"\n  and {more} more" if more > 0 else "")
-            )
-        names = [
-            f"{ns} {nm}"
-            for ns, nm in self.db.execute(
-                "SELECT namespace, name FROM datasets WHERE ? IS NULL OR namespace = ? "
-                "ORDER BY namespace, name",
-                (namespace, namespace),
-            )
-        ]
-        close = difflib.get_close_matches(name, names, n=5, cutoff=0.3) or names[:5]
-        # One candidate a line: a name's own line break or escape code is shown, not obeyed.
-        hint = ("; datasets like it:\n  " + "\n  ".join(map(printable, close))) if close else ""
-        raise LineageQueryError(
-            f"no dataset named {name!r} (or ending in {suffix!r}){where} in the lineage "
-            f"database{hint or ': it holds no dataset yet; ingest events first'}"
-        )
+        return resolve(self.db, name, namespace)
 
     def dataset(self, dataset_id: int) -> DatasetRef:
         found = self._datasets.get(dataset_id)
@@ -227,34 +195,8 @@ class Graph:
 
     def check_columns(self, dataset_id: int, partition: Mapping[str, str | None] | None) -> None:
         """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
-        dataset never had: no known partition of it has it, and no condition on it names it
-        (compares it, or has it in a location's ``column=value`` directory). A dataset of
-        which nothing names a column (read and written whole) is not known to lack any."""
-        if not partition:
-            return
-        columns = self.column_order(dataset_id)
-        unknown = [column for column in partition if column not in columns]
-        if not unknown:
-            return
-        named: set[str] = set()
-        for (text,) in self.db.execute(
-            "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? "
-            "AND condition IS NOT NULL",
-            (dataset_id,),
-        ):
-            named_columns(json.loads(text), named)
-        unknown = [column for column in unknown if column not in named]
-        if not unknown or not (columns or named):
-            return
-        others = sorted(named.difference(columns))
-        closest = {}
-        for column in unknown:
-            near = difflib.get_close_matches(column, [*columns, *others], n=1, cutoff=0.6)
-            if near:
-                closest[column] = near[0]
-        raise UnknownPartitionColumnError(
-            self.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
-        )
+        dataset never had (see ``_names.check_columns``)."""
+        check_columns(self, dataset_id, partition)
 
     def seen(self, dataset_id: int, units: Iterable[Unit]) -> bool:
         """Whether some recorded run read or wrote any of the units, or may have: False only
@@ -289,7 +231,7 @@ class Graph:
             found = {}
             shapes = self.shapes(dataset_id)
             (shape,) = shapes if len(shapes) == 1 else ((),)
-            if shape and all(_SIMPLE_NAME.fullmatch(column) for column in shape):
+            if shape and all(SIMPLE_NAME.fullmatch(column) for column in shape):
                 # One set of columns: SQLite takes the values out, faster than json.loads.
                 values = ", ".join(f"json_extract(dimensions, '$.{c}')" for c in shape)
                 for identifier, *row in self.db.execute(
@@ -346,21 +288,30 @@ class Graph:
         wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
         rows = self.db.execute(
-            "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
-            "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
-            f"WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
-            "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
-            "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
-            "AND p.dimensions IN (SELECT value FROM json_each(?)))) "
-            # A range below the units' least date of a column, or above their greatest.
-            "AND NOT EXISTS (SELECT 1 FROM access_bounds b JOIN json_each(?) u "
-            "ON u.key = b.column_name WHERE b.access_id = a.access_id "
-            "AND (b.high < json_extract(u.value, '$[0]') "
-            "OR b.low > json_extract(u.value, '$[1]'))) "
-            "ORDER BY r.started_at, r.run_id",
+            READERS.format(since=since),
             (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
         )
         return [self._access(row, dataset_id, "input") for row in rows]
+
+    def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
+        """The writes of the dataset by runs that completed before ``before`` (None: ever),
+        the latest first; less, when every unit is a known partition of a dataset with a
+        :meth:`plain_shape`, the writes that only list partitions and list none of the units
+        (found with the ``access_partitions`` index), which do not write them."""
+        listed = all(self.identifier(dataset_id, unit) is not None for unit in units)
+        if not units or not listed or self.plain_shape(dataset_id) is None:
+            writes = [
+                write
+                for write in self.accesses(dataset_id, "output")
+                if write.run.status == "COMPLETE"
+                and write.run.ended_at is not None
+                and (before is None or write.run.ended_at < before)
+            ]
+            writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
+            return writes[::-1]
+        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        return [self._access(row, dataset_id, "output") for row in rows]
 
     def outputs(self, run: RunRef) -> list[Access]:
         return self._of_run(run, "output")
@@ -619,7 +570,7 @@ class Graph:
             return [itself]
         coarser = self._coarser(dataset_id, itself)
         if coarser is not None:
-            return coarser or [itself]
+            return list(coarser) if coarser else [itself]
         listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
         inside = []
         for known in self.known(dataset_id):
@@ -630,98 +581,41 @@ class Graph:
                 continue
         return list(inside) if inside else [itself]
 
-    def _coarser(self, dataset_id: int, itself: Dimensions) -> list[Unit] | None:
+    def _coarser(self, dataset_id: int, itself: Dimensions) -> list[Dimensions] | None:
         """The known partitions inside a partition of some of the columns of a dataset with a
         :meth:`plain_shape` (a day of partitions by day and country), found by SQLite: those
-        whose values of its columns are its values, as text (None: not such a partition).
-
-        With text and ISO dates that is what :func:`partition_overlap` says (it is True
-        exactly then; tests/lineage/test_fast_paths.py holds it to that), and the
-        ``partitions`` key finds them without reading the others when its columns come first
-        in the sorted columns."""
+        whose values of its columns are its values (see ``_narrowing.inside``); None: not such
+        a partition, or the dataset's partitions are read already."""
         shape = self.plain_shape(dataset_id)
-        columns = [column for column, _ in itself]
-        values = [value for _, value in itself]
-        if (
-            shape is None
-            or dataset_id in self._known
-            or not set(columns) < set(shape)
-            or not all(_SIMPLE_NAME.fullmatch(column) for column in shape)
-            or None in values
-            or not plain_values(values)
-        ):
+        if shape is None or dataset_id in self._known:
             return None
-        where = [f"json_extract(dimensions, '$.{column}') = ?" for column in columns]
-        params: list[Any] = list(values)
-        first = 0
-        while first < len(shape) and shape[first] in columns:
-            first += 1
-        if first:
-            # Their text starts with those columns' pairs, then a comma: a range of the key.
-            prefix = canonical_unit(tuple(p for p in itself if p[0] in shape[:first]))[:-1]
-            where.append("dimensions >= ? AND dimensions < ?")
-            params += [prefix + ",", prefix + "-"]
-        return self._known_where(dataset_id, shape, " AND ".join(where), params)
+        wheres = inside(shape, itself)
+        return None if wheres is None else self._known_where(dataset_id, shape, wheres)
 
     def _known_where(
-        self, dataset_id: int, shape: tuple[str, ...], where: str, params: list[Any]
-    ) -> list[Unit]:
-        """The known partitions of a dataset of one set of (simple) columns that an SQL
-        condition on ``dimensions`` keeps, in the order of :meth:`known`; their identifiers
-        are known to :meth:`identifier` after."""
-        values = ", ".join(f"json_extract(dimensions, '$.{column}')" for column in shape)
-        found: list[Unit] = []
-        for identifier, *row in self.db.execute(
-            f"SELECT identifier, {values} FROM partitions WHERE dataset_id = ? AND ({where}) "
-            "ORDER BY dimensions",
-            (dataset_id, *params),
-        ):
-            unit = tuple(zip(shape, row, strict=True))
+        self, dataset_id: int, shape: tuple[str, ...], wheres: list[Where]
+    ) -> list[Dimensions]:
+        """The known partitions that SQL conditions keep (``_narrowing.partitions_where``);
+        their identifiers are known to :meth:`identifier` after."""
+        found = []
+        for unit, identifier in partitions_where(self.db, dataset_id, shape, wheres):
             self._identifiers[dataset_id, unit] = identifier or ""
             found.append(unit)
         return found
 
-    def _within_dates(self, access: Access, shape: tuple[str, ...]) -> list[Unit] | None:
+    def _within_dates(self, access: Access, shape: tuple[str, ...]) -> list[Dimensions] | None:
         """The known partitions outside none of the date ranges (``_bounds``) the access's
         condition keeps a partition column of ISO dates in, found by SQLite; None when it
         keeps none in a range, or the dataset's partitions are read already. A partition left
         out is one the condition does not select (``outside()``), so evaluating the condition
         on these gives what it gives on all."""
-        if access.dataset_id in self._known or not all(
-            _SIMPLE_NAME.fullmatch(column) for column in shape
-        ):
+        if access.dataset_id in self._known:
             return None
         bounds = self._bounds.get(access.text or "")
         if bounds is None:
             bounds = self._bounds[access.text or ""] = date_bounds(access.condition)
-        kinds = self.kinds(access.dataset_id)
-        dated = [
-            column
-            for column in shape
-            if column in bounds and kinds.get(column, frozenset()) <= _DATES
-        ]
-        if not dated:
-            return None
-        where, params = [], []
-        for column in dated:
-            low, high = bounds[column]
-            value = f"json_extract(dimensions, '$.{column}')"
-            kept = [f"{value} >= ?"] * (low is not None) + [f"{value} <= ?"] * (high is not None)
-            where.append(f"({value} IS NULL OR ({' AND '.join(kept)}))")
-            params += [bound for bound in (low, high) if bound is not None]
-        if dated[0] == shape[0]:
-            # The first column's pair starts the key's text ('{"day":"2024-10-15",...'), and
-            # ISO dates order as their text: ranges of the key hold those dates, and nulls.
-            low, high = bounds[shape[0]]
-            start = '{"' + shape[0] + '":'
-            where.append("(dimensions BETWEEN ? AND ? OR dimensions BETWEEN ? AND ?)")
-            params += [
-                f'{start}"{low or ""}',
-                f'{start}"{high}"}}' if high is not None else f'{start}"~',
-                f"{start}null,",
-                f"{start}null}}",
-            ]
-        return self._known_where(access.dataset_id, shape, " AND ".join(where), params)
+        wheres = within_dates(shape, bounds, self.kinds(access.dataset_id))
+        return None if wheres is None else self._known_where(access.dataset_id, shape, wheres)
 
     def whole_units(self, dataset_id: int) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""
@@ -760,6 +654,15 @@ class Graph:
         """The known partitions the access's condition may select, each with its overlap:
         True (yes) or None (unknown)."""
         tree = self.compiled(access)
+        if (
+            tree.kind == "listing"
+            and self.candidates(access) is not None
+            and self.plain_shape(access.dataset_id) is not None
+        ):
+            # Those _may_select() gives are the known partitions it lists: each selected.
+            for unit in self._may_select(access):
+                yield unit, True
+            return
         # Comparisons decide alike for partitions that agree on the columns they name.
         fields = tree.fields if tree.kind == "compared" else None
         answers: dict[Dimensions, bool | None] = {}

@@ -66,14 +66,8 @@ class _ProvenanceWalk:
         self, dataset_id: int, units: list[tuple[Unit, Label]], before: str | None, level: int
     ) -> tuple[ProvenanceStep, ...]:
         """The latest writers of each unit that completed before ``before`` (None: ever)."""
-        writes = [
-            write
-            for write in self.graph.accesses(dataset_id, "output")
-            if write.run.status == "COMPLETE"
-            and write.run.ended_at is not None
-            and (before is None or write.run.ended_at < before)
-        ]
-        writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id), reverse=True)
+        self.graph.look_up(dataset_id, (unit for unit, _ in units))
+        writes = self.graph.writers_of(dataset_id, [unit for unit, _ in units], before)
         chosen: dict[str, tuple[Access, Label]] = {}
         for unit, unit_label in units:
             for write in writes:

@@ -102,9 +102,15 @@ class Listing:
             shape = sorted_keys.get(keys)
             if shape is None:
                 shape = sorted_keys[keys] = tuple(sorted(keys))
-            values = tuple(dimensions[column] for column in shape)
-            if not all(value is None or isinstance(value, str) for value in values):
-                return None
+            # Keys in order (as canonical JSON has them): the values in that order already.
+            values = (
+                tuple(dimensions.values())
+                if shape is keys or shape == keys
+                else tuple(dimensions[column] for column in shape)
+            )
+            for value in values:
+                if value is not None and not isinstance(value, str):
+                    return None
             shapes.setdefault(shape, set()).add(values)
         return cls(tuple((shape, frozenset(values)) for shape, values in shapes.items()))
 

@@ -52,7 +52,6 @@ from openlineage_subset.lineage._model import (
     PartitionRef,
     PartitionSet,
     RunRef,
-    stronger,
 )
 from openlineage_subset.lineage._names import check_columns, resolve
 from openlineage_subset.lineage._narrowing import (
@@ -312,6 +311,25 @@ class Graph:
         wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
         rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
         return [self._access(row, dataset_id, "output") for row in rows]
+
+    def listed_values(self, access: Access) -> frozenset[Values] | None:
+        """The values of the partitions the access's condition lists, when it is partition
+        lists of the dataset's :meth:`plain_shape`'s columns: then it overlaps a known
+        partition without nulls exactly when that is among them (as ``Listing.overlap``
+        decides); else None."""
+        if access.text is None or self.compiled(access).kind != "listing":
+            return None
+        return None if self.plain_shape(access.dataset_id) is None else self.candidates(access)
+
+    def plain_values_of(self, dataset_id: int, unit: Unit) -> Values | None:
+        """A known partition's values (see :meth:`listed_values`) when the dataset has a
+        :meth:`plain_shape` and none of them is null, else None."""
+        if unit is None or self.plain_shape(dataset_id) is None:
+            return None
+        values = tuple(value for _, value in unit)
+        if None in values or self.identifier(dataset_id, unit) is None:
+            return None
+        return values
 
     def outputs(self, run: RunRef) -> list[Access]:
         return self._of_run(run, "output")
@@ -629,7 +647,21 @@ class Graph:
         listed = only_partitions(access.condition)
         if listed is not None:
             units: dict[Unit, Label] = {}
+            shape = self.plain_shape(access.dataset_id)
             for dimensions in listed:
+                if (
+                    shape is not None
+                    and len(dimensions) == len(shape)
+                    and all(
+                        value is None or isinstance(value, str) for value in dimensions.values()
+                    )
+                ):
+                    itself = dimensions_of(dimensions)
+                    if tuple(column for column, _ in itself) == shape:
+                        # A partition of the columns of every known one, listed: known, its
+                        # values text or ISO dates (plain_shape), so expand() gives itself.
+                        units[itself] = label
+                        continue
                 for unit in self.expand(access.dataset_id, dimensions):
                     units[unit] = label
             return list(units.items())
@@ -694,10 +726,12 @@ class Graph:
     def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
         """The units that are partitions (not None), as :class:`PartitionRef`, their columns
         and their order by the dataset's :meth:`column_order`."""
-        ordered = sorted(
-            ((self.in_order(dataset_id, unit), unit) for unit in units if unit is not None),
-            key=lambda item: sort_key(item[0]),
-        )
+        pairs = [(self.in_order(dataset_id, unit), unit) for unit in units if unit is not None]
+        if all(value is not None for shown, _ in pairs for _, value in shown):
+            # Without a null, the pairs order as sort_key() orders them (and faster).
+            ordered = sorted(pairs, key=lambda item: item[0])
+        else:
+            ordered = sorted(pairs, key=lambda item: sort_key(item[0]))
         return tuple(
             PartitionRef(shown, self.identifier(dataset_id, unit) or None)
             for shown, unit in ordered
@@ -735,45 +769,6 @@ def region(graph: Graph, dataset_id: int, partition: dict[str, str | None] | Non
     if partition is None:
         return [None]
     return graph.expand(dataset_id, partition)
-
-
-def read_label(
-    graph: Graph,
-    read: Access,
-    units: tuple[tuple[Unit, Label], ...],
-    known: Mapping[Unit, Values] | None = None,
-) -> tuple[Label | None, list[Unit]]:
-    """How sure it is that ``read`` overlaps the units, and which it may overlap. ``known``:
-    the values of those of the units that are known partitions of the read's dataset, when it
-    has a :meth:`~Graph.plain_shape`."""
-    known = known or {}
-    label: Label | None = None
-    matched = []
-    listed = None if read.text is None else graph.candidates(read)
-    tree = None if read.text is None else graph.compiled(read)
-    if tree is not None and tree.kind == "compared":
-        # Comparisons decide alike for the partitions that agree on the columns they name: one
-        # evaluation per distinct value of those (a day), not per partition (a day's
-        # countries). No partition list narrows them (listed is None).
-        for group in graph.agreeing(units, tree.fields):
-            found = graph.overlap(read, group[0][0])
-            if found is False:
-                continue
-            for unit, unit_label in group:
-                matched.append(unit)
-                label = stronger(
-                    label, "definite" if found and unit_label == "definite" else "possible"
-                )
-        return label, matched
-    for unit, unit_label in units:
-        if listed is not None and unit in known and known[unit] not in listed:
-            continue  # a known partition the read's partition lists leave out
-        found = graph.overlap(read, unit)
-        if found is False:
-            continue
-        matched.append(unit)
-        label = stronger(label, "definite" if found and unit_label == "definite" else "possible")
-    return label, matched
 
 
 def write_overlap(graph: Graph, write: Access, unit: Unit) -> bool | None:

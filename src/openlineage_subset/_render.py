@@ -93,7 +93,8 @@ def _operand(node: Any) -> str:
 
 
 def _partition(item: Any) -> str:
-    dimensions = item.get("dimensions", {}) if isinstance(item, Mapping) else {}
+    # A dict most often: isinstance(item, dict) is decided without the ABC's check.
+    dimensions = item.get("dimensions", {}) if isinstance(item, dict | Mapping) else {}
     parts = [
         f"{_name(str(key))} IS NULL"
         if value is None

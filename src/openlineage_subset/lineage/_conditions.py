@@ -351,6 +351,7 @@ def _in_order(condition: Any, order: Mapping[str, int]) -> bool:
     """Whether the dimensions of every partition the condition lists, anywhere in it, are in
     ``order``."""
     rest = len(order)
+    checked: dict[tuple[str, ...], bool] = {}  # by columns: whether in order
     stack = [condition]
     while stack:
         node = stack.pop()
@@ -375,10 +376,16 @@ def _in_order(condition: Any, order: Mapping[str, int]) -> bool:
             dimensions = item.get("dimensions")
             if not isinstance(dimensions, dict):
                 continue
-            stack.extend(value for value in dimensions.values() if isinstance(value, (dict, list)))
+            for value in dimensions.values():
+                if isinstance(value, (dict, list)):
+                    stack.append(value)
             if len(dimensions) > 1:
-                keys = [(order.get(column, rest), column) for column in dimensions]
-                if any(a > b for a, b in itertools.pairwise(keys)):
+                columns = tuple(dimensions)
+                fine = checked.get(columns)
+                if fine is None:
+                    keys = [(order.get(column, rest), column) for column in columns]
+                    fine = checked[columns] = all(a <= b for a, b in itertools.pairwise(keys))
+                if not fine:
                     return False
     return True
 

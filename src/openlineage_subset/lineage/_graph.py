@@ -109,6 +109,7 @@ class Graph:
         self._compiled: dict[str, _Node] = {}
         self._serial = 0
         self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
+        self._plain: dict[int, tuple[str, ...] | None] = {}
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
@@ -478,14 +479,17 @@ class Graph:
         ones and each column's values compare as their text (all text, or all ISO dates; or
         null): then a partition list selects exactly the known partitions it names. Every
         partition any condition on the dataset lists is known, so this holds for those too."""
+        if dataset_id in self._plain:
+            return self._plain[dataset_id]
         shapes = self.shapes(dataset_id)
-        if len(shapes) != 1:
-            return None
-        (shape,) = shapes
-        kinds = self.kinds(dataset_id)
-        if all(compares_as_text(kinds.get(column, frozenset())) for column in shape):
-            return shape
-        return None
+        found = None
+        if len(shapes) == 1:
+            (shape,) = shapes
+            kinds = self.kinds(dataset_id)
+            if all(compares_as_text(kinds.get(column, frozenset())) for column in shape):
+                found = shape
+        self._plain[dataset_id] = found
+        return found
 
     def _evaluable(self, tree: _Node) -> bool:
         """Whether evaluating the tree never raises, whatever the partition (a well-formed

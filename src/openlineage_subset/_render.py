@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -92,7 +93,8 @@ def _operand(node: Any) -> str:
 
 
 def _partition(item: Any) -> str:
-    dimensions = item.get("dimensions", {}) if isinstance(item, Mapping) else {}
+    # A dict most often: isinstance(item, dict) is decided without the ABC's check.
+    dimensions = item.get("dimensions", {}) if isinstance(item, dict | Mapping) else {}
     parts = [
         f"{_name(str(key))} IS NULL"
         if value is None
@@ -102,6 +104,7 @@ def _partition(item: Any) -> str:
     return f"PARTITION ({', '.join(parts)})"
 
 
+@functools.lru_cache(maxsize=4096)
 def _name(name: str) -> str:
     return name if _PLAIN_NAME.fullmatch(name) else "`" + name.replace("`", "``") + "`"
 

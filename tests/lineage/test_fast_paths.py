@@ -135,3 +135,22 @@ def test_a_partition_outside_a_date_range_is_not_selected(
     event("left out by a date range" if left_out else "kept")
     if left_out:
         assert _reference(condition, values) is False, (condition, values, bounds)
+
+
+PLAIN = [*DATES, "DE", "PL", "de", "a b"]
+
+
+@given(
+    st.sampled_from(PLAIN),
+    st.none() | st.sampled_from(PLAIN),
+    st.none() | st.sampled_from(PLAIN),
+)
+@settings(max_examples=600)
+def test_a_coarser_partition_holds_those_with_its_values_as_text(
+    value: str, day: str | None, country: str | None
+) -> None:
+    """``Graph._coarser`` finds the partitions of (day, country) inside one of the day by the
+    day's text: with text and ISO dates, exactly those ``partition_overlap`` says are inside."""
+    coarser = {"type": "partition", "partitions": [{"dimensions": {"day": value}}]}
+    inside = _reference(coarser, {"day": day, "country": country}) is True
+    assert inside == (day == value), (value, day, country)

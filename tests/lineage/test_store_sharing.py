@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.cli import main
-from openlineage_subset.lineage import LineageDatabaseError
+from openlineage_subset.lineage import SCHEMA_VERSION, LineageDatabaseError
 from openlineage_subset.lineage._store import LineageStore
 from tests.lineage.events import Json, day, run, write_events
 
@@ -212,7 +212,7 @@ def test_an_empty_database_is_taken(tmp_path: Path) -> None:
     connection.close()
     assert db.stat().st_size > 0
     with LineageStore.open(db, create=True) as store:
-        assert store.connection.execute("PRAGMA user_version").fetchone() == (3,)
+        assert store.connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 def _another_process_reads(db: Path) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -10,9 +11,9 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -114,3 +115,26 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         if server.process.poll() is None:
             server.process.kill()
         server.process.communicate()
+
+
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: the test process may already run an event loop
+    in its main thread (Playwright's, when the browser tests run in the same pytest)."""
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            results.append(asyncio.run(coroutine))
+        except BaseException as error:  # handed to the caller
+            errors.append(error)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return results[0]

@@ -15,6 +15,7 @@ import pytest
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.service import _sink
 from openlineage_subset.service._run import listen
+from tests.service.conftest import run_async
 
 
 def test_accepted_connections_send_without_waiting_for_an_acknowledgement() -> None:
@@ -40,7 +41,7 @@ def test_accepted_connections_send_without_waiting_for_an_acknowledgement() -> N
             finally:
                 writer.close()
 
-    assert asyncio.run(accept_one()) != 0
+    assert run_async(accept_one()) != 0
 
 
 def _synchronous(db: Path, monkeypatch: pytest.MonkeyPatch) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from openlineage_subset.service import EventSink, Outcome
 from tests.lineage.events import pipeline_history
+from tests.service.conftest import run_async
 
 
 def test_events_handed_over_together_are_each_answered(tmp_path: Path) -> None:
@@ -25,7 +26,7 @@ def test_events_handed_over_together_are_each_answered(tmp_path: Path) -> None:
         )
 
     try:
-        outcomes = asyncio.run(send())
+        outcomes = run_async(send())
     finally:
         sink.close()
     assert [item.kind for item in outcomes[: len(bodies)]] == ["stored"] * len(bodies)
@@ -41,7 +42,7 @@ def test_after_the_writer_stopped_an_event_is_answered_not_stored(tmp_path: Path
     sink = EventSink(tmp_path / "lineage.db")
     sink.close()
     body = json.dumps(pipeline_history(days=1)[0]).encode()
-    outcome = asyncio.run(asyncio.wait_for(sink.store(body, "test"), timeout=10))
+    outcome = run_async(asyncio.wait_for(sink.store(body, "test"), timeout=10))
     assert outcome.kind == "failed"
     with sqlite3.connect(tmp_path / "lineage.db") as connection:
         assert connection.execute("SELECT count(*) FROM events").fetchone()[0] == 0

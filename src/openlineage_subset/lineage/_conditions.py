@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
+import itertools
 import operator
 from collections.abc import Callable, Collection, Iterable, Mapping
+from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
 from openlineage_subset._evaluate import guessed_type
@@ -57,13 +58,23 @@ def value_kind(value: str) -> str:
     return guessed_type(value)
 
 
+@functools.lru_cache(maxsize=65536)
 def canonical_unit(unit: Dimensions) -> str:
-    """The ``partitions.dimensions`` text of a unit: canonical JSON, keys sorted."""
-    return _CANONICAL.encode(dict(unit))
+    """The ``partitions.dimensions`` text of a unit: canonical JSON, keys sorted (as
+    ``json.dumps(dict(unit), sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    spells it, a few times faster; a query asks it for thousands of partitions).
 
-
-# One encoder for every unit: json.dumps with options makes a new one each call.
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    >>> canonical_unit((("day", "2024-10-15"), ("country", None)))
+    '{"country":null,"day":"2024-10-15"}'
+    """
+    return (
+        "{"
+        + ",".join(
+            f"{_string(name)}:{'null' if value is None else _string(value)}"
+            for name, value in sorted(unit)
+        )
+        + "}"
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,9 +102,15 @@ class Listing:
             shape = sorted_keys.get(keys)
             if shape is None:
                 shape = sorted_keys[keys] = tuple(sorted(keys))
-            values = tuple(dimensions[column] for column in shape)
-            if not all(value is None or isinstance(value, str) for value in values):
-                return None
+            # Keys in order (as canonical JSON has them): the values in that order already.
+            values = (
+                tuple(dimensions.values())
+                if shape is keys or shape == keys
+                else tuple(dimensions[column] for column in shape)
+            )
+            for value in values:
+                if value is not None and not isinstance(value, str):
+                    return None
             shapes.setdefault(shape, set()).add(values)
         return cls(tuple((shape, frozenset(values)) for shape, values in shapes.items()))
 
@@ -113,6 +130,18 @@ class Listing:
 
     def overlap(self, unit: Dimensions) -> object:
         """True, False, or ``UNDECIDED`` when only :func:`partition_overlap` can tell."""
+        if len(self.shapes) == 1 and self.shapes[0][0] == tuple(column for column, _ in unit):
+            # Most often: one set of columns, the partition's (as below, without a dict).
+            if tuple(value for _, value in unit) in self.shapes[0][1]:
+                return True
+            dates = self.dates
+            for column, value in unit:
+                if value is None:
+                    return UNDECIDED
+                kind = value_kind(value)
+                if kind != "string" and (kind != "date" or column not in dates):
+                    return UNDECIDED
+            return False
         values = dict(unit)
         for shape, listed in self.shapes:
             if not all(column in values for column in shape):
@@ -340,7 +369,10 @@ def _merged(placed: list[str], named: list[str]) -> list[str]:
 
 
 def in_column_order(condition: Any, order: Mapping[str, int]) -> Any:
-    """The condition with the dimensions of the partitions it lists in ``order``."""
+    """The condition with the dimensions of the partitions it lists in ``order`` (itself
+    when they are in that order already, as in most conditions: found without copying)."""
+    if _in_order(condition, order):
+        return condition
     if isinstance(condition, list):
         return [in_column_order(item, order) for item in condition]
     if not isinstance(condition, dict):
@@ -357,6 +389,49 @@ def in_column_order(condition: Any, order: Mapping[str, int]) -> Any:
                     )
                 )
     return found
+
+
+def _in_order(condition: Any, order: Mapping[str, int]) -> bool:
+    """Whether the dimensions of every partition the condition lists, anywhere in it, are in
+    ``order``."""
+    rest = len(order)
+    checked: dict[tuple[str, ...], bool] = {}  # by columns: whether in order
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(item for item in node if isinstance(item, (dict, list)))
+            continue
+        if not isinstance(node, dict):
+            continue
+        listed = node.get("type") == "partition" and isinstance(node.get("partitions"), list)
+        for key, value in node.items():
+            if isinstance(value, (dict, list)) and not (listed and key == "partitions"):
+                stack.append(value)
+        if not listed:
+            continue
+        for item in node["partitions"]:
+            if not isinstance(item, dict):
+                stack.append(item)
+                continue
+            for key, value in item.items():
+                if isinstance(value, (dict, list)) and key != "dimensions":
+                    stack.append(value)
+            dimensions = item.get("dimensions")
+            if not isinstance(dimensions, dict):
+                continue
+            for value in dimensions.values():
+                if isinstance(value, (dict, list)):
+                    stack.append(value)
+            if len(dimensions) > 1:
+                columns = tuple(dimensions)
+                fine = checked.get(columns)
+                if fine is None:
+                    keys = [(order.get(column, rest), column) for column in columns]
+                    fine = checked[columns] = all(a <= b for a, b in itertools.pairwise(keys))
+                if not fine:
+                    return False
+    return True
 
 
 def named_columns(condition: Any, named: set[str]) -> None:

@@ -219,6 +219,15 @@ def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[A
     return "{" + text + "}", "[" + names + "]", kinds
 
 
+def dimensions_text(dimensions: Mapping[str, str | None]) -> str:
+    """A partition's dimensions as ``partitions.dimensions`` holds them: canonical JSON.
+
+    >>> dimensions_text({"day": "2024-10-15", "country": None})
+    '{"country":null,"day":"2024-10-15"}'
+    """
+    return _dimensions(dimensions)[0]
+
+
 def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
     """The document of a line, strictly parsed (raises ValueError as :func:`parse`); with its
     canonical spelling (see :func:`_spelled`) and nesting depth when they came cheaply.

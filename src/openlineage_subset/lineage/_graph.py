@@ -17,18 +17,15 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import difflib
 import functools
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._printable import printable
 from openlineage_subset._render import render
-from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
+from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
     Listing,
@@ -43,7 +40,6 @@ from openlineage_subset.lineage._conditions import (
     in_column_order,
     lists_no_partition,
     location_paths,
-    named_columns,
     only_partitions,
     plain_values,
     quick_overlap,
@@ -56,11 +52,19 @@ from openlineage_subset.lineage._model import (
     PartitionRef,
     PartitionSet,
     RunRef,
-    stronger,
+)
+from openlineage_subset.lineage._names import check_columns, resolve
+from openlineage_subset.lineage._narrowing import (
+    READERS,
+    SIMPLE_NAME,
+    WRITERS,
+    Where,
+    inside,
+    partitions_where,
+    within_dates,
 )
 from openlineage_subset.lineage._store import LineageStore
 
-_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN_CANDIDATES = 10
 _ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
@@ -105,6 +109,7 @@ class Graph:
         self._compiled: dict[str, _Node] = {}
         self._serial = 0
         self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
+        self._plain: dict[int, tuple[str, ...] | None] = {}
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
         self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
@@ -113,45 +118,11 @@ class Graph:
         self._ranks: dict[int, dict[str, int]] = {}
         self._placed: dict[int, frozenset[str]] = {}
         self._rendered: dict[tuple[str, int], str] = {}
+        self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
-        if not isinstance(name, str) or not name:
-            raise LineageQueryError("name the dataset: its name, or the end of it after a '/'")
-        suffix = "/" + name.lstrip("/")
-        rows = self.db.execute(
-            "SELECT dataset_id, namespace, name FROM datasets WHERE (name = ? OR "
-            "(length(name) > ? AND substr(name, -?) = ?)) AND (? IS NULL OR namespace = ?) "
-            "ORDER BY namespace, name",
-            (name, len(suffix), len(suffix), suffix, namespace, namespace),
-        ).fetchall()
-        exact = [row for row in rows if row[2] == name]
-        found = exact if exact else rows
-        if len(found) == 1:
-            return int(found[0][0])
-        where = f" in namespace {namespace!r}" if namespace is not None else ""
-        if found:
-            listed = "\n  ".join(printable(f"{ns} {nm}") for _, ns, nm in found[:_SHOWN_CANDIDATES])
-            more = len(found) - _SHOWN_CANDIDATES
-            raise LineageQueryError(
-                f"{name!r} names {len(found)} datasets{where}; give more of the name, or "
-                f"--namespace:\n  {listed}" + (f"\n  and {more} more" if more > 0 else "")
-            )
-        names = [
-            f"{ns} {nm}"
-            for ns, nm in self.db.execute(
-                "SELECT namespace, name FROM datasets WHERE ? IS NULL OR namespace = ? "
-                "ORDER BY namespace, name",
-                (namespace, namespace),
-            )
-        ]
-        close = difflib.get_close_matches(name, names, n=5, cutoff=0.3) or names[:5]
-        # One candidate a line: a name's own line break or escape code is shown, not obeyed.
-        hint = ("; datasets like it:\n  " + "\n  ".join(map(printable, close))) if close else ""
-        raise LineageQueryError(
-            f"no dataset named {name!r} (or ending in {suffix!r}){where} in the lineage "
-            f"database{hint or ': it holds no dataset yet; ingest events first'}"
-        )
+        return resolve(self.db, name, namespace)
 
     def dataset(self, dataset_id: int) -> DatasetRef:
         found = self._datasets.get(dataset_id)
@@ -219,34 +190,8 @@ class Graph:
 
     def check_columns(self, dataset_id: int, partition: Mapping[str, str | None] | None) -> None:
         """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
-        dataset never had: no known partition of it has it, and no condition on it names it
-        (compares it, or has it in a location's ``column=value`` directory). A dataset of
-        which nothing names a column (read and written whole) is not known to lack any."""
-        if not partition:
-            return
-        columns = self.column_order(dataset_id)
-        unknown = [column for column in partition if column not in columns]
-        if not unknown:
-            return
-        named: set[str] = set()
-        for (text,) in self.db.execute(
-            "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? "
-            "AND condition IS NOT NULL",
-            (dataset_id,),
-        ):
-            named_columns(json.loads(text), named)
-        unknown = [column for column in unknown if column not in named]
-        if not unknown or not (columns or named):
-            return
-        others = sorted(named.difference(columns))
-        closest = {}
-        for column in unknown:
-            near = difflib.get_close_matches(column, [*columns, *others], n=1, cutoff=0.6)
-            if near:
-                closest[column] = near[0]
-        raise UnknownPartitionColumnError(
-            self.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
-        )
+        dataset never had (see ``_names.check_columns``)."""
+        check_columns(self, dataset_id, partition)
 
     def seen(self, dataset_id: int, units: Iterable[Unit]) -> bool:
         """Whether some recorded run read or wrote any of the units, or may have: False only
@@ -281,7 +226,7 @@ class Graph:
             found = {}
             shapes = self.shapes(dataset_id)
             (shape,) = shapes if len(shapes) == 1 else ((),)
-            if shape and all(_SIMPLE_NAME.fullmatch(column) for column in shape):
+            if shape and all(SIMPLE_NAME.fullmatch(column) for column in shape):
                 # One set of columns: SQLite takes the values out, faster than json.loads.
                 values = ", ".join(f"json_extract(dimensions, '$.{c}')" for c in shape)
                 for identifier, *row in self.db.execute(
@@ -338,21 +283,49 @@ class Graph:
         wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
         rows = self.db.execute(
-            "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
-            "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
-            f"WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
-            "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
-            "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
-            "AND p.dimensions IN (SELECT value FROM json_each(?)))) "
-            # A range below the units' least date of a column, or above their greatest.
-            "AND NOT EXISTS (SELECT 1 FROM access_bounds b JOIN json_each(?) u "
-            "ON u.key = b.column_name WHERE b.access_id = a.access_id "
-            "AND (b.high < json_extract(u.value, '$[0]') "
-            "OR b.low > json_extract(u.value, '$[1]'))) "
-            "ORDER BY r.started_at, r.run_id",
+            READERS.format(since=since),
             (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
         )
         return [self._access(row, dataset_id, "input") for row in rows]
+
+    def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
+        """The writes of the dataset by runs that completed before ``before`` (None: ever),
+        the latest first; less, when every unit is a known partition of a dataset with a
+        :meth:`plain_shape`, the writes that only list partitions and list none of the units
+        (found with the ``access_partitions`` index), which do not write them."""
+        listed = all(self.identifier(dataset_id, unit) is not None for unit in units)
+        if not units or not listed or self.plain_shape(dataset_id) is None:
+            writes = [
+                write
+                for write in self.accesses(dataset_id, "output")
+                if write.run.status == "COMPLETE"
+                and write.run.ended_at is not None
+                and (before is None or write.run.ended_at < before)
+            ]
+            writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
+            return writes[::-1]
+        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        return [self._access(row, dataset_id, "output") for row in rows]
+
+    def listed_values(self, access: Access) -> frozenset[Values] | None:
+        """The values of the partitions the access's condition lists, when it is partition
+        lists of the dataset's :meth:`plain_shape`'s columns: then it overlaps a known
+        partition without nulls exactly when that is among them (as ``Listing.overlap``
+        decides); else None."""
+        if access.text is None or self.compiled(access).kind != "listing":
+            return None
+        return None if self.plain_shape(access.dataset_id) is None else self.candidates(access)
+
+    def plain_values_of(self, dataset_id: int, unit: Unit) -> Values | None:
+        """A known partition's values (see :meth:`listed_values`) when the dataset has a
+        :meth:`plain_shape` and none of them is null, else None."""
+        if unit is None or self.plain_shape(dataset_id) is None:
+            return None
+        values = tuple(value for _, value in unit)
+        if None in values or self.identifier(dataset_id, unit) is None:
+            return None
+        return values
 
     def outputs(self, run: RunRef) -> list[Access]:
         return self._of_run(run, "output")
@@ -501,14 +474,17 @@ class Graph:
         ones and each column's values compare as their text (all text, or all ISO dates; or
         null): then a partition list selects exactly the known partitions it names. Every
         partition any condition on the dataset lists is known, so this holds for those too."""
+        if dataset_id in self._plain:
+            return self._plain[dataset_id]
         shapes = self.shapes(dataset_id)
-        if len(shapes) != 1:
-            return None
-        (shape,) = shapes
-        kinds = self.kinds(dataset_id)
-        if all(compares_as_text(kinds.get(column, frozenset())) for column in shape):
-            return shape
-        return None
+        found = None
+        if len(shapes) == 1:
+            (shape,) = shapes
+            kinds = self.kinds(dataset_id)
+            if all(compares_as_text(kinds.get(column, frozenset())) for column in shape):
+                found = shape
+        self._plain[dataset_id] = found
+        return found
 
     def _evaluable(self, tree: _Node) -> bool:
         """Whether evaluating the tree never raises, whatever the partition (a well-formed
@@ -609,6 +585,9 @@ class Graph:
             # Values of text and dates are equal exactly when their text is (partition_overlap
             # compares them typed), and no known partition is finer: it is itself.
             return [itself]
+        coarser = self._coarser(dataset_id, itself)
+        if coarser is not None:
+            return list(coarser) if coarser else [itself]
         listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
         inside = []
         for known in self.known(dataset_id):
@@ -618,6 +597,42 @@ class Graph:
             except (ValueError, TypeError):
                 continue
         return list(inside) if inside else [itself]
+
+    def _coarser(self, dataset_id: int, itself: Dimensions) -> list[Dimensions] | None:
+        """The known partitions inside a partition of some of the columns of a dataset with a
+        :meth:`plain_shape` (a day of partitions by day and country), found by SQLite: those
+        whose values of its columns are its values (see ``_narrowing.inside``); None: not such
+        a partition, or the dataset's partitions are read already."""
+        shape = self.plain_shape(dataset_id)
+        if shape is None or dataset_id in self._known:
+            return None
+        wheres = inside(shape, itself)
+        return None if wheres is None else self._known_where(dataset_id, shape, wheres)
+
+    def _known_where(
+        self, dataset_id: int, shape: tuple[str, ...], wheres: list[Where]
+    ) -> list[Dimensions]:
+        """The known partitions that SQL conditions keep (``_narrowing.partitions_where``);
+        their identifiers are known to :meth:`identifier` after."""
+        found = []
+        for unit, identifier in partitions_where(self.db, dataset_id, shape, wheres):
+            self._identifiers[dataset_id, unit] = identifier or ""
+            found.append(unit)
+        return found
+
+    def _within_dates(self, access: Access, shape: tuple[str, ...]) -> list[Dimensions] | None:
+        """The known partitions outside none of the date ranges (``_bounds``) the access's
+        condition keeps a partition column of ISO dates in, found by SQLite; None when it
+        keeps none in a range, or the dataset's partitions are read already. A partition left
+        out is one the condition does not select (``outside()``), so evaluating the condition
+        on these gives what it gives on all."""
+        if access.dataset_id in self._known:
+            return None
+        bounds = self._bounds.get(access.text or "")
+        if bounds is None:
+            bounds = self._bounds[access.text or ""] = date_bounds(access.condition)
+        wheres = within_dates(shape, bounds, self.kinds(access.dataset_id))
+        return None if wheres is None else self._known_where(access.dataset_id, shape, wheres)
 
     def whole_units(self, dataset_id: int) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""
@@ -631,7 +646,21 @@ class Graph:
         listed = only_partitions(access.condition)
         if listed is not None:
             units: dict[Unit, Label] = {}
+            shape = self.plain_shape(access.dataset_id)
             for dimensions in listed:
+                if (
+                    shape is not None
+                    and len(dimensions) == len(shape)
+                    and all(
+                        value is None or isinstance(value, str) for value in dimensions.values()
+                    )
+                ):
+                    itself = dimensions_of(dimensions)
+                    if tuple(column for column, _ in itself) == shape:
+                        # A partition of the columns of every known one, listed: known, its
+                        # values text or ISO dates (plain_shape), so expand() gives itself.
+                        units[itself] = label
+                        continue
                 for unit in self.expand(access.dataset_id, dimensions):
                     units[unit] = label
             return list(units.items())
@@ -656,6 +685,15 @@ class Graph:
         """The known partitions the access's condition may select, each with its overlap:
         True (yes) or None (unknown)."""
         tree = self.compiled(access)
+        if (
+            tree.kind == "listing"
+            and self.candidates(access) is not None
+            and self.plain_shape(access.dataset_id) is not None
+        ):
+            # Those _may_select() gives are the known partitions it lists: each selected.
+            for unit in self._may_select(access):
+                yield unit, True
+            return
         # Comparisons decide alike for partitions that agree on the columns they name.
         fields = tree.fields if tree.kind == "compared" else None
         answers: dict[Dimensions, bool | None] = {}
@@ -675,18 +713,24 @@ class Graph:
         narrows to them, else all, in the order of :meth:`known`."""
         found = self.candidates(access)
         shape = self.plain_shape(access.dataset_id)
-        if found is None or shape is None:
+        if shape is None:
             return list(self.known(access.dataset_id))
-        units = (tuple(zip(shape, values, strict=True)) for values in found)
+        if found is None:
+            within = self._within_dates(access, shape)
+            return list(self.known(access.dataset_id)) if within is None else within
+        units = [tuple(zip(shape, values, strict=True)) for values in found]
+        self.look_up(access.dataset_id, units)  # in one query, not one each
         return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
 
     def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
         """The units that are partitions (not None), as :class:`PartitionRef`, their columns
         and their order by the dataset's :meth:`column_order`."""
-        ordered = sorted(
-            ((self.in_order(dataset_id, unit), unit) for unit in units if unit is not None),
-            key=lambda item: sort_key(item[0]),
-        )
+        pairs = [(self.in_order(dataset_id, unit), unit) for unit in units if unit is not None]
+        if all(value is not None for shown, _ in pairs for _, value in shown):
+            # Without a null, the pairs order as sort_key() orders them (and faster).
+            ordered = sorted(pairs, key=lambda item: item[0])
+        else:
+            ordered = sorted(pairs, key=lambda item: sort_key(item[0]))
         return tuple(
             PartitionRef(shown, self.identifier(dataset_id, unit) or None)
             for shown, unit in ordered
@@ -724,45 +768,6 @@ def region(graph: Graph, dataset_id: int, partition: dict[str, str | None] | Non
     if partition is None:
         return [None]
     return graph.expand(dataset_id, partition)
-
-
-def read_label(
-    graph: Graph,
-    read: Access,
-    units: tuple[tuple[Unit, Label], ...],
-    known: Mapping[Unit, Values] | None = None,
-) -> tuple[Label | None, list[Unit]]:
-    """How sure it is that ``read`` overlaps the units, and which it may overlap. ``known``:
-    the values of those of the units that are known partitions of the read's dataset, when it
-    has a :meth:`~Graph.plain_shape`."""
-    known = known or {}
-    label: Label | None = None
-    matched = []
-    listed = None if read.text is None else graph.candidates(read)
-    tree = None if read.text is None else graph.compiled(read)
-    if tree is not None and tree.kind == "compared":
-        # Comparisons decide alike for the partitions that agree on the columns they name: one
-        # evaluation per distinct value of those (a day), not per partition (a day's
-        # countries). No partition list narrows them (listed is None).
-        for group in graph.agreeing(units, tree.fields):
-            found = graph.overlap(read, group[0][0])
-            if found is False:
-                continue
-            for unit, unit_label in group:
-                matched.append(unit)
-                label = stronger(
-                    label, "definite" if found and unit_label == "definite" else "possible"
-                )
-        return label, matched
-    for unit, unit_label in units:
-        if listed is not None and unit in known and known[unit] not in listed:
-            continue  # a known partition the read's partition lists leave out
-        found = graph.overlap(read, unit)
-        if found is False:
-            continue
-        matched.append(unit)
-        label = stronger(label, "definite" if found and unit_label == "definite" else "possible")
-    return label, matched
 
 
 def write_overlap(graph: Graph, write: Access, unit: Unit) -> bool | None:

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 from openlineage_subset.lineage._arguments import checked_partition, open_store
 from openlineage_subset.lineage._conditions import sort_key
-from openlineage_subset.lineage._graph import Graph, read_label, region
+from openlineage_subset.lineage._graph import Graph, region
+from openlineage_subset.lineage._labels import read_label
 from openlineage_subset.lineage._model import (
     HistoryEntry,
     HistoryReport,

@@ -15,7 +15,8 @@ from openlineage_subset.lineage._arguments import (
     open_store,
 )
 from openlineage_subset.lineage._conditions import Unit, Values
-from openlineage_subset.lineage._graph import Graph, read_label, region
+from openlineage_subset.lineage._graph import Graph, region
+from openlineage_subset.lineage._labels import read_label
 from openlineage_subset.lineage._model import (
     AffectedRun,
     ImpactReport,

@@ -66,18 +66,20 @@ class _ProvenanceWalk:
         self, dataset_id: int, units: list[tuple[Unit, Label]], before: str | None, level: int
     ) -> tuple[ProvenanceStep, ...]:
         """The latest writers of each unit that completed before ``before`` (None: ever)."""
-        writes = [
-            write
-            for write in self.graph.accesses(dataset_id, "output")
-            if write.run.status == "COMPLETE"
-            and write.run.ended_at is not None
-            and (before is None or write.run.ended_at < before)
-        ]
-        writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id), reverse=True)
+        self.graph.look_up(dataset_id, (unit for unit, _ in units))
+        writes = self.graph.writers_of(dataset_id, [unit for unit, _ in units], before)
         chosen: dict[str, tuple[Access, Label]] = {}
+        lists = [self.graph.listed_values(write) for write in writes]
         for unit, unit_label in units:
-            for write in writes:
-                found = write_overlap(self.graph, write, unit)
+            values = self.graph.plain_values_of(dataset_id, unit)
+            for write, listed in zip(writes, lists, strict=True):
+                if values is not None and listed is not None:
+                    # A partition list and a known partition without nulls: as it decides.
+                    if values not in listed:
+                        continue
+                    found: bool | None = True
+                else:
+                    found = write_overlap(self.graph, write, unit)
                 if found is False:
                     continue
                 label: Label = "definite" if found and unit_label == "definite" else "possible"

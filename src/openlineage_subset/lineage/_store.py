@@ -30,8 +30,9 @@ Tables:
   several (an access with one has it as its condition alone);
 - ``partitions``: the partitions of each dataset that some read or write listed, each with a
   ``partition_id``;
-- ``access_partitions``: the partitions each read's conditions list (partition and access
-  ids), to find the reads of a partition without reading every condition;
+- ``access_partitions``: the partitions each read's and each write's conditions list
+  (partition and access ids), to find the reads (impact) and the writes (provenance) of a
+  partition without reading every condition;
 - ``access_bounds``: the ranges of ISO dates the condition of a read that lists no partition
   keeps partition columns in (``business_date`` within the last seven days), to leave out the
   reads of other days without reading their conditions (see ``lineage/_bounds.py``);
@@ -42,16 +43,23 @@ Tables:
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
 from pathlib import Path
 from types import TracebackType
 
+from openlineage_subset.lineage._events import dimensions_text, listed_partitions
+
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 3
-"""The ``PRAGMA user_version`` of the layout this version writes and reads."""
+SCHEMA_VERSION = 4
+"""The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
+layout 3 (whose ``access_partitions`` held reads only) is brought to 4
+when first opened (:func:`_upgrade`); older ones are refused, saying to ingest again."""
+UPGRADABLE = 3
+"""The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
 """Seconds an open or a write waits for the write lock while its holder commits nothing."""
 _POLL_MS = 200  # how long SQLite waits for the lock before the holder's commits are looked at
@@ -103,7 +111,7 @@ CREATE TABLE accesses (
     direction   TEXT NOT NULL CHECK (direction IN ('input', 'output')),
     condition   TEXT,  -- canonical JSON; NULL: the whole dataset
     -- 1 when the condition only lists partitions (partition lists joined by OR), each listed
-    -- in access_partitions (for a read): then it selects no partition it does not list
+    -- in access_partitions: then it selects no partition it does not list
     listed      INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );
@@ -172,7 +180,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    3
+    4
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str, wait: float = LOCK_WAIT) -> None:
@@ -323,7 +331,15 @@ def _prepare(connection: sqlite3.Connection, where: str, *, create: bool, wait: 
     else:
         connection.execute("BEGIN")
     try:
-        made = _check_or_create(connection, where, create=create)
+        made, stale = _check_or_create(connection, where, create=create)
+        if stale and not create:
+            # The upgrade writes: it is done under the write lock, to the file as found then
+            # (another process may have upgraded it in between).
+            connection.execute("COMMIT")
+            begin_immediate(connection, where, wait)
+            made, stale = _check_or_create(connection, where, create=False)
+        if stale:
+            _upgrade(connection)
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
@@ -334,9 +350,12 @@ def _prepare(connection: sqlite3.Connection, where: str, *, create: bool, wait: 
     connection.execute("PRAGMA foreign_keys = ON")
 
 
-def _check_or_create(connection: sqlite3.Connection, where: str, *, create: bool) -> bool:
-    """Refuse the file unless it is a lineage database of this layout, or empty (then make
-    the schema, with ``create``); whether it made the schema."""
+def _check_or_create(
+    connection: sqlite3.Connection, where: str, *, create: bool
+) -> tuple[bool, bool]:
+    """Refuse the file unless it is a lineage database of this layout or one
+    :func:`_upgrade` brings to it, or empty (then make the schema, with ``create``); whether
+    it made the schema, and whether the file needs the upgrade."""
     application_id = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     objects = connection.execute(
@@ -344,13 +363,13 @@ def _check_or_create(connection: sqlite3.Connection, where: str, *, create: bool
     ).fetchall()
     if application_id == APPLICATION_ID:
         _check_version(where, version)
-        return False
+        return False, version < SCHEMA_VERSION
     if application_id == 0 and version == 0 and not objects and create:
         for statement in _statements(_SCHEMA):
             connection.execute(statement)
         connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        return True
+        return True, False
     owner = f"application_id {application_id:#x}" if application_id else "no application_id"
     if version:
         owner += f", user_version {version}"
@@ -370,11 +389,29 @@ def _check_version(where: str, version: int) -> None:
             f"of openlineage-subset reads ({SCHEMA_VERSION}); upgrade openlineage-subset, or "
             "ingest the events into a new file"
         )
-    if version < SCHEMA_VERSION:
+    if version < UPGRADABLE:
         raise LineageDatabaseError(
             f"{where}: a lineage database of layout version {version}, which this version does "
             "not read; ingest the events into a new file"
         )
+
+
+def _upgrade(connection: sqlite3.Connection) -> None:
+    """Bring a database of layout 3 to :data:`SCHEMA_VERSION`, in the open write transaction:
+    link each write to the partitions its condition lists, as ingest now links them (layout 3
+    linked reads only). Takes about as long as ingesting the writes' partitions did."""
+    writes = connection.execute(
+        "SELECT access_id, dataset_id, condition FROM accesses "
+        "WHERE direction = 'output' AND condition IS NOT NULL"
+    ).fetchall()
+    for access_id, dataset_id, text in writes:
+        listed, _ = listed_partitions(json.loads(text))
+        connection.executemany(
+            "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) "
+            "SELECT partition_id, ? FROM partitions WHERE dataset_id = ? AND dimensions = ?",
+            [(access_id, dataset_id, dimensions_text(dimensions)) for dimensions, _ in listed],
+        )
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 def _statements(script: str) -> list[str]:

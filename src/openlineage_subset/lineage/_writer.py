@@ -341,15 +341,15 @@ class Writer:
     def _partitions(
         self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
     ) -> None:
-        """Record the partitions the conditions new to accesses list, and their columns; and
-        for a read, which it lists (the queries look for the reads of a partition, never for
-        its writes)."""
+        """Record the partitions the conditions new to accesses list, their columns, and which
+        partitions each access lists (impact looks for the reads of a partition, provenance
+        for its writes)."""
         self._look_up_partitions(added, conditions)
         unnamed = self.unnamed
         catalog = self.catalog
         made: dict[int, list[Any]] = {}
         named, links, columns, kinds = [], [], [], []
-        for access_id, dataset_id, index, read in added:
+        for access_id, dataset_id, index, _ in added:
             _, _, rows, shapes, column_kinds = conditions[index]
             ids = self.partition_ids[dataset_id]
             for dimensions, identifier in rows:
@@ -367,8 +367,7 @@ class Writer:
                         made[partition_id][2] = identifier
                     else:
                         named.append((identifier, partition_id))
-                if read:
-                    links.append((partition_id, access_id))
+                links.append((partition_id, access_id))
             for shape in shapes:
                 if (dataset_id, shape) not in catalog:
                     catalog.add((dataset_id, shape))

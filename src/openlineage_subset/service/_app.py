@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import hmac
-import logging
 import os
 import zlib
 from collections.abc import Awaitable, Callable
@@ -42,11 +41,12 @@ from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.service._sink import EventSink
 from openlineage_subset.service._ui import UiGate, ui_routes
 
 _BOM = b"\xef\xbb\xbf"
-_LOG = logging.getLogger(__name__)
+_LOG = scrubbed_logger(__name__)
 _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
 
 

@@ -1,0 +1,97 @@
+"""The queries read what a question needs, not the whole history: the known partitions inside a
+coarser partition (a day of partitions by day and country) and those a date range keeps are
+found by SQLite, and the writers of a partition with the ``access_partitions`` index; their
+answers are those of reading every partition and every write (benchmarks/lineage_queries.py
+compares them on a large history)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openlineage_subset.lineage import _graph, impact, ingest, provenance
+from tests.lineage.events import HOSTILE_NAME, pipeline_history, write_events
+
+
+def _db(tmp_path: Path, days: int) -> str:
+    source = write_events(tmp_path / f"events{days}.jsonl", pipeline_history(days, failed_day=3))
+    db = str(tmp_path / f"lineage{days}.db")
+    assert ingest([source], db).invalid == 0
+    return db
+
+
+QUESTIONS = {
+    "impact of a day of raw": lambda db: impact(db, "raw", partition={"day": "2024-10-04"}),
+    "impact of a day of raw, a country": lambda db: impact(
+        db, "raw", partition={"day": "2024-10-04", "country": "FR"}
+    ),
+    "provenance of rolling": lambda db: provenance(db, "rolling", partition={"day": "2024-10-05"}),
+    "provenance of the report": lambda db: provenance(db, HOSTILE_NAME),
+    "provenance of all of clean": lambda db: provenance(db, "clean", depth=2),
+    "provenance of a day of raw": lambda db: provenance(db, "raw", partition={"day": "2024-10-02"}),
+}
+
+
+def test_a_day_or_a_date_range_does_not_read_every_partition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _db(tmp_path, 8)
+    whole_reads = []
+    known = _graph.Graph.known
+
+    def counted(graph: _graph.Graph, dataset_id: int) -> Any:
+        whole_reads.append(graph.dataset(dataset_id).name)
+        return known(graph, dataset_id)
+
+    monkeypatch.setattr(_graph.Graph, "known", counted)
+    impact(db, "raw", partition={"day": "2024-10-04"})
+    provenance(db, "rolling", partition={"day": "2024-10-05"})  # reads clean by a range
+    assert whole_reads == []
+
+
+def test_the_answers_are_those_of_reading_every_partition_and_every_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _db(tmp_path, 8)
+    fast = {name: question(db).as_json() for name, question in QUESTIONS.items()}
+    monkeypatch.setattr(_graph.Graph, "_coarser", lambda *arguments: None)
+    monkeypatch.setattr(_graph.Graph, "_within_dates", lambda *arguments: None)
+    every_write = _graph.Graph.writers_of
+
+    def all_writes(graph: _graph.Graph, dataset_id: int, units: Any, before: Any) -> Any:
+        return every_write(graph, dataset_id, [], before)  # no unit: every write, unfiltered
+
+    monkeypatch.setattr(_graph.Graph, "writers_of", all_writes)
+    slow = {name: question(db).as_json() for name, question in QUESTIONS.items()}
+    assert fast == slow
+    assert fast["impact of a day of raw"]["runs"], "the day was read"
+    assert fast["provenance of rolling"]["writers"], "the partition was written"
+
+
+def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Provenance of the first day: the writes of later days are left out unread, however many
+    days the history holds."""
+    parsed = []
+
+    class CountingJson:
+        dumps = staticmethod(json.dumps)
+
+        @staticmethod
+        def loads(text: str) -> Any:
+            parsed.append(text)
+            return json.loads(text)
+
+    monkeypatch.setattr(_graph, "json", CountingJson)
+    counts = []
+    for days in (6, 18):
+        db = _db(tmp_path, days)
+        parsed.clear()
+        answer = provenance(db, "rolling", partition={"day": "2024-10-01"})
+        assert answer.writers
+        counts.append(len(parsed))
+    assert counts[0] == counts[1], counts

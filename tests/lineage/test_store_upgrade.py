@@ -1,0 +1,78 @@
+"""A database of the previous layout (3: ``access_partitions`` held the partitions of reads
+only) is brought to the current one when first opened, by a query as by an ingest, and answers
+as a database made anew; older layouts are refused with what to do."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from openlineage_subset.lineage import (
+    SCHEMA_VERSION,
+    LineageDatabaseError,
+    impact,
+    ingest,
+    provenance,
+)
+from tests.lineage.events import day, pipeline_history, run, write_events
+
+
+def _links(db: str) -> list[tuple[int, int]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute(
+            "SELECT partition_id, access_id FROM access_partitions ORDER BY 1, 2"
+        ).fetchall()
+
+
+def _as_layout_3(db: str) -> None:
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute(
+        "DELETE FROM access_partitions WHERE access_id IN "
+        "(SELECT access_id FROM accesses WHERE direction = 'output')"
+    )
+    connection.execute("PRAGMA user_version = 3")
+    connection.close()
+
+
+def _answers(db: str) -> list[object]:
+    return [
+        provenance(db, "rolling", partition={"day": "2024-10-05"}).as_json(),
+        provenance(db, "raw", partition={"day": "2024-10-02", "country": "DE"}).as_json(),
+        impact(db, "raw", partition={"day": "2024-10-02"}).as_json(),
+    ]
+
+
+def test_a_layout_3_database_is_upgraded_when_a_query_opens_it(tmp_path: Path) -> None:
+    source = write_events(tmp_path / "events.jsonl", pipeline_history(6))
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([source], fresh)
+    ingest([source], old)
+    _as_layout_3(old)
+    assert len(_links(old)) < len(_links(fresh))
+    assert _answers(old) == _answers(fresh)
+    assert _links(old) == _links(fresh)
+    with sqlite3.connect(old) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+def test_a_layout_3_database_is_upgraded_by_an_ingest_into_it(tmp_path: Path) -> None:
+    first = write_events(tmp_path / "first.jsonl", run(1, 0, 1, writes=[("raw", day("d1"))]))
+    more = write_events(tmp_path / "more.jsonl", run(2, 2, 3, writes=[("raw", day("d2"))]))
+    db = str(tmp_path / "lineage.db")
+    ingest([first], db)
+    _as_layout_3(db)
+    assert ingest([more], db).stored == 2
+    assert len(_links(db)) == 2  # each write's partition, the old one's too
+    (writer,) = provenance(db, "raw", partition={"day": "d1"}).writers
+    assert writer.run.run_id.endswith("1")
+
+
+def test_an_older_layout_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    db = str(tmp_path / "lineage.db")
+    ingest([write_events(tmp_path / "a.jsonl", run(1, 0, 1, writes=[("raw", None)]))], db)
+    with sqlite3.connect(db) as connection:
+        connection.execute("PRAGMA user_version = 2")
+    with pytest.raises(LineageDatabaseError, match="layout version 2, which this version does"):
+        provenance(db, "raw")

@@ -162,6 +162,13 @@ def test_user_information_is_at_least_what_hadoop_reads(uri: str, user_info: str
 
 
 @given(locations_with_credentials(string.ascii_letters + string.digits + "_.-@"))
+@example(
+    Credentials(
+        uri="abfss://000:" + "0" * 40 + "@account.dfs.core.windows.net/000",
+        expected="abfss://account.dfs.core.windows.net/000",
+        secrets=("000", "0" * 40),
+    )
+)
 def test_no_key_or_secret_survives_scrubbing(case: Credentials) -> None:
     scheme, _, rest = case.uri.partition("://")
     message = f"java.io.FileNotFoundException: {case.uri} (No such file)\n\tat x.Y(Y.java:1)"
@@ -169,7 +176,8 @@ def test_no_key_or_secret_survives_scrubbing(case: Credentials) -> None:
     host_and_path = case.expected.partition("://")[2].rstrip("/")
     assert f"{scheme}://***@{host_and_path}" in scrubbed
     for secret in case.secrets:
-        assert secret not in scrubbed
+        # (unless the location's host or path holds the same characters: "000" in "/000")
+        assert secret not in scrubbed or secret in host_and_path
         for start in range(len(secret) - 5):
             window = secret[start : start + 6]
             assert window not in scrubbed or window in message.replace(rest, host_and_path)

@@ -58,10 +58,16 @@ def browser() -> Iterator[Any]:
             launched.close()
 
 
-@pytest.fixture(scope="session")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder the tests' screenshots are saved in, for people to look at."""
+def artifact_folder(name: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``$OL_SUBSET_ARTIFACTS/NAME`` (made if missing), where CI keeps screenshots for people to
+    look at; a temporary folder when the variable is not set."""
     given = os.environ.get("OL_SUBSET_ARTIFACTS")
-    folder = Path(given) / "browser" if given else tmp_path_factory.mktemp("screenshots")
+    folder = Path(given) / name if given else tmp_path_factory.mktemp(name)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the report tests' screenshots are saved in."""
+    return artifact_folder("browser", tmp_path_factory)

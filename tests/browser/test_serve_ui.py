@@ -12,7 +12,6 @@ that folder), else to the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from openlineage_subset.lineage import impact
 from openlineage_subset.lineage._catalog import datasets
+from tests.browser.conftest import artifact_folder
 from tests.helpers import ROOT
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
 
@@ -58,10 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("OL_SUBSET_ARTIFACTS")
-    folder = Path(given) / "ui" if given else tmp_path_factory.mktemp("ui-shots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return artifact_folder("ui", tmp_path_factory)
 
 
 class Watched:

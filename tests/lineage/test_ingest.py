@@ -118,7 +118,7 @@ def test_an_event_failing_while_stored_leaves_nothing(
     original = writer_module.Writer._dataset_ids
 
     def failing(self: Any, events: list[tuple[Any, ...]]) -> Any:
-        names = [name for event in events for _, name, _, _ in event[-1]]
+        names = [name for event in events for _, name, _, _ in event[9]]
         if any(name.endswith("/boom") for name in names):
             raise ValueError("cannot store this dataset")
         return original(self, events)

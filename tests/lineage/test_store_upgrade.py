@@ -32,8 +32,24 @@ def _as_layout_3(db: str) -> None:
         "DELETE FROM access_partitions WHERE access_id IN "
         "(SELECT access_id FROM accesses WHERE direction = 'output')"
     )
+    connection.execute("ALTER TABLE events DROP COLUMN facets")
     connection.execute("PRAGMA user_version = 3")
     connection.close()
+
+
+def _as_layout_4(db: str) -> None:
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("ALTER TABLE events DROP COLUMN facets")
+    connection.execute("PRAGMA user_version = 4")
+    connection.close()
+
+
+def _facets(db: str) -> list[object]:
+    with sqlite3.connect(db) as connection:
+        return [
+            row[0] is not None
+            for row in connection.execute("SELECT facets FROM events ORDER BY event_time, digest")
+        ]
 
 
 def _answers(db: str) -> list[object]:
@@ -67,6 +83,36 @@ def test_a_layout_3_database_is_upgraded_by_an_ingest_into_it(tmp_path: Path) ->
     assert len(_links(db)) == 2  # each write's partition, the old one's too
     (writer,) = provenance(db, "raw", partition={"day": "d1"}).writers
     assert writer.run.run_id.endswith("1")
+
+
+def _with_run_facets(events: list[dict[str, object]]) -> list[dict[str, object]]:
+    for item in events:
+        facet = {"_producer": "tests", "_schemaURL": "https://example.com/facet.json"}
+        item["run"] = {**item["run"], "facets": {"note": facet}}  # type: ignore[dict-item]
+    return events
+
+
+def test_a_layout_4_database_gets_the_facets_column_and_keeps_the_new_events_facets(
+    tmp_path: Path,
+) -> None:
+    first = write_events(
+        tmp_path / "first.jsonl", _with_run_facets(run(1, 0, 1, writes=[("raw", day("d1"))]))
+    )
+    more = write_events(
+        tmp_path / "more.jsonl", _with_run_facets(run(2, 2, 3, writes=[("raw", day("d2"))]))
+    )
+    db = str(tmp_path / "lineage.db")
+    assert ingest([first], db).stored == 2
+    assert _facets(db) == [True, True]
+    _as_layout_4(db)
+    assert ingest([more], db).stored == 2
+    # what was stored before the upgrade had no facets kept, and still has none; the new do
+    assert _facets(db) == [False, False, True, True]
+    assert [w.run.run_id[-1] for w in provenance(db, "raw", partition={"day": "d1"}).writers] == [
+        "1"
+    ]
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 def test_an_older_layout_is_refused_with_what_to_do(tmp_path: Path) -> None:

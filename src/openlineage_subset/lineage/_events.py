@@ -22,6 +22,7 @@ from openlineage_subset._evaluate import guessed_type
 from openlineage_subset._issues import SubsetDocumentError, json_error_text
 from openlineage_subset._lines import lone_surrogate, may_hold_surrogate
 from openlineage_subset._validate import validate, validate_within
+from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -34,9 +35,11 @@ WHOLE = 1  # (WHOLE, source, bytes): a .json file that is one document over seve
 UNREADABLE = 2  # (UNREADABLE, source, message): an input that could not be read
 INVALID = 3  # (INVALID, source, line or None, message)
 SKIPPED = 4  # (SKIPPED,): a DatasetEvent or JobEvent
-EVENT = 5  # (EVENT, source, line, digest, run id, job namespace, job name, type, time, accesses)
+EVENT = 5  # (EVENT, source, line, digest, run id, job namespace, job name, type, time, accesses,
+# facets)
 """``accesses``: (namespace, name, direction, index of the condition in the chunk's conditions
-or -1 for none), for each input then each output."""
+or -1 for none), for each input then each output; ``facets``: what
+:func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event (bytes or None)."""
 
 Condition = tuple[str, bool, list[tuple[str, str | None]], tuple[str, ...], tuple[Any, ...]]
 """A condition as the writer stores it: canonical JSON, whether it only lists partitions (see
@@ -170,6 +173,7 @@ class _Chunk:
             event["eventType"],
             time,
             accesses,
+            kept_facets(event),
         )
 
     def number(self, condition: Any, text: str) -> int:

@@ -22,7 +22,8 @@ error". A file that is not SQLite is told by SQLite's own answer (``SQLITE_NOTAD
 Tables:
 
 - ``runs``: one row per run id, merged over its events (status, start and end times);
-- ``events``: the digest of every event stored, so that reading it again changes nothing;
+- ``events``: the digest of every event stored, so that reading it again changes nothing, and
+  its facets but the conditions, compressed, for the UI's pages (see ``lineage/_facets.py``);
 - ``datasets``: (namespace, name);
 - ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
   condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
@@ -54,10 +55,10 @@ from openlineage_subset.lineage._events import dimensions_text, listed_partition
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
-layout 3 (whose ``access_partitions`` held reads only) is brought to 4
-when first opened (:func:`_upgrade`); older ones are refused, saying to ingest again."""
+layout 3 (whose ``access_partitions`` held reads only) or 4 (which kept no facets) is brought
+to 5 when first opened (:func:`_upgrade`); older ones are refused, saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
@@ -92,7 +93,10 @@ CREATE TABLE events (
     run_id      TEXT NOT NULL REFERENCES runs (run_id),
     event_type  TEXT NOT NULL,
     event_time  TEXT NOT NULL,
-    source      TEXT NOT NULL      -- file:line where it was first read
+    source      TEXT NOT NULL,     -- file:line where it was first read
+    -- what lineage/_facets.py keeps of its facets (zlib-compressed JSON; empty: it had none);
+    -- NULL: not kept (the event was stored before layout 5)
+    facets      BLOB
 );
 CREATE INDEX events_by_run ON events (run_id);
 
@@ -180,7 +184,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    4
+    5
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str, wait: float = LOCK_WAIT) -> None:
@@ -397,20 +401,26 @@ def _check_version(where: str, version: int) -> None:
 
 
 def _upgrade(connection: sqlite3.Connection) -> None:
-    """Bring a database of layout 3 to :data:`SCHEMA_VERSION`, in the open write transaction:
-    link each write to the partitions its condition lists, as ingest now links them (layout 3
-    linked reads only). Takes about as long as ingesting the writes' partitions did."""
-    writes = connection.execute(
-        "SELECT access_id, dataset_id, condition FROM accesses "
-        "WHERE direction = 'output' AND condition IS NOT NULL"
-    ).fetchall()
-    for access_id, dataset_id, text in writes:
-        listed, _ = listed_partitions(json.loads(text))
-        connection.executemany(
-            "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) "
-            "SELECT partition_id, ? FROM partitions WHERE dataset_id = ? AND dimensions = ?",
-            [(access_id, dataset_id, dimensions_text(dimensions)) for dimensions, _ in listed],
-        )
+    """Bring a database of layout 3 or 4 to :data:`SCHEMA_VERSION`, in the open write
+    transaction. From 3: link each write to the partitions its condition lists, as ingest now
+    links them (layout 3 linked reads only); this takes about as long as ingesting the writes'
+    partitions did. From 4: add the column of the events' facets (empty for the events already
+    stored: their facets were not kept)."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version < 4:
+        writes = connection.execute(
+            "SELECT access_id, dataset_id, condition FROM accesses "
+            "WHERE direction = 'output' AND condition IS NOT NULL"
+        ).fetchall()
+        for access_id, dataset_id, text in writes:
+            listed, _ = listed_partitions(json.loads(text))
+            connection.executemany(
+                "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) "
+                "SELECT partition_id, ? FROM partitions WHERE dataset_id = ? AND dimensions = ?",
+                [(access_id, dataset_id, dimensions_text(dimensions)) for dimensions, _ in listed],
+            )
+    if version < 5:
+        connection.execute("ALTER TABLE events ADD COLUMN facets BLOB")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

@@ -149,11 +149,18 @@ class Writer:
         if fresh:
             old_runs = self._runs(fresh)
             self.db.executemany(
-                "INSERT INTO events (digest, run_id, event_type, event_time, source) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO events (digest, run_id, event_type, event_time, source, facets) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (digest, run_id, kind, time, source if line is None else f"{source}:{line}")
-                    for _, source, line, digest, run_id, _, _, kind, time, _ in fresh
+                    (
+                        digest,
+                        run_id,
+                        kind,
+                        time,
+                        source if line is None else f"{source}:{line}",
+                        facets,
+                    )
+                    for _, source, line, digest, run_id, _, _, kind, time, _, facets in fresh
                 ],
             )
             self._accesses(fresh, old_runs, conditions)
@@ -171,7 +178,7 @@ class Writer:
         ):
             states[run_id] = state
         old = list(states)
-        for _, _, _, _, run_id, namespace, name, event_type, event_time, _ in events:
+        for _, _, _, _, run_id, namespace, name, event_type, event_time, _, _ in events:
             state = states.get(run_id)
             if state is None:
                 state = states[run_id] = [None, event_time, None, None, None, None]

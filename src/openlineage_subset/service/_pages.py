@@ -196,10 +196,47 @@ def run_page(details: RunDetails) -> str:
             "<h2>Events</h2>",
             '<table class="list events"><thead><tr><th>type</th><th>time</th>'
             f"<th>first read from</th></tr></thead><tbody>{events}</tbody></table>",
-            '<p class="note">The database keeps each event\'s type, time and source, and the '
-            "subset facets' conditions; not the events' other facets.</p>",
+            "<h2>Facets</h2>",
+            _facet_groups(details),
         ],
     )
+
+
+def _json_text(value: object) -> str:
+    """``value`` as indented JSON in a ``<pre>``: JSON escapes control characters in strings;
+    each line goes through :func:`text` for the bidirectional ones."""
+    lines = json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    return "\n".join(text(line) for line in lines)
+
+
+def _facet_groups(details: RunDetails) -> str:
+    """The run's facets, grouped (run, job, each dataset), each folded with its JSON, and the
+    events whose facets the database does not hold."""
+    parts = []
+    for group in details.facets:
+        heading = text(group.heading)
+        if group.dataset is not None:
+            heading += " " + _a(dataset_link(group.dataset), group.dataset)
+        items = "".join(
+            f'<details class="facet"><summary><code>{text(facet.name)}</code> '
+            f'<span class="note">from {text(facet.event.event_type)} at '
+            f"{_time(facet.event.event_time)}</span></summary>"
+            f"<pre>{_json_text(facet.value)}</pre></details>"
+            for facet in group.facets
+        )
+        parts.append(f"<h3>{heading}</h3>{items}")
+    for event, why in details.facets_not_kept:
+        parts.append(
+            f'<p class="note">The facets of the {text(event.event_type)} event at '
+            f"{_time(event.event_time)} are not held: {text(why)}.</p>"
+        )
+    if not parts:
+        return '<p class="note">No facets besides the subset conditions shown above.</p>'
+    parts.append(
+        '<p class="note">Of each facet, the one of the latest event that has it; the subset '
+        "conditions are shown above as text.</p>"
+    )
+    return "".join(parts)
 
 
 def _facts(facts: Iterable[tuple[str, str]]) -> str:

@@ -1,0 +1,107 @@
+"""The facets the lineage database keeps of each event, for the UI's run and dataset pages.
+
+The queries need only the subset conditions, which the database keeps apart (``accesses``);
+a person looking at a run during an incident also wants the rest: the run's facets (the Spark
+application, the error of a failed run, the nominal time), the job's, and each dataset's
+(schema, data source, statistics). :func:`kept_facets` takes those from an event as one
+compressed JSON document, without the conditions, which it would only repeat; the database keeps
+it beside the event's digest (``events.facets``). :func:`facets_of` reads it back.
+
+A document over :data:`MAX_KEPT_BYTES` once compressed is not kept: a small one saying so (and
+how big it was) is kept in its place, so that a page says the facets were left out rather than
+showing none.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+MAX_KEPT_BYTES = 1 << 20
+"""The most bytes of compressed facets kept per event."""
+_MAX_READ_BYTES = 64 << 20  # what facets_of inflates at most: the database is ours, but bounded
+NOT_KEPT = "notKept"
+"""The key of the document kept in place of facets over :data:`MAX_KEPT_BYTES`."""
+_LISTS = (("inputs", "inputFacets"), ("outputs", "outputFacets"))
+_CONDITION_KEYS = ("inputCondition", "outputCondition")
+
+
+def kept_facets(event: dict[str, Any]) -> bytes:
+    """The facets of a (valid) run event to keep, compressed; empty when it has none (the
+    database's NULL is for events stored before it kept facets).
+
+    The document: ``run`` and ``job`` (their facets), and ``inputs``/``outputs`` (each dataset's
+    namespace, name, ``facets`` and ``inputFacets``/``outputFacets``, the subset facet without its
+    condition), leaving out what is empty (a subset facet with nothing but its condition,
+    ``_producer`` and ``_schemaURL`` too).
+
+    >>> event = {"run": {"runId": "r", "facets": {"nominalTime": {"nominalStartTime": "x"}}},
+    ...          "job": {"namespace": "n", "name": "j"},
+    ...          "inputs": [{"namespace": "f", "name": "t", "inputFacets": {"subset": {
+    ...              "_producer": "p", "inputCondition": {"type": "partition"}}}}]}
+    >>> facets_of(kept_facets(event))
+    {'run': {'nominalTime': {'nominalStartTime': 'x'}}}
+    >>> kept_facets({"run": {"runId": "r"}, "job": {"namespace": "n", "name": "j"}})
+    b''
+    >>> facets_of(b'')
+    {}
+    """
+    document: dict[str, Any] = {}
+    for part in ("run", "job"):
+        facets = (event.get(part) or {}).get("facets")
+        if facets:
+            document[part] = facets
+    for list_key, facets_key in _LISTS:
+        kept = []
+        for dataset in event.get(list_key) or ():
+            item = _dataset_facets(dataset, facets_key)
+            if item is not None:
+                kept.append(item)
+        if kept:
+            document[list_key] = kept
+    if not document:
+        return b""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    body = zlib.compress(text.encode("utf-8"), 1)
+    if len(body) > MAX_KEPT_BYTES:
+        note = {NOT_KEPT: {"compressedBytes": len(body), "limit": MAX_KEPT_BYTES}}
+        body = zlib.compress(json.dumps(note).encode("utf-8"))
+    return body
+
+
+def _dataset_facets(dataset: dict[str, Any], facets_key: str) -> dict[str, Any] | None:
+    item: dict[str, Any] = {}
+    if dataset.get("facets"):
+        item["facets"] = dataset["facets"]
+    own = dataset.get(facets_key)
+    if own:
+        own = dict(own)
+        subset = own.get("subset")
+        if isinstance(subset, dict):
+            # the condition is kept apart (and shown as text); the rest of the facet stays unless
+            # it is only the facet's _producer and _schemaURL
+            rest = {key: value for key, value in subset.items() if key not in _CONDITION_KEYS}
+            if any(not key.startswith("_") for key in rest):
+                own["subset"] = rest
+            else:
+                del own["subset"]
+        if own:
+            item[facets_key] = own
+    if not item:
+        return None
+    return {"namespace": dataset["namespace"], "name": dataset["name"], **item}
+
+
+def facets_of(body: bytes | None) -> dict[str, Any] | None:
+    """The document :func:`kept_facets` made (None for None: facets not kept)."""
+    if body is None:
+        return None
+    if not body:
+        return {}
+    inflater = zlib.decompressobj()
+    text = inflater.decompress(body, _MAX_READ_BYTES)
+    if inflater.unconsumed_tail:
+        return {NOT_KEPT: {"inflatedBytesOver": _MAX_READ_BYTES}}
+    found: dict[str, Any] = json.loads(text.decode("utf-8"))
+    return found

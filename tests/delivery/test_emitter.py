@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from openlineage_subset.delivery import _emitter as emitter_module
 from openlineage_subset.delivery._emitter import Emitter, ExitBudget, open_emitter
 from openlineage_subset.delivery._sending import JsonLinesTransport
 from openlineage_subset.producer._events import JobRef, run_event
@@ -41,6 +42,7 @@ def test_an_unusable_close_timeout_warns_and_close_delivers_within_the_default(
     value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OL_SUBSET_CLOSE_TIMEOUT", value)
+    monkeypatch.setattr(emitter_module, "_BUDGET_PROBLEMS_SAID", set())
     transport = ListTransport()
     with pytest.warns(LineageSettingsWarning, match="OL_SUBSET_CLOSE_TIMEOUT") as said:
         emitter = open_emitter(
@@ -56,6 +58,30 @@ def test_an_unusable_close_timeout_warns_and_close_delivers_within_the_default(
     assert emitter.close() is True
     assert len(transport.events) == 2
     assert emitter.counts["emitted"] == 2
+
+
+def test_an_unusable_close_timeout_variable_is_said_once_per_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OL_SUBSET_CLOSE_TIMEOUT", "soon")
+    monkeypatch.setattr(emitter_module, "_BUDGET_PROBLEMS_SAID", set())
+    emitters = []
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")  # what Python would not repeat, shown: said once by us
+        for number in range(3):
+            emitters.append(
+                open_emitter(
+                    transport=ListTransport(),
+                    output=None,
+                    quarantine=tmp_path / f"q{number}.jsonl",
+                    outbox=tmp_path / f"outbox{number}",
+                    close_timeout=None,
+                )
+            )
+    assert [str(w.message).split("=")[0] for w in said] == ["OL_SUBSET_CLOSE_TIMEOUT"]
+    assert {emitter.close_timeout for emitter in emitters} == {5.0}  # each uses the default
+    for emitter in emitters:
+        emitter.close()
 
 
 @pytest.mark.parametrize("value", [1e10, math.inf, math.nan, -1.0])

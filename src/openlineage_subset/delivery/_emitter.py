@@ -78,6 +78,9 @@ MAX_CLOSE_TIMEOUT = 86_400.0
 Python's waits raise ``OverflowError``."""
 
 
+_BUDGET_PROBLEMS_SAID: set[str] = set()
+
+
 def close_budget(seconds: float | None) -> tuple[float, str | None]:
     """How long ``close()`` sends: ``seconds``, else ``$OL_SUBSET_CLOSE_TIMEOUT``, else 5 s.
 
@@ -185,7 +188,8 @@ def open_emitter(
     else:
         resolved, description = transport, f"the transport given to enable() ({transport!r})"
     budget, problem = close_budget(close_timeout)
-    if problem is not None:
+    if problem is not None and problem not in _BUDGET_PROBLEMS_SAID:
+        _BUDGET_PROBLEMS_SAID.add(problem)  # the environment is the process's: said once in it
         problems.append(problem)
     for message in problems:
         warnings.warn(message, LineageSettingsWarning, stacklevel=3)

@@ -278,7 +278,7 @@ def _line_result(
 ) -> _Result | None:
     """The result of one line of JSON Lines; None for a blank line."""
     if isinstance(raw, LongLine):
-        return _Result(source, line=number, error=str(raw))
+        return _long_line(source, number, raw)
     if _BLANK(raw):
         return None
     try:
@@ -286,6 +286,11 @@ def _line_result(
     except _Unusable as problem:
         return _Result(source, line=number, error=str(problem))
     return _usable(_Result(source, line=number, document=document), reader)
+
+
+def _long_line(source: str, number: int, line: LongLine) -> _Result:
+    # a line with no end stops the reading: the rest of the input is unreadable
+    return _Result(source, line=number, error=str(line), unreadable=not line.ended)
 
 
 def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iterator[_Result]:
@@ -296,7 +301,7 @@ def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iter
     for line in lines:
         start = line[1] if start is None else start
         if isinstance(line[2], LongLine):  # one document or JSON Lines: the rest tells
-            yield _Result(source, line=line[0], error=str(line[2]))
+            yield _long_line(source, line[0], line[2])
             yield from _json_lines(source, lines, reader, empty=False)
             return
         if size <= lines.limit:  # past it, only the size counts: the document is refused

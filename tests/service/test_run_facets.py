@@ -115,3 +115,24 @@ def test_what_is_kept_is_every_facet_but_the_conditions() -> None:
         for key, value in end["inputs"][0]["inputFacets"]["subset"].items()
         if key != "inputCondition"
     }
+
+
+def test_the_dataset_page_shows_the_facets_its_latest_run_gave(
+    serve: Callable[..., Server],
+) -> None:
+    server = serve()
+    first = _faceted_run(7)
+    later = run(8, 5, 6, writes=[("daily", day("2024-10-06"))])
+    later[1]["outputs"][0]["facets"] = {
+        "schema": _facet(fields=[{"name": "amount", "type": "decimal(12,4)"}])
+    }
+    post_events(server, first + later + run(9, 7, 8, reads=[("daily", None)]))
+    status, _, page = fetch(server, page_path("/dataset", namespace="file", name=f"{LAKE}/daily"))
+    assert status == 200
+    facets = page[page.index("<h2>Facets</h2>") :]
+    # run 9 (the latest) gave the dataset no facet: run 8's schema is shown, not run 7's
+    assert "decimal(12,4)" in facets and "decimal(10,2)" not in facets
+    assert run_id(8) in facets
+    status, _, page = fetch(server, page_path("/dataset", namespace="file", name=f"{LAKE}/raw"))
+    assert status == 200
+    assert "None given by its latest runs." in page[page.index("<h2>Facets</h2>") :]

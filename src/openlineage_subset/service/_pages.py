@@ -31,7 +31,7 @@ from openlineage_subset.lineage._model import (
     RunRef,
 )
 from openlineage_subset.lineage._time import shown_time
-from openlineage_subset.service._details import RunDetails
+from openlineage_subset.service._details import DatasetFacets, Facet, RunDetails
 
 MAX_ROWS = 400
 """Rows of a dataset's grid drawn at most: the last ones (the newest dates)."""
@@ -202,6 +202,27 @@ def run_page(details: RunDetails) -> str:
     )
 
 
+def _facet_items(facets: Iterable[Facet]) -> str:
+    """Each facet folded: its name and the event it is from, then its JSON."""
+    return "".join(
+        f'<details class="facet"><summary><code>{text(facet.name)}</code> '
+        f'<span class="note">from {text(facet.event.event_type)} at '
+        f"{_time(facet.event.event_time)}</span></summary>"
+        f"<pre>{_json_text(facet.value)}</pre></details>"
+        for facet in facets
+    )
+
+
+def _dataset_facets(found: DatasetFacets | None) -> str:
+    if found is None:
+        return '<p class="note">None given by its latest runs.</p>'
+    return (
+        '<p class="note">As the latest run that gave any gave them, '
+        f"{_a(run_link(found.run_id), found.run_id)} (the dataset's own and those of its read or "
+        "write).</p>" + _facet_items(found.facets)
+    )
+
+
 def _json_text(value: object) -> str:
     """``value`` as indented JSON in a ``<pre>``: JSON escapes control characters in strings;
     each line goes through :func:`text` for the bidirectional ones."""
@@ -217,14 +238,7 @@ def _facet_groups(details: RunDetails) -> str:
         heading = text(group.heading)
         if group.dataset is not None:
             heading += " " + _a(dataset_link(group.dataset), group.dataset)
-        items = "".join(
-            f'<details class="facet"><summary><code>{text(facet.name)}</code> '
-            f'<span class="note">from {text(facet.event.event_type)} at '
-            f"{_time(facet.event.event_time)}</span></summary>"
-            f"<pre>{_json_text(facet.value)}</pre></details>"
-            for facet in group.facets
-        )
-        parts.append(f"<h3>{heading}</h3>{items}")
+        parts.append(f"<h3>{heading}</h3>{_facet_items(group.facets)}")
     for event, why in details.facets_not_kept:
         parts.append(
             f'<p class="note">The facets of the {text(event.event_type)} event at '
@@ -410,6 +424,8 @@ def dataset_page(
     partitions: PartitionsReport,
     history: HistoryReport,
     selected: Sequence[str] = (),
+    *,
+    facets: DatasetFacets | None = None,
 ) -> str:
     facts = [("dataset", text(dataset)), ("namespace", text(dataset.namespace))]
     facts.append(("name", text(dataset.name)))
@@ -459,6 +475,8 @@ def dataset_page(
             '<table class="list history"><thead><tr><th></th><th>run</th><th>job</th>'
             f"<th>state</th><th>time</th><th>where</th></tr></thead><tbody>{runs}</tbody></table>"
             + (f'<p class="note">and {more} earlier run(s)</p>' if more > 0 else ""),
+            "<h2>Facets</h2>",
+            _dataset_facets(facets),
         ],
     )
 

@@ -45,7 +45,7 @@ from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.service import _pages
-from openlineage_subset.service._details import run_details
+from openlineage_subset.service._details import dataset_facets, run_details
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -121,7 +121,8 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
             return 404, _pages.error_page(404, str(error)), []
         summary = next((item for item in datasets(path).datasets if item.dataset == ref), None)
         selected = request.query_params.getlist("p")
-        return 200, _pages.dataset_page(ref, summary, partitions, past, selected), []
+        facets = dataset_facets(path, ref)
+        return 200, _pages.dataset_page(ref, summary, partitions, past, selected, facets=facets), []
 
     def answer(request: Request) -> tuple[int, str, list[str]]:
         ref = _dataset(request)

@@ -321,3 +321,42 @@ def test_a_large_grid_draws_the_newest_rows_and_says_what_it_left_out() -> None:
     assert len(columns) == _pages.MAX_COLUMNS
     assert f"{len(days) - len(rows)} earlier row(s) not drawn" in page
     assert f"{len(countries) - _pages.MAX_COLUMNS} column(s) not drawn" in page
+
+
+@pytest.mark.parametrize("query", ["impact", "provenance"])
+def test_an_answer_page_asks_the_database_once_per_partition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """The page shows the picture and the answer's text: both from one query per partition,
+    however many modules hold the query function."""
+    import sys
+
+    from starlette.requests import Request
+
+    from openlineage_subset.lineage import _impact, _provenance, ingest
+    from openlineage_subset.lineage._model import DatasetRef
+    from openlineage_subset.service import _ui
+    from tests.lineage.events import write_events
+
+    db = str(tmp_path / "lineage.db")
+    assert ingest([write_events(tmp_path / "events.jsonl", pipeline_history())], db).invalid == 0
+    original = {"impact": _impact.impact, "provenance": _provenance.provenance}[query]
+    calls: list[object] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("partition"))
+        return original(*args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, query, None) is original and module.__name__.startswith(
+            "openlineage_subset"
+        ):
+            monkeypatch.setattr(module, query, counted)
+    other = {"day": "2024-10-06", "country": "PL"}
+    params = urllib.parse.urlencode(
+        {"query": query, "p": [json.dumps(START), json.dumps(other)]}, doseq=True
+    )
+    request = Request({"type": "http", "query_string": params.encode(), "headers": []})
+    status, content, _ = _ui._answer(db, DatasetRef("file", f"{LAKE}/raw"), request)
+    assert status == 200 and content.count('<section class="answer"') == 2
+    assert calls == [START, other], "one query per partition selected"

@@ -26,9 +26,11 @@ from openlineage_subset.lineage._model import (
     AffectedRun,
     DatasetRef,
     Dimensions,
+    ImpactReport,
     Label,
     PartitionRef,
     PartitionSet,
+    ProvenanceReport,
     ProvenanceStep,
     RunRef,
 )
@@ -119,6 +121,9 @@ class Picture:
     edges: tuple[GraphEdge, ...]
     hidden_nodes: int
     grids: tuple[Grid, ...]
+    answer: ImpactReport | ProvenanceReport | None = None
+    """The answer drawn (None for an overview): a page that shows the picture and the answer's
+    text or JSON takes it from here rather than asking the database twice."""
 
 
 class _Builder:
@@ -202,6 +207,7 @@ class _Builder:
         title: str,
         summary: list[str],
         runs: int,
+        answer: ImpactReport | ProvenanceReport | None = None,
     ) -> Picture:
         nodes = self.nodes
         if query == "provenance":  # walked from the target back: flow goes left to right
@@ -217,7 +223,9 @@ class _Builder:
             )
         )
         hidden = len(nodes) - len(shown)
-        return Picture(query, title, tuple(summary), runs, tuple(shown), edges, hidden, grids)
+        return Picture(
+            query, title, tuple(summary), runs, tuple(shown), edges, hidden, grids, answer
+        )
 
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
         dataset_id = self.graph.resolve(dataset.name, dataset.namespace)
@@ -382,7 +390,7 @@ def impact_picture(
         if not report.seen:
             summary.insert(0, unseen_note(report.start))
         title = f"Impact of {part_heading(report.start)}"
-        return build.picture("impact", title, summary, len(report.runs))
+        return build.picture("impact", title, summary, len(report.runs), report)
     finally:
         if close:
             store.close()
@@ -447,7 +455,7 @@ def provenance_picture(
         if not report.seen:
             summary.insert(0, unseen_note(report.target))
         title = f"Provenance of {part_heading(report.target)}"
-        return build.picture("provenance", title, summary, runs)
+        return build.picture("provenance", title, summary, runs, report)
     finally:
         if close:
             store.close()

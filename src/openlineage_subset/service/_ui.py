@@ -38,10 +38,8 @@ from openlineage_subset.lineage._arguments import LineageQueryError, partition_f
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page as report_page
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._model import DatasetRef
+from openlineage_subset.lineage._model import DatasetRef, ImpactReport, ProvenanceReport
 from openlineage_subset.lineage._picture import impact_picture, provenance_picture
-from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.service import _pages
@@ -225,14 +223,6 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
     sections, styles, plans = [], [], []
     for partition in asked or [None]:
         if query == "impact":
-            report = impact(
-                path,
-                ref.name,
-                partition=partition,
-                since=since,
-                depth=depth,
-                namespace=ref.namespace,
-            )
             picture = impact_picture(
                 path,
                 ref.name,
@@ -241,6 +231,8 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
                 depth=depth,
                 namespace=ref.namespace,
             )
+            report = picture.answer  # the picture's own answer: one query per partition
+            assert isinstance(report, ImpactReport)
             heading = part_heading(report.start)
             plans.append(report.backfill)
             copies = (
@@ -249,12 +241,11 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
             )
             unseen = None if report.seen else unseen_note(report.start)
         else:
-            found = provenance(
-                path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
-            )
             picture = provenance_picture(
                 path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
             )
+            found = picture.answer
+            assert isinstance(found, ProvenanceReport)
             heading = part_heading(found.target)
             copies = (
                 ("Provenance (text)", "\n".join(provenance_text(found)) + "\n"),

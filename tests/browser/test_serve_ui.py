@@ -129,7 +129,7 @@ def test_search_click_a_partition_and_see_its_impact(
     assert page.locator("h1").inner_text().endswith("/lake/sales")
     page.screenshot(path=str(shots / "2-dataset.png"), full_page=True)
     value = json.dumps(CLICKED, separators=(",", ":"))
-    cell = page.locator(f'table.cells input[name="p"][value={json.dumps(value)}]')
+    cell = page.locator(f'table.grid input[name="p"][value={json.dumps(value)}]')
     assert cell.count() == 1
     cell.click()  # the script opens its impact at once
     page.wait_for_url("**/answer?*")
@@ -168,7 +168,7 @@ def test_without_scripts_the_search_and_the_selection_are_forms(
         assert page.locator("table.datasets tbody tr").count() == 1
         page.locator("table.datasets a").click()
         page.wait_for_load_state("load")
-        boxes = page.locator('table.cells input[name="p"]')
+        boxes = page.locator('table.grid input[name="p"]')
         boxes.nth(0).check()
         boxes.nth(1).check()
         page.screenshot(path=str(shots / "4-selected-no-script.png"), full_page=True)
@@ -195,7 +195,7 @@ def test_names_from_events_show_as_text_and_run_nothing(
                 shown = f"file:{LAKE}/{name}"
                 assert page.locator("h1").inner_text() == shown
     page.goto(f"{server.url}/dataset?namespace=file&name={LAKE}/hostile_parts", wait_until="load")
-    cell = page.locator('table.cells input[name="p"]')
+    cell = page.locator('table.grid input[name="p"]')
     assert json.loads(cell.get_attribute("value") or "") == {"country": HOSTILE_VALUE}
     page.goto(f"{server.url}/runs", wait_until="load")
     assert "<script>x()</script>" in page.inner_text("table.runs")

@@ -1,7 +1,8 @@
 """The web UI at ``/``: the routes, the API key as a cookie, the Content-Security-Policy.
 
 - ``GET /``: the datasets, the most recently written first (``?q=`` filters them);
-- ``GET /dataset?namespace=NS&name=NAME``: its partitions as a grid, its latest runs;
+- ``GET /dataset?namespace=NS&name=NAME``: its partitions as a grid (a calendar for dates,
+  :mod:`._partition_grid`), each a checkbox of a form that asks the answer page, its latest runs;
 - ``GET /answer?namespace=&name=&query=impact|provenance&p=JSON...``: the answer for each
   partition selected (``p``, a JSON object of column to value; ``ask``: ``COL=VALUE, ...``;
   none: the whole dataset): the report's run graph and grids, the backfill plan to copy;
@@ -44,6 +45,7 @@ from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.service import _pages
 from openlineage_subset.service._details import run_details
+from openlineage_subset.service._partition_grid import failed_writes
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -115,11 +117,13 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         try:
             partitions = dataset_partitions(path, ref.name, namespace=ref.namespace)
             past = history(path, ref.name, namespace=ref.namespace)
+            failed = failed_writes(path, ref, partitions.partitions)
         except LineageQueryError as error:
             return 404, _pages.error_page(404, str(error)), []
         summary = next((item for item in datasets(path).datasets if item.dataset == ref), None)
         selected = request.query_params.getlist("p")
-        return 200, _pages.dataset_page(ref, summary, partitions, past, selected), []
+        content = _pages.dataset_page(ref, summary, partitions, past, selected, failed=failed)
+        return 200, content, list(_pages.DATASET_STYLES)
 
     def answer(request: Request) -> tuple[int, str, list[str]]:
         ref = _dataset(request)

@@ -12,6 +12,7 @@ the failed run. A long grid draws its newest rows and says how many it left out.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Collection, Mapping, Sequence
@@ -27,7 +28,7 @@ from openlineage_subset.lineage._model import (
     PartitionState,
     RunRef,
 )
-from openlineage_subset.lineage._picture import CellState, GridCell, arranged
+from openlineage_subset.lineage._picture import NULL_VALUE, CellState, GridCell, arranged
 from openlineage_subset.lineage._time import shown_time
 
 FAILED = ("FAIL", "ABORT")
@@ -75,29 +76,39 @@ def failed_writes(
             store.close()
 
 
-def _cell(state: PartitionState, latest: str | None, failed: RunRef | None) -> GridCell:
-    notes = [str(state.partition)]
-    colour: CellState
+def _colour(state: PartitionState, latest: str | None, failed: RunRef | None) -> CellState:
+    if failed is not None:
+        return "affected"
     if state.writer is None or state.label is None:
-        colour = "known"
+        return "known"
+    if state.label == "possible":
+        return "possible"
+    return "written" if state.writer.run_id == latest else "earlier"
+
+
+def _cell(state: PartitionState, latest: str | None, failed: RunRef | None) -> GridCell:
+    """The cell of a partition drawn: its colour, hover text and checkbox value."""
+    notes: list[str] = []  # the grid puts the partition's columns and values first
+    if state.writer is None or state.label is None:
         notes.append("no completed write known")
     else:
-        colour = "possible" if state.label == "possible" else "written"
-        if colour == "written" and state.writer.run_id != latest:
-            colour = "earlier"
         ended = shown_time(state.writer.ended_at or state.writer.started_at)
         notes.append(
             f"last written ({state.label}) by {state.writer.job} run {state.writer.run_id}, "
             f"ended {ended}"
         )
     if failed is not None:
-        colour = "affected"
         notes.append(
             f"affected: {failed.job} run {failed.run_id} may have written it since, and "
             f"{failed.status} (started {shown_time(failed.started_at)})"
         )
     notes.append(f"read by {state.reads_since} run(s) since its last write")
+    colour = _colour(state, latest, failed)
     return GridCell(colour, tuple(notes), partition_value(state.partition))
+
+
+def _shown(value: str | None) -> str:
+    return NULL_VALUE if value is None else value
 
 
 def dataset_grid(
@@ -116,9 +127,23 @@ def dataset_grid(
     ended = [state.writer for state in states if state.writer is not None]
     latest = max(ended, key=lambda run: (run.ended_at or "", run.run_id)).run_id if ended else None
     units = {
-        _unit(state.partition): _cell(state, latest, failed.get(_unit(state.partition)))
+        _unit(state.partition): GridCell(
+            _colour(state, latest, failed.get(_unit(state.partition))), ()
+        )
         for state in states
     }
     order = [name for name, _ in states[-1].partition.dimensions]
     grid = arranged(report.dataset, units, order, latest=True)
+    if grid.down is not None:  # the hover text and the checkbox of the cells drawn only
+        down, across = grid.down, grid.across
+        drawn: dict[tuple[str, str], GridCell] = {}
+        for state in states:
+            values = dict(state.partition.dimensions)
+            key = (
+                _shown(values.get(down, "")),
+                "/".join(_shown(values.get(name, "")) for name in across),
+            )
+            if key in grid.cells:
+                drawn[key] = _cell(state, latest, failed.get(_unit(state.partition)))
+        grid = dataclasses.replace(grid, cells=drawn)
     return legend_html("partitions") + grid_html(grid, selected, heading=False)

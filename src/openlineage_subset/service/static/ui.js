@@ -95,7 +95,7 @@
     svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
     svg.setAttribute("width", "100%");
     var draw = function () {
-      var height = Math.max(160, Math.min(natural, Math.round(window.innerHeight * 0.75)));
+      var height = Math.round(Math.min(natural, Math.max(160, window.innerHeight * 0.75)));
       svg.setAttribute("height", String(height));
       var box = svg.getBoundingClientRect();
       var wide = Math.max(box.width, 1) / view.scale;

@@ -3,9 +3,11 @@
 The database holds a real captured pipeline: the events ``ol-subset demo`` captured from local
 Spark (tests/data/captured/demo_events.jsonl, written by ``ol-subset demo``), posted to the
 server as a producer would, plus the test pipeline of tests/lineage/events.py, which names a
-dataset, a job and a partition value like markup. The test searches, clicks a partition,
-checks the highlighted cells against :func:`~openlineage_subset.lineage.impact`, and checks
-that no markup from an event runs. Screenshots go to ``$OL_SUBSET_ARTIFACTS/ui`` (CI keeps
+dataset, a job and a partition value like markup. The tests search, check a dataset's
+calendar of partitions against ``/api/v1/partitions``, click a partition, check the
+highlighted cells against :func:`~openlineage_subset.lineage.impact`, zoom and pan the run
+graph (wheel, drag, buttons; still no edge through a box), and check that no markup from an
+event runs. Screenshots go to ``$OL_SUBSET_ARTIFACTS/ui`` (CI keeps
 that folder), else to the test's temporary folder.
 """
 
@@ -22,6 +24,7 @@ import pytest
 from openlineage_subset.lineage import impact
 from openlineage_subset.lineage._catalog import datasets
 from tests.browser.conftest import artifact_folder
+from tests.browser.test_report_page import GEOMETRY
 from tests.helpers import ROOT
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
 
@@ -32,6 +35,7 @@ from tests.service.conftest import Server, start  # after the check: needs the s
 CAPTURED = ROOT / "tests" / "data" / "captured" / "demo_events.jsonl"
 HOSTILE_VALUE = '"><img src=x onerror=alert(2)>'
 CLICKED = {"business_date": "2024-10-15", "country": "DE"}
+RAW_START = {"day": "2024-10-05", "country": "DE"}
 
 
 def _events() -> list[dict[str, Any]]:
@@ -129,7 +133,7 @@ def test_search_click_a_partition_and_see_its_impact(
     assert page.locator("h1").inner_text().endswith("/lake/sales")
     page.screenshot(path=str(shots / "2-dataset.png"), full_page=True)
     value = json.dumps(CLICKED, separators=(",", ":"))
-    cell = page.locator(f'table.cells input[name="p"][value={json.dumps(value)}]')
+    cell = page.locator(f'table.grid input[name="p"][value={json.dumps(value)}]')
     assert cell.count() == 1
     cell.click()  # the script opens its impact at once
     page.wait_for_url("**/answer?*")
@@ -168,7 +172,7 @@ def test_without_scripts_the_search_and_the_selection_are_forms(
         assert page.locator("table.datasets tbody tr").count() == 1
         page.locator("table.datasets a").click()
         page.wait_for_load_state("load")
-        boxes = page.locator('table.cells input[name="p"]')
+        boxes = page.locator('table.grid input[name="p"]')
         boxes.nth(0).check()
         boxes.nth(1).check()
         page.screenshot(path=str(shots / "4-selected-no-script.png"), full_page=True)
@@ -195,11 +199,162 @@ def test_names_from_events_show_as_text_and_run_nothing(
                 shown = f"file:{LAKE}/{name}"
                 assert page.locator("h1").inner_text() == shown
     page.goto(f"{server.url}/dataset?namespace=file&name={LAKE}/hostile_parts", wait_until="load")
-    cell = page.locator('table.cells input[name="p"]')
+    cell = page.locator('table.grid input[name="p"]')
     assert json.loads(cell.get_attribute("value") or "") == {"country": HOSTILE_VALUE}
     page.goto(f"{server.url}/runs", wait_until="load")
     assert "<script>x()</script>" in page.inner_text("table.runs")
     page.screenshot(path=str(shots / "5-hostile-runs.png"), full_page=True)
     page.goto(f"{server.url}/", wait_until="load")
     assert HOSTILE_NAME in page.inner_text("table.datasets")
+    watched.clean()
+
+
+def _colour(item: dict[str, Any], latest: str | None) -> str:
+    """The colour the dataset page should give a partition of ``/api/v1/partitions`` (the
+    demo has no failed run, so none is affected)."""
+    writer = item["lastWriter"]
+    if writer is None:
+        return "known"
+    if item["label"] == "possible":
+        return "possible"
+    return "written" if writer["runId"] == latest else "earlier"
+
+
+def test_a_dataset_of_the_demo_is_a_calendar_of_its_partitions(
+    watched: Watched, server: Server, shots: Path
+) -> None:
+    page = watched.page
+    (sales,) = [
+        item.dataset
+        for item in datasets(server.db).datasets
+        if item.dataset.name.endswith("/lake/sales")
+    ]
+    where = {"namespace": sales.namespace, "name": sales.name}
+    status, known = server.get(
+        "/api/v1/partitions?"
+        + urllib.parse.urlencode({"dataset": sales.name, "namespace": sales.namespace})
+    )
+    assert status == 200 and len(known["partitions"]) >= 2
+    writers = [item["lastWriter"] for item in known["partitions"] if item["lastWriter"]]
+    latest = max(writers, key=lambda run: (run["endedAt"] or "", run["runId"]))["runId"]
+    page.goto(f"{server.url}/dataset?{urllib.parse.urlencode(where)}", wait_until="load")
+    grid = page.locator("table.grid")
+    assert grid.count() == 1
+    # A calendar: the days of the month across, a band per month, a row per country in it.
+    days = grid.locator("thead th[scope=col]").all_inner_texts()
+    assert days[1:] == [str(day) for day in range(1, 32)]
+    months = {item["dimensions"]["business_date"][:7] for item in known["partitions"]}
+    assert grid.locator("th.month").all_inner_texts() == sorted(months)
+    values = grid.locator('input[name="p"]').evaluate_all("boxes => boxes.map(b => b.value)")
+    assert sorted(json.dumps(json.loads(v), sort_keys=True) for v in values) == sorted(
+        json.dumps(item["dimensions"], sort_keys=True) for item in known["partitions"]
+    ), "a checkbox for each partition the store knows, once, and nothing else"
+    for item in known["partitions"]:
+        value = json.dumps(item["dimensions"], separators=(",", ":"), ensure_ascii=False)
+        cell = grid.locator(f"td:has(input[value={json.dumps(value)}])")
+        assert cell.count() == 1
+        title = cell.get_attribute("title") or ""
+        assert all(f"{name}={v}" in title for name, v in item["dimensions"].items())
+        assert cell.get_attribute("class") == _colour(item, latest), title
+        box = cell.bounding_box()
+        assert box is not None and box["width"] >= 16 and box["height"] >= 16
+    page.screenshot(path=str(shots / "6-dataset-calendar.png"), full_page=True)
+
+    first = known["partitions"][0]["dimensions"]
+    value = json.dumps(first, separators=(",", ":"), ensure_ascii=False)
+    grid.locator(f"input[value={json.dumps(value)}]").click()  # one click: its impact
+    page.wait_for_url("**/answer?*")
+    page.wait_for_load_state("load")
+    assert page.locator("h1").first.inner_text() == f"Impact: {sales}"
+    start = page.locator(f'table.grid[data-dataset="{sales}"] td.affected')
+    assert start.count() == 1, "the partition clicked, highlighted"
+    assert all(f"{name}={v}" in (start.get_attribute("title") or "") for name, v in first.items())
+    watched.clean()
+
+
+SCALE = (
+    "svg => { const r = svg.querySelector('g.node rect'); "
+    "return r.getBoundingClientRect().width / r.width.baseVal.value; }"
+)
+"""Screen pixels per unit of the drawing, as Chromium draws its first box."""
+UNDER = (
+    "([svg, x, y]) => { const p = new DOMPoint(x, y).matrixTransform("
+    "svg.getScreenCTM().inverse()); return [p.x, p.y]; }"
+)
+"""The point of the drawing under the screen point (x, y)."""
+
+
+def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
+    watched: Watched, server: Server, shots: Path
+) -> None:
+    page = watched.page
+    where = {"namespace": "file", "name": f"{LAKE}/raw", "p": json.dumps(RAW_START)}
+    page.goto(f"{server.url}/answer?{urllib.parse.urlencode(where)}", wait_until="load")
+    frame = page.locator("div.graph").first
+    svg = frame.locator("svg.run-graph")
+    assert "panzoom" in (frame.get_attribute("class") or ""), "the script took the graph over"
+    assert page.locator("p.zoom").first.is_hidden(), "the CSS size choices give way"
+    node = svg.locator("g.node rect").first
+    before = node.bounding_box()
+    assert before is not None and abs(svg.evaluate(SCALE) - 1) < 0.01, "actual size at first"
+
+    # The wheel zooms in around the pointer: what is under it stays under it.
+    box = svg.bounding_box()
+    x, y = box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.5
+    under = page.evaluate(UNDER, [svg.element_handle(), x, y])
+    page.mouse.move(x, y)
+    page.mouse.wheel(0, -400)
+    page.wait_for_function("frame => Number(frame.dataset.scale) > 1.2", arg=frame.element_handle())
+    zoomed = svg.evaluate(SCALE)
+    assert zoomed > 1.2
+    after = page.evaluate(UNDER, [svg.element_handle(), x, y])
+    assert abs(after[0] - under[0]) * zoomed < 1.5 and abs(after[1] - under[1]) * zoomed < 1.5
+    assert page.evaluate("window.scrollY") == 0, "the wheel zooms, it does not scroll the page"
+    found = svg.evaluate(GEOMETRY)
+    assert found["edges"] > 0 and found["crossed"] == 0, found["crossings"]
+    page.screenshot(path=str(shots / "7-graph-zoomed.png"))
+
+    # Dragging pans: every box moves with the pointer, the scale stays.
+    start = node.bounding_box()
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 120, y - 40, steps=6)
+    page.mouse.up()
+    moved = node.bounding_box()
+    assert abs(moved["x"] - (start["x"] - 120)) < 1 and abs(moved["y"] - (start["y"] - 40)) < 1
+    assert abs(svg.evaluate(SCALE) - zoomed) < 1e-6
+    assert svg.evaluate(GEOMETRY)["crossed"] == 0
+
+    # The buttons, from the keyboard: zoom out, then back to actual size from the top left.
+    page.get_by_role("button", name="zoom out").first.focus()
+    page.keyboard.press("Enter")
+    assert abs(svg.evaluate(SCALE) - zoomed * 0.8) < 0.01
+    page.get_by_role("button", name="actual size, from the top left").first.focus()
+    page.keyboard.press("Enter")
+    reset = node.bounding_box()
+    assert abs(svg.evaluate(SCALE) - 1) < 0.01
+    assert abs(reset["x"] - before["x"]) < 0.5 and abs(reset["y"] - before["y"]) < 0.5
+    page.get_by_role("button", name="fit the whole graph").first.click()
+    frame_box, fitted = svg.bounding_box(), svg.locator("g.node rect").all()
+    assert frame_box is not None and fitted
+    for rect in fitted:
+        drawn = rect.bounding_box()
+        assert drawn is not None
+        assert (
+            frame_box["x"] - 0.5
+            <= drawn["x"]
+            <= frame_box["x"] + frame_box["width"] - drawn["width"] + 0.5
+        )
+        assert (
+            frame_box["y"] - 0.5
+            <= drawn["y"]
+            <= frame_box["y"] + frame_box["height"] - drawn["height"] + 0.5
+        )
+    fitted_scale = svg.evaluate(SCALE)
+    assert fitted_scale < 1, "the whole graph is larger than its frame"
+    svg.focus()
+    page.keyboard.press("+")
+    assert abs(svg.evaluate(SCALE) - 1.25 * fitted_scale) < 0.01, "+ on the drawing zooms in"
+    page.keyboard.press("0")
+    assert abs(svg.evaluate(SCALE) - 1) < 0.01
     watched.clean()

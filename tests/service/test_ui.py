@@ -5,6 +5,7 @@ cookie from /login) on every page, and new events shown without a restart."""
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import html
 import json
@@ -282,7 +283,11 @@ def test_the_api_key_guards_the_ui_and_a_login_sets_a_cookie(
     assert fetch(server, "/login", data=away)[1]["Location"] == "/"
 
 
-def test_a_large_grid_draws_the_newest_rows_and_says_what_it_left_out() -> None:
+def _big_page(
+    days: list[str], countries: list[str], failed: Mapping[Any, Any] | None = None
+) -> tuple[str, list[dict[str, str]]]:
+    """The dataset page of ``days`` by ``countries`` partitions, none written, and the
+    partitions its checkboxes send."""
     from openlineage_subset.lineage._model import (
         DatasetRef,
         HistoryReport,
@@ -293,13 +298,6 @@ def test_a_large_grid_draws_the_newest_rows_and_says_what_it_left_out() -> None:
     )
     from openlineage_subset.service import _pages
 
-    days = [
-        f"{year}-{month:02d}-{day:02d}"
-        for year in (2023, 2024)
-        for month in range(1, 13)
-        for day in range(1, 29)
-    ]
-    countries = [f"C{number:03d}" for number in range(100)]
     states = tuple(
         PartitionState(PartitionRef((("day", day), ("country", country))), None, None, 0)
         for day in days
@@ -311,13 +309,114 @@ def test_a_large_grid_draws_the_newest_rows_and_says_what_it_left_out() -> None:
         None,
         PartitionsReport(dataset, states),
         HistoryReport(PartitionSet(dataset, "definite", (), ()), ()),
+        failed=failed,
     )
     drawn = [json.loads(html.unescape(v)) for v in re.findall(r'name="p" value="([^"]*)"', page)]
-    assert 0 < len(drawn) <= _pages.MAX_CELLS
+    return page, drawn
+
+
+def _days(*years: int) -> list[str]:
+    first, last = dt.date(min(years), 1, 1), dt.date(max(years), 12, 31)
+    return [str(first + dt.timedelta(days)) for days in range((last - first).days + 1)]
+
+
+def test_years_of_days_by_tens_of_countries_are_a_calendar_of_checkboxes() -> None:
+    days, countries = _days(2023, 2024), [f"C{number:02d}" for number in range(25)]
+    page, drawn = _big_page(days, countries)
+    assert len(drawn) == len(days) * len(countries), "every partition is drawn, and once"
+    assert {(item["day"], item["country"]) for item in drawn} == {
+        (day, country) for day in days for country in countries
+    }
+    table = re.search(r'<table class="grid"[^>]*>.*?</table>', page, re.S)
+    assert table is not None, "the answers' grid, not a plain table"
+    # A calendar: a column per day of the month, a band of rows per month (24 of them), a row
+    # per country in each band.
+    assert re.findall(r'<th scope="col">(\d+)</th>', table.group(0)) == [
+        str(day) for day in range(1, 32)
+    ]
+    months = re.findall(r'<th scope="rowgroup" class="month"[^>]*>([^<]*)</th>', table.group(0))
+    assert months == sorted({day[:7] for day in days})
+    assert table.group(0).count("<tr") == 1 + len(months) * len(countries)
+    assert "row(s) not drawn" not in page and "column(s) not drawn" not in page
+
+
+def test_a_larger_grid_draws_the_newest_days_and_says_what_it_left_out() -> None:
+    from openlineage_subset.lineage import _picture
+
+    days, countries = _days(2022, 2024), [f"C{number:03d}" for number in range(100)]
+    page, drawn = _big_page(days, countries)
+    assert 0 < len(drawn) <= _picture.MAX_CELLS
     rows = sorted({item["day"] for item in drawn})
-    assert rows[-1] == days[-1], "the newest day is drawn"
     assert rows == days[-len(rows) :], "the newest days, none skipped"
-    columns = {item["country"] for item in drawn}
-    assert len(columns) == _pages.MAX_COLUMNS
-    assert f"{len(days) - len(rows)} earlier row(s) not drawn" in page
-    assert f"{len(countries) - _pages.MAX_COLUMNS} column(s) not drawn" in page
+    assert {item["country"] for item in drawn} == set(countries)
+    assert f"{len(days) - len(rows)} row(s) not drawn" in page
+
+
+def test_a_partition_a_failed_run_wrote_since_its_last_write_is_affected() -> None:
+    from openlineage_subset.lineage._model import RunRef
+
+    days, countries = _days(2024)[:40], ["DE", "PL"]
+    failed = RunRef("r-9", "ns", "daily", "FAIL", "2024-03-01T00:00:00Z", "2024-03-01T00:01:00Z")
+    page, _ = _big_page(days, countries, {(("country", "PL"), ("day", days[3])): failed})
+    cells = re.findall(r'<td class="(\w+)" title="([^"]*)"><label class="pick">', page)
+    affected = [title for state, title in cells if state == "affected"]
+    assert len(affected) == 1 and "day=2024-01-04, country=PL" in affected[0]
+    assert "ns.daily run r-9 may have written it since, and FAIL" in html.unescape(affected[0])
+    assert {state for state, _ in cells} == {"affected", "known"}
+
+
+def test_the_dataset_page_marks_what_a_failed_run_wrote_since_as_affected(server: Server) -> None:
+    # tests.rolling fails on its eighth day: its partition of that day is left half written.
+    status, _, text = fetch(server, page_path("/dataset", namespace="file", name=f"{LAKE}/rolling"))
+    assert status == 200
+    cells = {
+        json.loads(html.unescape(value))["day"]: state
+        for state, value in re.findall(
+            r'<td class="(\w+)"[^>]*><label class="pick"><input '
+            r'type="checkbox" name="p" value="([^"]*)"',
+            text,
+        )
+    }
+    assert len(cells) == 10
+    assert cells.pop("2024-10-08") == "affected"
+    assert set(cells.values()) <= {"written", "earlier"}, cells
+    assert cells["2024-10-10"] == "written", "the latest writer's partition"
+
+
+@pytest.mark.parametrize("query", ["impact", "provenance"])
+def test_an_answer_page_asks_the_database_once_per_partition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """The page shows the picture and the answer's text: both from one query per partition,
+    however many modules hold the query function."""
+    import sys
+
+    from starlette.requests import Request
+
+    from openlineage_subset.lineage import _impact, _provenance, ingest
+    from openlineage_subset.lineage._model import DatasetRef
+    from openlineage_subset.service import _ui
+    from tests.lineage.events import write_events
+
+    db = str(tmp_path / "lineage.db")
+    assert ingest([write_events(tmp_path / "events.jsonl", pipeline_history())], db).invalid == 0
+    original = {"impact": _impact.impact, "provenance": _provenance.provenance}[query]
+    calls: list[object] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("partition"))
+        return original(*args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, query, None) is original and module.__name__.startswith(
+            "openlineage_subset"
+        ):
+            monkeypatch.setattr(module, query, counted)
+    other = {"day": "2024-10-06", "country": "PL"}
+    params = urllib.parse.urlencode(
+        {"query": query, "p": [json.dumps(START), json.dumps(other)]}, doseq=True
+    )
+    request = Request({"type": "http", "query_string": params.encode(), "headers": []})
+    status, content, _ = _ui._answer(db, DatasetRef("file", f"{LAKE}/raw"), request)
+    assert status == 200 and content.count('<section class="answer"') == 2
+    assert calls == [START, other], "one query per partition selected"

@@ -8,7 +8,8 @@ form and the facts behind it in the box's hover text (an SVG ``<title>``).
 Pan and zoom need no script: the drawing sits in a scrolling frame, and three radio buttons
 before it (actual size, fit the width, half size; a group named after the picture's title, so
 two graphs on one page do not share one) switch its size by CSS alone. A page may add
-a script that changes the ``viewBox``; the drawing does not depend on one.
+a script that changes the ``viewBox``; the drawing does not depend on one (the service's
+``ui.js`` does: wheel zoom around the pointer, drag to pan, buttons; it hides the radios).
 
 The entry point is :func:`graph_svg` (the frame, the controls and the drawing, as HTML);
 :data:`GRAPH_STYLE` is the CSS it needs, part of the report's style sheet.

@@ -17,7 +17,7 @@ Entry points: :func:`grid_html` (one dataset's heading, whole-dataset line and t
 from __future__ import annotations
 
 import calendar
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from openlineage_subset.lineage._markup import attribute, lines, text
 from openlineage_subset.lineage._picture import CellState, Grid, is_day
@@ -44,6 +44,13 @@ LEGEND: dict[str, dict[CellState, str]] = {
         "possible": "possibly: its last write's condition depends on other columns",
         "known": "no completed write known (read only, or failed writes)",
     },
+    "partitions": {
+        "affected": "affected: a run that wrote it since its last completed write failed",
+        "written": "last written by the dataset's latest writer",
+        "earlier": "last written by an earlier run",
+        "possible": "possibly: its last write's condition depends on other columns",
+        "known": "no completed write known (read only, or failed writes)",
+    },
 }
 _EXTRA_LEGEND = {"hidden": "not drawn (too many rows)", "none": "no such partition"}
 GRID_STYLE = f"""
@@ -53,6 +60,7 @@ GRID_STYLE = f"""
 .affected {{ background: #d7301f; }}
 .possible {{ background: #fdae61; }}
 .written {{ background: #4575b4; }}
+.earlier {{ background: #9ecae1; }}
 .read {{ background: #abd9e9; }}
 .known {{ background: #eeeeee; }}
 .none {{ background: repeating-linear-gradient(45deg, #fff, #fff 3px, #f4f4f4 3px, #f4f4f4 6px); }}
@@ -88,16 +96,18 @@ def legend_html(query: str) -> str:
     return f'<p class="legend">{"".join(items)}</p>'
 
 
-def grid_html(grid: Grid) -> str:
-    """``grid`` as HTML: a heading naming the dataset, a line for a whole-dataset read or
-    write, and a ``<table class="grid">`` (``data-dataset`` names it) whose cells have the
-    state as class and the facts behind it as ``title``.
+def grid_html(grid: Grid, selected: Collection[str] = (), *, heading: bool = True) -> str:
+    """``grid`` as HTML: a heading naming the dataset (unless not ``heading``), a line for a
+    whole-dataset read or write, and a ``<table class="grid">`` (``data-dataset`` names it)
+    whose cells have the state as class and the facts behind it as ``title``. A cell with a
+    :attr:`~._picture.GridCell.choice` holds a checkbox named ``p`` with it as its value
+    (checked when in ``selected``), for a form around the table.
 
     Example::
 
         html = "".join(grid_html(grid) for grid in impact_picture(db, "lake/sales").grids)
     """
-    heading = f"<h3>{text(grid.dataset)}</h3>"
+    title = f"<h3>{text(grid.dataset)}</h3>" if heading else ""
     whole = ""
     if grid.whole is not None:
         whole = (
@@ -108,15 +118,16 @@ def grid_html(grid: Grid) -> str:
     if grid.down is None:
         if not whole:
             whole = '<p class="note">No partition columns, and nothing of it in the answer.</p>'
-        return heading + whole
-    body = _calendar(grid) if grid.rows and all(map(is_day, grid.rows)) else _table(grid)
+        return title + whole
+    days = grid.rows and all(map(is_day, grid.rows))
+    body = _calendar(grid, selected) if days else _table(grid, selected)
     more = (
         f'<p class="note">{grid.hidden_columns} column(s) not drawn.</p>'
         if grid.hidden_columns
         else ""
     )
     return (
-        f'{heading}{whole}<div class="scroll"><table class="grid" '
+        f'{title}{whole}<div class="scroll"><table class="grid" '
         f'data-dataset="{attribute(grid.dataset)}">{body}</table></div>{more}'
     )
 
@@ -130,7 +141,7 @@ def _label(value: str, *, scope: str, extra: str = "") -> str:
     )
 
 
-def _table(grid: Grid) -> str:
+def _table(grid: Grid, selected: Collection[str]) -> str:
     """One partition column down, the others across."""
     across = "/".join(grid.across)
     long = any(len(column) > 3 for column in grid.columns)
@@ -142,7 +153,7 @@ def _table(grid: Grid) -> str:
     for number, row in enumerate(grid.rows):
         if grid.row_gaps[number]:
             rows.append(_gap(grid.row_gaps[number], len(grid.columns) + 1))
-        cells = "".join(_cell(grid, row, column) for column in grid.columns)
+        cells = "".join(_cell(grid, row, column, selected) for column in grid.columns)
         rows.append(f"<tr>{_label(row, scope='row')}{cells}</tr>")
     if grid.row_gaps[-1]:
         rows.append(_gap(grid.row_gaps[-1], len(grid.columns) + 1))
@@ -152,7 +163,7 @@ def _table(grid: Grid) -> str:
     )
 
 
-def _calendar(grid: Grid) -> str:
+def _calendar(grid: Grid, selected: Collection[str]) -> str:
     """Days across (1 to 31), a band per month down, a row per value of the other columns in
     each band; months without a drawn day are left out and counted."""
     kept = set(grid.rows)
@@ -179,12 +190,12 @@ def _calendar(grid: Grid) -> str:
                 if day > days:
                     cells.append('<td class="void"></td>')
                 elif date in kept:
-                    cells.append(_cell(grid, date, column))
+                    cells.append(_cell(grid, date, column, selected))
                 elif left_out(date):
                     where = _where(grid, date, column)
                     cells.append(f'<td class="hidden" title="{attribute(where)}: not drawn"></td>')
                 else:
-                    cells.append(_cell(grid, date, column))
+                    cells.append(_cell(grid, date, column, selected))
             heads = ""
             if place == 0:
                 span = f' rowspan="{len(grid.columns)}"' if len(grid.columns) > 1 else ""
@@ -229,10 +240,17 @@ def _where(grid: Grid, row: str, column: str) -> str:
     return f"{grid.down}={row}" + (f", {'/'.join(grid.across)}={column}" if column else "")
 
 
-def _cell(grid: Grid, row: str, column: str) -> str:
+def _cell(grid: Grid, row: str, column: str, selected: Collection[str] = ()) -> str:
     cell = grid.cells.get((row, column))
     where = _where(grid, row, column)
     if cell is None:
         return f'<td class="none" title="{attribute(where + ": no such partition")}"></td>'
     notes: Iterable[str] = (where, *cell.notes)
-    return f'<td class="{cell.state}" title="{lines(notes, attribute)}"></td>'
+    box = ""
+    if cell.choice is not None:
+        checked = " checked" if cell.choice in selected else ""
+        box = (
+            f'<label class="pick"><input type="checkbox" name="p" '
+            f'value="{attribute(cell.choice)}" aria-label="{attribute(where)}"{checked}></label>'
+        )
+    return f'<td class="{cell.state}" title="{lines(notes, attribute)}">{box}</td>'

@@ -26,9 +26,11 @@ from openlineage_subset.lineage._model import (
     AffectedRun,
     DatasetRef,
     Dimensions,
+    ImpactReport,
     Label,
     PartitionRef,
     PartitionSet,
+    ProvenanceReport,
     ProvenanceStep,
     RunRef,
 )
@@ -37,9 +39,10 @@ from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._text import part_heading, unseen_note
 from openlineage_subset.lineage._time import shown_time
 
-CellState = Literal["affected", "possible", "written", "read", "known"]
+CellState = Literal["affected", "possible", "written", "earlier", "read", "known"]
 """Strongest first. ``possible``: possibly affected (impact), possibly read or written
-(provenance). ``known``: a known partition the answer says nothing of."""
+(provenance). ``known``: a known partition the answer says nothing of. ``earlier``: (a
+dataset's own grid) last written by an earlier run than the dataset's latest writer."""
 NodeState = Literal["start", "target", "dataset", "job", "definite", "possible", "failed"]
 _RANK: dict[CellState, int] = {"known": 0, "read": 1, "written": 2, "possible": 3, "affected": 4}
 MAX_ROWS = 150
@@ -63,6 +66,9 @@ class GridCell:
 
     state: CellState
     notes: tuple[str, ...]
+    choice: str | None = None
+    """What a form sends for this cell when it can be selected (the service's dataset page:
+    a checkbox named ``p``); None: a cell to look at only."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,6 +125,9 @@ class Picture:
     edges: tuple[GraphEdge, ...]
     hidden_nodes: int
     grids: tuple[Grid, ...]
+    answer: ImpactReport | ProvenanceReport | None = None
+    """The answer drawn (None for an overview): a page that shows the picture and the answer's
+    text or JSON takes it from here rather than asking the database twice."""
 
 
 class _Builder:
@@ -202,6 +211,7 @@ class _Builder:
         title: str,
         summary: list[str],
         runs: int,
+        answer: ImpactReport | ProvenanceReport | None = None,
     ) -> Picture:
         nodes = self.nodes
         if query == "provenance":  # walked from the target back: flow goes left to right
@@ -217,7 +227,9 @@ class _Builder:
             )
         )
         hidden = len(nodes) - len(shown)
-        return Picture(query, title, tuple(summary), runs, tuple(shown), edges, hidden, grids)
+        return Picture(
+            query, title, tuple(summary), runs, tuple(shown), edges, hidden, grids, answer
+        )
 
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
         dataset_id = self.graph.resolve(dataset.name, dataset.namespace)
@@ -228,40 +240,59 @@ class _Builder:
             if unit is not None:
                 units[unit] = GridCell(state, tuple(notes))
         whole = marked.get(None)
-        named = {name for unit in units for name, _ in unit}
-        order = self.graph.column_order(dataset_id)
-        columns_of = [*(c for c in order if c in named), *sorted(named.difference(order))]
-        if not columns_of:
-            whole_cell = GridCell(whole[0], tuple(whole[1])) if whole else None
-            return Grid(dataset, None, (), (), (), {}, whole_cell, (0,), 0)
-        distinct = {name: {dict(unit).get(name, "") for unit in units} for name in columns_of}
-        down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
-        across = tuple(name for name in columns_of if name != down)
-        cells: dict[tuple[str, str], GridCell] = {}
-        for unit, cell in units.items():
-            values = dict(unit)
-            row = _shown(values.get(down, ""))
-            column = "/".join(_shown(values.get(name, "")) for name in across)
-            cells[(row, column)] = cell
-        columns, column_gaps = _kept(
-            sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS
-        )
-        down_values = sorted({r for r, _ in cells}, key=_natural)
-        days = all(map(is_day, down_values))
-        most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(columns))) if days else MAX_ROWS
-        rows, row_gaps = _kept(down_values, cells, 0, most, latest=self.overview, fill=days)
-        shown = set(rows), set(columns)
-        return Grid(
+        return arranged(
             dataset,
-            down,
-            across,
-            tuple(rows),
-            tuple(columns),
-            {key: cell for key, cell in cells.items() if key[0] in shown[0] and key[1] in shown[1]},
+            units,
+            self.graph.column_order(dataset_id),
             GridCell(whole[0], tuple(whole[1])) if whole else None,
-            tuple(row_gaps),
-            sum(column_gaps),
+            latest=self.overview,
         )
+
+
+def arranged(
+    dataset: DatasetRef,
+    units: Mapping[Dimensions, GridCell],
+    order: Iterable[str],
+    whole: GridCell | None = None,
+    *,
+    latest: bool = False,
+) -> Grid:
+    """The partitions ``units`` of ``dataset`` as a grid: the column with the most values down
+    (``order``: the dataset's partition columns, for the others across), at most
+    :data:`MAX_ROWS` rows (:data:`MAX_DAYS` of dates, drawn as a calendar) and
+    :data:`MAX_COLUMNS` columns: those around the cells not ``known`` first, or with ``latest``
+    the last rows (the newest dates)."""
+    order = tuple(order)
+    named = {name for unit in units for name, _ in unit}
+    columns_of = [*(c for c in order if c in named), *sorted(named.difference(order))]
+    if not columns_of:
+        return Grid(dataset, None, (), (), (), {}, whole, (0,), 0)
+    distinct = {name: {dict(unit).get(name, "") for unit in units} for name in columns_of}
+    down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
+    across = tuple(name for name in columns_of if name != down)
+    cells: dict[tuple[str, str], GridCell] = {}
+    for unit, cell in units.items():
+        values = dict(unit)
+        row = _shown(values.get(down, ""))
+        column = "/".join(_shown(values.get(name, "")) for name in across)
+        cells[(row, column)] = cell
+    columns, column_gaps = _kept(sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS)
+    down_values = sorted({r for r, _ in cells}, key=_natural)
+    days = all(map(is_day, down_values))
+    most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(columns))) if days else MAX_ROWS
+    rows, row_gaps = _kept(down_values, cells, 0, most, latest=latest, fill=days)
+    shown = set(rows), set(columns)
+    return Grid(
+        dataset,
+        down,
+        across,
+        tuple(rows),
+        tuple(columns),
+        {key: cell for key, cell in cells.items() if key[0] in shown[0] and key[1] in shown[1]},
+        whole,
+        tuple(row_gaps),
+        sum(column_gaps),
+    )
 
 
 def _run_line(run: RunRef) -> str:
@@ -382,7 +413,7 @@ def impact_picture(
         if not report.seen:
             summary.insert(0, unseen_note(report.start))
         title = f"Impact of {part_heading(report.start)}"
-        return build.picture("impact", title, summary, len(report.runs))
+        return build.picture("impact", title, summary, len(report.runs), report)
     finally:
         if close:
             store.close()
@@ -447,7 +478,7 @@ def provenance_picture(
         if not report.seen:
             summary.insert(0, unseen_note(report.target))
         title = f"Provenance of {part_heading(report.target)}"
-        return build.picture("provenance", title, summary, runs)
+        return build.picture("provenance", title, summary, runs, report)
     finally:
         if close:
             store.close()

@@ -20,25 +20,23 @@ from urllib.parse import urlencode
 from openlineage_subset import __version__
 from openlineage_subset._printable import escapes, printable
 from openlineage_subset.lineage._catalog import DatasetsReport, DatasetSummary, RunAccess
+from openlineage_subset.lineage._grids import GRID_STYLE
 from openlineage_subset.lineage._model import (
     DatasetRef,
+    Dimensions,
     HistoryReport,
     Label,
-    PartitionRef,
     PartitionSet,
     PartitionsReport,
-    PartitionState,
     RunRef,
 )
 from openlineage_subset.lineage._time import shown_time
 from openlineage_subset.service._details import DatasetFacets, Facet, RunDetails
+from openlineage_subset.service._partition_grid import dataset_grid
 
-MAX_ROWS = 400
-"""Rows of a dataset's grid drawn at most: the last ones (the newest dates)."""
-MAX_COLUMNS = 60
-MAX_CELLS = 8000
-"""Cells of a dataset's grid drawn at most (a page stays a few megabytes): fewer rows when
-there are many columns."""
+DATASET_STYLES = (GRID_STYLE,)
+"""The inline styles of a dataset page (the answers' grid style), allowed by their hash."""
+
 MAX_HISTORY = 40
 """Runs listed on a dataset's page: the latest."""
 
@@ -272,142 +270,8 @@ def _accesses(items: Sequence[RunAccess]) -> str:
     )
 
 
-def partition_value(partition: PartitionRef) -> str:
-    """A partition as the UI's forms send it (``p``): its columns and values as JSON."""
-    return json.dumps(dict(partition.dimensions), separators=(",", ":"), ensure_ascii=False)
-
-
-_CELL_LEGEND = {
-    "recent": "last written by the dataset's latest writer",
-    "written": "last written by an earlier run",
-    "possible": "possibly: its last write's condition depends on other columns",
-    "known": "no completed write known (read only, or failed writes)",
-    "none": "no such partition",
-}
-
-
-def _cell_state(state: PartitionState, latest: str | None) -> str:
-    if state.writer is None or state.label is None:
-        return "known"
-    if state.label == "possible":
-        return "possible"
-    return "recent" if state.writer.run_id == latest else "written"
-
-
-def _natural(value: str) -> tuple[int, float, str]:
-    try:
-        return (0, float(value), value)
-    except ValueError:
-        return (1, 0.0, value)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Layout:
-    down: str
-    across: tuple[str, ...]
-    rows: list[str]
-    columns: list[str]
-    hidden_rows: int
-    hidden_columns: int
-
-
-def _grid_layout(states: Sequence[PartitionState]) -> _Layout:
-    """One partition column down (the one with the most values), the others across."""
-    columns: dict[str, set[str]] = {}
-    for state in states:
-        for name, value in state.partition.dimensions:
-            columns.setdefault(name, set()).add(_shown(value))
-    down = max(columns, key=lambda name: len(columns[name]))
-    across = tuple(name for name in columns if name != down)
-    rows = sorted(columns[down], key=_natural)
-    wide = sorted({_across(state, across) for state in states}, key=_natural)
-    drawn = wide[:MAX_COLUMNS]
-    most = max(1, min(MAX_ROWS, MAX_CELLS // len(drawn)))
-    return _Layout(
-        down,
-        across,
-        rows[-most:],
-        drawn,
-        max(0, len(rows) - most),
-        len(wide) - len(drawn),
-    )
-
-
 def _shown(value: str | None) -> str:
     return "__HIVE_DEFAULT_PARTITION__" if value is None else value
-
-
-def _across(state: PartitionState, across: Sequence[str]) -> str:
-    values = dict(state.partition.dimensions)
-    return "/".join(_shown(values[name]) if name in values else "-" for name in across)
-
-
-def _cell_title(state: PartitionState) -> str:
-    lines = [str(state.partition)]
-    if state.writer is None:
-        lines.append("no completed write known")
-    else:
-        lines.append(
-            f"last written ({state.label}) by {state.writer.job} run {state.writer.run_id}, "
-            f"ended {shown_time(state.writer.ended_at or state.writer.started_at)}"
-        )
-    lines.append(f"read by {state.reads_since} run(s) since")
-    return "\n".join(attribute(line) for line in lines)
-
-
-def _grid(report: PartitionsReport, selected: set[str]) -> str:
-    states = report.partitions
-    if not states:
-        return (
-            '<p class="note">No partition known: the dataset is read and written whole (or '
-            "its events list no partition). Ask about the whole dataset below.</p>"
-        )
-    shape = _grid_layout(states)
-    ended = [state.writer for state in states if state.writer is not None]
-    latest = max(ended, key=lambda run: (run.ended_at or "", run.run_id)).run_id if ended else None
-    cells: dict[tuple[str, str], PartitionState] = {}
-    for state in states:
-        values = dict(state.partition.dimensions)
-        if shape.down in values:
-            cells[(_shown(values[shape.down]), _across(state, shape.across))] = state
-    header = "".join(f'<th scope="col">{text(column)}</th>' for column in shape.columns)
-    rows = []
-    for row in shape.rows:
-        drawn = []
-        for column in shape.columns:
-            found = cells.get((row, column))
-            if found is None:
-                drawn.append('<td class="none"></td>')
-                continue
-            state = found
-            value = partition_value(state.partition)
-            checked = " checked" if value in selected else ""
-            drawn.append(
-                f'<td><label class="cell {_cell_state(state, latest)}" '
-                f'title="{_cell_title(state)}"><input type="checkbox" name="p" '
-                f'value="{attribute(value)}" aria-label="{attribute(state.partition)}"{checked}>'
-                "</label></td>"
-            )
-        rows.append(f'<tr><th scope="row">{text(row)}</th>{"".join(drawn)}</tr>')
-    corner = f"{shape.down} \u2193" + (
-        f" / {'/'.join(shape.across)} \u2192" if shape.across else ""
-    )
-    notes = []
-    if shape.hidden_rows:
-        notes.append(f"{shape.hidden_rows} earlier row(s) not drawn; ask about one below.")
-    if shape.hidden_columns:
-        notes.append(f"{shape.hidden_columns} column(s) not drawn; ask about one below.")
-    legend = "".join(
-        f'<span><span class="swatch {state}"></span>{text(label)}</span>'
-        for state, label in _CELL_LEGEND.items()
-    )
-    return (
-        f'<p class="legend">{legend}</p>'
-        f'<table class="cells" data-dataset="{attribute(report.dataset)}">'
-        f'<thead><tr><th scope="col" class="corner">{text(corner)}</th>{header}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
-        + "".join(f'<p class="note">{text(note)}</p>' for note in notes)
-    )
 
 
 def _example(report: PartitionsReport) -> str:
@@ -426,7 +290,12 @@ def dataset_page(
     selected: Sequence[str] = (),
     *,
     facets: DatasetFacets | None = None,
+    failed: Mapping[Dimensions, RunRef] | None = None,
 ) -> str:
+    """A dataset's facts, its partitions as a grid of checkboxes in a form (``selected``: the
+    ones ticked; ``failed``: the partitions a failed run may have written since their last
+    completed write, see :mod:`._partition_grid`), its latest runs and ``facets``. The page needs
+    :data:`DATASET_STYLES` besides the package's style sheet."""
     facts = [("dataset", text(dataset)), ("namespace", text(dataset.namespace))]
     facts.append(("name", text(dataset.name)))
     if summary is not None:
@@ -461,7 +330,7 @@ def dataset_page(
             '<form id="partitions" action="/answer" method="get">',
             f'<input type="hidden" name="namespace" value="{attribute(dataset.namespace)}">',
             f'<input type="hidden" name="name" value="{attribute(dataset.name)}">',
-            _grid(partitions, set(selected)),
+            dataset_grid(partitions, failed or {}, set(selected)),
             '<p><label>Or a partition by its values: <input type="text" name="ask" size="40" '
             f'placeholder="{attribute(_example(partitions))}"></label> '
             '<label>since <input type="text" name="since" size="12" placeholder="2024-10-15">'
@@ -478,6 +347,7 @@ def dataset_page(
             "<h2>Facets</h2>",
             _dataset_facets(facets),
         ],
+        styles=DATASET_STYLES,
     )
 
 

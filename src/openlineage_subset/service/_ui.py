@@ -1,7 +1,8 @@
 """The web UI at ``/``: the routes, the API key as a cookie, the Content-Security-Policy.
 
 - ``GET /``: the datasets, the most recently written first (``?q=`` filters them);
-- ``GET /dataset?namespace=NS&name=NAME``: its partitions as a grid, its latest runs;
+- ``GET /dataset?namespace=NS&name=NAME``: its partitions as a grid (a calendar for dates,
+  :mod:`._partition_grid`), each a checkbox of a form that asks the answer page, its latest runs;
 - ``GET /answer?namespace=&name=&query=impact|provenance&p=JSON...``: the answer for each
   partition selected (``p``, a JSON object of column to value; ``ask``: ``COL=VALUE, ...``;
   none: the whole dataset): the report's run graph and grids, the backfill plan to copy;
@@ -38,14 +39,13 @@ from openlineage_subset.lineage._arguments import LineageQueryError, partition_f
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page as report_page
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._model import DatasetRef
+from openlineage_subset.lineage._model import DatasetRef, ImpactReport, ProvenanceReport
 from openlineage_subset.lineage._picture import impact_picture, provenance_picture
-from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.service import _pages
 from openlineage_subset.service._details import dataset_facets, run_details
+from openlineage_subset.service._partition_grid import failed_writes
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -117,12 +117,16 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         try:
             partitions = dataset_partitions(path, ref.name, namespace=ref.namespace)
             past = history(path, ref.name, namespace=ref.namespace)
+            failed = failed_writes(path, ref, partitions.partitions)
         except LineageQueryError as error:
             return 404, _pages.error_page(404, str(error)), []
         summary = next((item for item in datasets(path).datasets if item.dataset == ref), None)
         selected = request.query_params.getlist("p")
         facets = dataset_facets(path, ref)
-        return 200, _pages.dataset_page(ref, summary, partitions, past, selected, facets=facets), []
+        content = _pages.dataset_page(
+            ref, summary, partitions, past, selected, failed=failed, facets=facets
+        )
+        return 200, content, list(_pages.DATASET_STYLES)
 
     def answer(request: Request) -> tuple[int, str, list[str]]:
         ref = _dataset(request)
@@ -226,14 +230,6 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
     sections, styles, plans = [], [], []
     for partition in asked or [None]:
         if query == "impact":
-            report = impact(
-                path,
-                ref.name,
-                partition=partition,
-                since=since,
-                depth=depth,
-                namespace=ref.namespace,
-            )
             picture = impact_picture(
                 path,
                 ref.name,
@@ -242,6 +238,8 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
                 depth=depth,
                 namespace=ref.namespace,
             )
+            report = picture.answer  # the picture's own answer: one query per partition
+            assert isinstance(report, ImpactReport)
             heading = part_heading(report.start)
             plans.append(report.backfill)
             copies = (
@@ -250,12 +248,11 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
             )
             unseen = None if report.seen else unseen_note(report.start)
         else:
-            found = provenance(
-                path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
-            )
             picture = provenance_picture(
                 path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
             )
+            found = picture.answer
+            assert isinstance(found, ProvenanceReport)
             heading = part_heading(found.target)
             copies = (
                 ("Provenance (text)", "\n".join(provenance_text(found)) + "\n"),

@@ -1,6 +1,7 @@
 // ol-subset lineage serve: the web UI's one script. Everything works without it (forms and
-// links); it only filters the dataset list as you type, opens a partition on one click, and
-// copies a backfill plan. No framework, nothing fetched from elsewhere.
+// links, the report's size choices for a graph); it only filters the dataset list as you type,
+// opens a partition on one click, zooms and pans a run graph (wheel, drag, buttons), and copies
+// a backfill plan. No framework, nothing fetched from elsewhere, no inline style.
 "use strict";
 
 (function () {
@@ -44,6 +45,132 @@
       window.location.assign(form.getAttribute("action") + "?" + query.toString());
     });
   }
+
+  // Run graphs: the mouse wheel zooms around the pointer, dragging pans, and buttons (or +, -,
+  // 0 and the arrow keys on the focused drawing) zoom in, out and back to actual size. The
+  // drawing fills its frame; what it shows is its viewBox: VIEW.scale screen pixels a unit.
+  var LIMITS = { least: 0.05, most: 8 };
+  document.querySelectorAll("div.graph").forEach(function (frame) {
+    var svg = frame.querySelector("svg.run-graph");
+    if (!svg || !svg.viewBox || !svg.viewBox.baseVal) { return; }
+    var full = { width: svg.viewBox.baseVal.width, height: svg.viewBox.baseVal.height };
+    var natural = full.height;
+    var view = { x: 0, y: 0, scale: 1 };
+    var sizes = frame.previousElementSibling;
+    if (sizes && sizes.classList.contains("zoom")) {
+      var actual = sizes.querySelector("input.full");
+      if (actual) { actual.checked = true; }
+      sizes.hidden = true;  // the CSS size choices, for pages without a script
+    }
+    var bar = document.createElement("p");
+    bar.className = "pan-zoom";
+    var shown = document.createElement("output");
+    var button = function (label, name, act) {
+      var made = document.createElement("button");
+      made.type = "button";
+      made.textContent = label;
+      made.setAttribute("aria-label", name);
+      made.title = name;
+      made.addEventListener("click", act);
+      bar.appendChild(made);
+      return made;
+    };
+    var centre = function (factor) {
+      var box = svg.getBoundingClientRect();
+      zoomAt(factor, box.width / 2, box.height / 2);
+    };
+    button("+", "zoom in", function () { centre(1.25); });
+    button("\u2212", "zoom out", function () { centre(0.8); });
+    button("Fit", "fit the whole graph", function () { fit(); });
+    button("Reset", "actual size, from the top left", function () { reset(); });
+    bar.appendChild(shown);
+    var help = document.createElement("span");
+    help.className = "note";
+    help.textContent = " wheel: zoom at the pointer; drag: pan; hover over a box or an edge " +
+      "for its full names";
+    bar.appendChild(help);
+    frame.parentNode.insertBefore(bar, frame);
+    frame.classList.add("panzoom");
+    svg.setAttribute("tabindex", "0");
+    svg.setAttribute("preserveAspectRatio", "xMinYMin meet");
+    svg.setAttribute("width", "100%");
+    var draw = function () {
+      var height = Math.round(Math.min(natural, Math.max(160, window.innerHeight * 0.75)));
+      svg.setAttribute("height", String(height));
+      var box = svg.getBoundingClientRect();
+      var wide = Math.max(box.width, 1) / view.scale;
+      var high = Math.max(box.height, 1) / view.scale;
+      svg.setAttribute("viewBox", [view.x, view.y, wide, high].join(" "));
+      frame.setAttribute("data-scale", view.scale.toFixed(4));
+      shown.textContent = Math.round(view.scale * 100) + "%";
+    };
+    var zoomAt = function (factor, left, top) {
+      // left, top: screen pixels from the drawing's corner; that point stays where it is.
+      var scale = Math.min(LIMITS.most, Math.max(LIMITS.least, view.scale * factor));
+      view.x += left / view.scale - left / scale;
+      view.y += top / view.scale - top / scale;
+      view.scale = scale;
+      draw();
+    };
+    var reset = function () {
+      view = { x: 0, y: 0, scale: 1 };
+      draw();
+    };
+    var fit = function () {
+      var box = svg.getBoundingClientRect();
+      var whole = Math.min(box.width / full.width, box.height / full.height);
+      view = { x: 0, y: 0, scale: Math.min(LIMITS.most, Math.max(LIMITS.least, whole)) };
+      draw();
+    };
+    var pan = function (right, down) {
+      view.x -= right / view.scale;
+      view.y -= down / view.scale;
+      draw();
+    };
+    svg.addEventListener("wheel", function (event) {
+      event.preventDefault();
+      var box = svg.getBoundingClientRect();
+      var delta = event.deltaMode === 1 ? event.deltaY * 16 : event.deltaY;
+      zoomAt(Math.exp(-delta * 0.0015), event.clientX - box.left, event.clientY - box.top);
+    }, { passive: false });
+    var drag = null;
+    svg.addEventListener("pointerdown", function (event) {
+      if (event.button !== 0) { return; }
+      drag = { x: event.clientX, y: event.clientY, id: event.pointerId };
+      svg.setPointerCapture(event.pointerId);
+      frame.classList.add("dragging");
+    });
+    svg.addEventListener("pointermove", function (event) {
+      if (!drag || event.pointerId !== drag.id) { return; }
+      pan(event.clientX - drag.x, event.clientY - drag.y);
+      drag.x = event.clientX;
+      drag.y = event.clientY;
+    });
+    var stop = function () {
+      drag = null;
+      frame.classList.remove("dragging");
+    };
+    svg.addEventListener("pointerup", stop);
+    svg.addEventListener("pointercancel", stop);
+    var keys = {
+      "+": function () { centre(1.25); },
+      "=": function () { centre(1.25); },
+      "-": function () { centre(0.8); },
+      "0": reset,
+      "ArrowLeft": function () { pan(40, 0); },
+      "ArrowRight": function () { pan(-40, 0); },
+      "ArrowUp": function () { pan(0, 40); },
+      "ArrowDown": function () { pan(0, -40); }
+    };
+    svg.addEventListener("keydown", function (event) {
+      var act = keys[event.key];
+      if (!act || event.ctrlKey || event.metaKey || event.altKey) { return; }
+      event.preventDefault();
+      act();
+    });
+    window.addEventListener("resize", draw);
+    draw();
+  });
 
   // Copy buttons: the text of the element named by data-copy.
   document.querySelectorAll("button.copy").forEach(function (button) {

@@ -358,3 +358,35 @@ def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
     page.keyboard.press("0")
     assert abs(svg.evaluate(SCALE) - 1) < 0.01
     watched.clean()
+
+
+def test_a_run_of_the_demo_opens_to_its_facets(
+    watched: Watched, server: Server, shots: Path
+) -> None:
+    """From a dataset's latest runs to a run: its facets, folded, open to the JSON the
+    captured events gave (the latest of each); the dataset page shows the dataset's facets."""
+    captured = [json.loads(line) for line in CAPTURED.read_text("utf-8").splitlines() if line]
+    page = watched.page
+    page.goto(server.url + "/", wait_until="load")
+    page.fill("#dataset-search", "lake/sales")
+    page.locator("table.datasets tbody tr:visible a").click()
+    page.wait_for_load_state("load")
+    assert page.locator("h2:text-is('Facets') + p.note a").count() == 1, "names its run"
+    page.locator("table.history a[href^='/run?']").first.click()
+    page.wait_for_load_state("load")
+    run_id = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["id"][0]
+    events = [item for item in captured if item["run"]["runId"] == run_id]
+    assert events, "a run of the captured demo"
+    latest: dict[str, Any] = {}
+    for item in sorted(events, key=lambda item: item["eventTime"]):
+        latest.update(item["run"].get("facets") or {})
+    assert latest, "the demo's runs have run facets"
+    facets = page.locator("details.facet")
+    assert facets.count() >= len(latest)
+    for name, value in latest.items():
+        folded = page.locator(f"details.facet:has(summary code:text-is('{name}'))").first
+        assert not folded.locator("pre").is_visible(), "folded until asked"
+        folded.locator("summary").click()
+        assert json.loads(folded.locator("pre").inner_text()) == value, name
+    page.screenshot(path=str(shots / "8-run-facets.png"), full_page=True)
+    watched.clean()

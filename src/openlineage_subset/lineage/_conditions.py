@@ -159,6 +159,28 @@ class Listing:
                 return UNDECIDED
         return False
 
+    def misses(self, unit: Dimensions) -> bool:
+        """Whether no listed partition holds rows of ``unit``, a partition of fewer columns
+        than they have (a day, of partitions by day and country): each listed one has every
+        column of it and another value in one of them, as the text of the values decides (as
+        :meth:`overlap` decides it). :func:`partition_overlap` leaves that unknown (a finer
+        partitioning than the partition's), but rows with another day are not the day's."""
+        for column, value in unit:
+            if value is None:
+                return False
+            kind = value_kind(value)
+            if kind != "string" and (kind != "date" or column not in self.dates):
+                return False
+        wanted = tuple(value for _, value in unit)
+        for shape, listed in self.shapes:
+            try:
+                places = [shape.index(column) for column, _ in unit]
+            except ValueError:
+                return False  # a listed partition without one of its columns: any value
+            if any(tuple(values[place] for place in places) == wanted for values in listed):
+                return False
+        return True
+
     def values_in(self, shape: tuple[str, ...]) -> frozenset[tuple[str | None, ...]] | None:
         """The listed partitions' values when they all have these columns, else None."""
         if len(self.shapes) == 1 and self.shapes[0][0] == shape:

@@ -400,6 +400,8 @@ class Graph:
         if tree.kind == "listing":
             assert tree.listing is not None
             quick = tree.listing.overlap(unit)
+            if quick is UNDECIDED and tree.listing.misses(unit):
+                quick = False  # rows of a coarser partition no listed one is inside
             if quick is not UNDECIDED:
                 return quick  # type: ignore[return-value]
         # Comparisons depend only on the columns they name: the partitions that agree on those

@@ -205,7 +205,10 @@ def test_a_coarser_partition_nothing_is_inside_is_unseen(
 def test_a_coarser_partition_that_was_seen_is_answered_as_its_partitions(db: str) -> None:
     """A day of ``zoned`` some partition of which was written and read is its partitions:
     known, with their writer and their reader (definite), not an unknown part."""
-    for partition, inside in (({"day": "2024-10-02"}, 4), ({"day": "2024-10-02", "zone": "north"}, 2)):
+    for partition, inside in (
+        ({"day": "2024-10-02"}, 4),
+        ({"day": "2024-10-02", "zone": "north"}, 2),
+    ):
         found = impact(db, "zoned", partition=partition)
         assert found.seen and len(found.start.definite) == inside
         assert [(run.run.job_name, run.label) for run in found.runs] == [("daily", "definite")]

@@ -23,8 +23,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from openlineage_subset._evaluate import partition_overlap
-from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._render import render
 from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
@@ -37,7 +35,6 @@ from openlineage_subset.lineage._conditions import (
     compares_as_text,
     date_spans,
     dimensions_of,
-    in_column_order,
     lists_no_partition,
     location_paths,
     only_partitions,
@@ -63,6 +60,7 @@ from openlineage_subset.lineage._narrowing import (
     partitions_where,
     within_dates,
 )
+from openlineage_subset.lineage._rendering import ConditionText
 from openlineage_subset.lineage._store import LineageStore
 
 _SHOWN_CANDIDATES = 10
@@ -78,21 +76,20 @@ class Access:
     dataset_id: int
     direction: str
     text: str | None  # the condition's canonical JSON; None: the whole dataset
+    parsed: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    """The conditions read, by their JSON: shared by the accesses of a query, so that a
+    condition many accesses have (a day's partition list, read and written) is read once."""
 
     @functools.cached_property
     def condition(self) -> Any:
         """The condition (JSON), read when first asked: most accesses a query loads are only
         compared by time."""
-        return None if self.text is None else json.loads(self.text)
-
-
-def _rendered(condition: Any) -> str | None:
-    if condition is None:
-        return None
-    try:
-        return render(condition)
-    except (SubsetDocumentError, ValueError, TypeError):
-        return json.dumps(condition)
+        if self.text is None:
+            return None
+        found = self.parsed.get(self.text)
+        if found is None:
+            found = self.parsed[self.text] = json.loads(self.text)
+        return found
 
 
 class Graph:
@@ -117,7 +114,8 @@ class Graph:
         self._orders: dict[int, tuple[str, ...]] = {}
         self._ranks: dict[int, dict[str, int]] = {}
         self._placed: dict[int, frozenset[str]] = {}
-        self._rendered: dict[tuple[str, int], str] = {}
+        self._parsed: dict[str, Any] = {}
+        self._text = ConditionText()
         self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
@@ -180,13 +178,8 @@ class Graph:
         partitions it lists in the dataset's :meth:`column_order`."""
         if access.text is None:
             return None
-        key = (access.text, access.dataset_id)
-        found = self._rendered.get(key)
-        if found is None:
-            order = {c: n for n, c in enumerate(self.column_order(access.dataset_id))}
-            found = _rendered(in_column_order(access.condition, order)) or ""
-            self._rendered[key] = found
-        return found
+        order = self.column_order(access.dataset_id)
+        return self._text.text(access.text, access.condition, order)
 
     def check_columns(self, dataset_id: int, partition: Mapping[str, str | None] | None) -> None:
         """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
@@ -338,7 +331,7 @@ class Graph:
         found = self._by_run.get(key)
         if found is None:
             found = [
-                Access(run, dataset_id, direction, text)
+                Access(run, dataset_id, direction, text, self._parsed)
                 for dataset_id, text in self.db.execute(
                     "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
                     "direction = ? ORDER BY dataset_id",
@@ -348,9 +341,8 @@ class Graph:
             self._by_run[key] = found
         return found
 
-    @staticmethod
-    def _access(row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
-        return Access(RunRef(*row[:6]), dataset_id, direction, row[6])
+    def _access(self, row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
+        return Access(RunRef(*row[:6]), dataset_id, direction, row[6], self._parsed)
 
     def overlap(self, access: Access, unit: Unit) -> bool | None:
         """May ``access`` select rows of ``unit``: yes, no, or unknown (None)."""

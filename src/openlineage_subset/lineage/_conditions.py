@@ -41,6 +41,14 @@ def plain_values(values: Iterable[str | None]) -> bool:
     )
 
 
+def all_text(values: Iterable[Any]) -> bool:
+    """Whether every value is text or null (a listed partition's values, as stored)."""
+    for value in values:  # noqa: SIM110  (a loop: all() of a generator costs twice as much)
+        if value is not None and not isinstance(value, str):
+            return False
+    return True
+
+
 _PLAIN = ("string", "date")
 _TEXT = frozenset({"string", "null"})
 _DATE = frozenset({"date", "null"})
@@ -96,22 +104,23 @@ class Listing:
         if listed is None:
             return None
         shapes: dict[tuple[str, ...], set[tuple[str | None, ...]]] = {}
-        sorted_keys: dict[tuple[str, ...], tuple[str, ...]] = {}
+        keys: tuple[str, ...] | None = None
         for dimensions in listed:
-            keys = tuple(dimensions)
-            shape = sorted_keys.get(keys)
-            if shape is None:
-                shape = sorted_keys[keys] = tuple(sorted(keys))
+            if keys is None or len(keys) != len(dimensions) or keys != tuple(dimensions):
+                keys = tuple(dimensions)
+                shape = tuple(sorted(keys))
+                in_order = shape == keys
+                found = shapes.setdefault(shape, set())
             # Keys in order (as canonical JSON has them): the values in that order already.
             values = (
                 tuple(dimensions.values())
-                if shape is keys or shape == keys
+                if in_order
                 else tuple(dimensions[column] for column in shape)
             )
             for value in values:
                 if value is not None and not isinstance(value, str):
                     return None
-            shapes.setdefault(shape, set()).add(values)
+            found.add(values)
         return cls(tuple((shape, frozenset(values)) for shape, values in shapes.items()))
 
     @functools.cached_property

@@ -29,6 +29,7 @@ from openlineage_subset.lineage._conditions import (
     Listing,
     Unit,
     Values,
+    all_text,
     canonical_unit,
     column_order,
     compared_fields,
@@ -115,6 +116,7 @@ class Graph:
         self._ranks: dict[int, dict[str, int]] = {}
         self._placed: dict[int, frozenset[str]] = {}
         self._parsed: dict[str, Any] = {}
+        self._refs: dict[int, dict[Dimensions, PartitionRef]] = {}
         self._text = ConditionText()
         self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
 
@@ -642,18 +644,22 @@ class Graph:
             units: dict[Unit, Label] = {}
             shape = self.plain_shape(access.dataset_id)
             for dimensions in listed:
+                if shape is not None and tuple(dimensions) == shape:
+                    # A partition of the columns of every known one (in order, as canonical
+                    # JSON has them), listed: known, its values text or ISO dates
+                    # (plain_shape), so expand() gives itself.
+                    values = tuple(dimensions.values())
+                    if all_text(values):
+                        units[tuple(zip(shape, values, strict=True))] = label
+                        continue
                 if (
                     shape is not None
                     and len(dimensions) == len(shape)
-                    and all(
-                        value is None or isinstance(value, str) for value in dimensions.values()
-                    )
+                    and all_text(dimensions.values())
                 ):
                     itself = dimensions_of(dimensions)
                     if tuple(column for column, _ in itself) == shape:
-                        # A partition of the columns of every known one, listed: known, its
-                        # values text or ISO dates (plain_shape), so expand() gives itself.
-                        units[itself] = label
+                        units[itself] = label  # as above, its columns in another order
                         continue
                 for unit in self.expand(access.dataset_id, dimensions):
                     units[unit] = label
@@ -719,16 +725,27 @@ class Graph:
     def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
         """The units that are partitions (not None), as :class:`PartitionRef`, their columns
         and their order by the dataset's :meth:`column_order`."""
-        pairs = [(self.in_order(dataset_id, unit), unit) for unit in units if unit is not None]
-        if all(value is not None for shown, _ in pairs for _, value in shown):
-            # Without a null, the pairs order as sort_key() orders them (and faster).
-            ordered = sorted(pairs, key=lambda item: item[0])
-        else:
-            ordered = sorted(pairs, key=lambda item: sort_key(item[0]))
-        return tuple(
-            PartitionRef(shown, self.identifier(dataset_id, unit) or None)
-            for shown, unit in ordered
-        )
+        made = self._refs.get(dataset_id)
+        if made is None:
+            made = self._refs[dataset_id] = {}
+        found = []
+        nulls = False
+        for unit in units:
+            if unit is None:
+                continue
+            ref = made.get(unit)
+            if ref is None:
+                # One object per partition and query: an answer lists many partitions more
+                # than once (what a run read, and what to recompute).
+                shown = self.in_order(dataset_id, unit)
+                ref = PartitionRef(shown, self.identifier(dataset_id, unit) or None)
+                made[unit] = ref
+            found.append(ref)
+            if not nulls:
+                nulls = None in [value for _, value in ref.dimensions]
+        # Without a null, the partitions order as sort_key() orders them (and faster).
+        found.sort(key=_shown_key if nulls else _shown)
+        return tuple(found)
 
     def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
         def refs(label: Label) -> tuple[PartitionRef, ...]:
@@ -739,6 +756,14 @@ class Graph:
         return PartitionSet(
             self.dataset(dataset_id), units.get(None), refs("definite"), refs("possible")
         )
+
+
+def _shown(ref: PartitionRef) -> Dimensions:
+    return ref.dimensions
+
+
+def _shown_key(ref: PartitionRef) -> tuple[tuple[str, bool, str], ...]:
+    return sort_key(ref.dimensions)
 
 
 @dataclasses.dataclass(frozen=True)

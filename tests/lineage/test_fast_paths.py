@@ -8,13 +8,14 @@ partition outside one must be one the condition does not select."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import partition_overlap
-from openlineage_subset.lineage._bounds import date_bounds, outside
+from openlineage_subset.lineage._bounds import date_bounds, outside, read_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
     Listing,
@@ -178,3 +179,36 @@ def test_a_coarser_partition_the_lists_miss_holds_no_listed_row(
         assert _reference(condition, inside) is not True, (condition, inside)
         as_text = partition_overlap(condition, inside, {"day": "string", "country": "string"})
         assert as_text is False, (condition, inside)
+
+
+# Partitions of a dataset whose columns each compare as their text (the queries' plain_shape):
+# every partition has both columns, the day a date or null, the country text or null.
+plain_partitions = st.fixed_dictionaries(
+    {"day": st.none() | st.sampled_from(DATES), "country": st.none() | st.sampled_from(TEXTS)}
+)
+plain_listings = st.lists(plain_partitions, max_size=4).map(
+    lambda listed: {"type": "partition", "partitions": [{"dimensions": d} for d in listed]}
+)
+plain_comparisons = (
+    st.builds(_compare, st.just("day"), COMPARISONS, st.sampled_from(DATES))
+    | st.builds(_compare, st.just("country"), COMPARISONS, st.sampled_from(TEXTS))
+    | st.builds(_compare, st.just("amount"), COMPARISONS, st.sampled_from(NUMBERS))
+)
+read_conditions = st.recursive(plain_listings | plain_comparisons, _binary, max_leaves=4)
+
+
+@given(read_conditions, plain_partitions)
+@settings(max_examples=2000)
+def test_a_plain_partition_outside_a_read_s_listed_dates_is_not_selected(
+    condition: dict[str, Any], values: dict[str, str | None]
+) -> None:
+    """``read_bounds`` (partition lists counted, as ingest stores them for a read that is not
+    only lists): a partition of a dataset of plain columns whose date is outside a range is
+    one the read does not select."""
+    bounds = read_bounds(condition)
+    left_out = any(outside(bound, values.get(column)) for column, bound in bounds.items())
+    event("left out by a date range" if left_out else "kept")
+    if left_out:
+        assert _reference(condition, values) is False, (condition, values, bounds)
+    if '"partition"' not in json.dumps(condition):
+        assert bounds == date_bounds(condition), "without a list: the ranges of date_bounds"

@@ -95,3 +95,32 @@ def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_wr
         assert answer.writers
         counts.append(len(parsed))
     assert counts[0] == counts[1], counts
+
+
+def test_impact_leaves_out_unread_the_reads_of_other_days_partitions_and_a_filter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Impact of a day of ``rolling``, read each day by the report as that day's partition
+    ``AND score > 0.5`` (not only a partition list, so ``access_partitions`` alone cannot
+    leave it out): the range of days ingest stores for such a read leaves out the reads of
+    other days, however many days the history holds."""
+    parsed = []
+
+    class CountingJson:
+        dumps = staticmethod(json.dumps)
+
+        @staticmethod
+        def loads(text: str) -> Any:
+            parsed.append(text)
+            return json.loads(text)
+
+    monkeypatch.setattr(_graph, "json", CountingJson)
+    counts = []
+    for days in (6, 18):
+        db = _db(tmp_path, days)
+        parsed.clear()
+        answer = impact(db, "rolling", partition={"day": "2024-10-02"})
+        assert [run.run.job_name for run in answer.runs] == ["report"]
+        assert answer.runs[0].label == "possible", "the score decides"
+        counts.append(len(parsed))
+    assert counts[0] == counts[1], counts

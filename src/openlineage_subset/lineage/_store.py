@@ -33,9 +33,11 @@ Tables:
 - ``access_partitions``: the partitions each read's and each write's conditions list
   (partition and access ids), to find the reads (impact) and the writes (provenance) of a
   partition without reading every condition;
-- ``access_bounds``: the ranges of ISO dates the condition of a read that lists no partition
-  keeps partition columns in (``business_date`` within the last seven days), to leave out the
-  reads of other days without reading their conditions (see ``lineage/_bounds.py``);
+- ``access_bounds``: the ranges of ISO dates the condition of a read that is not only
+  partition lists keeps partition columns in (``business_date`` within the last seven days, a
+  day's partitions ``AND amount > 0``), to leave out the reads of other days without reading
+  their conditions (see ``lineage/_bounds.py``; a database ingested before this version has
+  no ranges for the latter, and reads their conditions);
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text.

@@ -56,6 +56,7 @@ from openlineage_subset.lineage._narrowing import (
     READERS,
     SIMPLE_NAME,
     WRITERS,
+    WRITERS_BY_ID,
     Where,
     inside,
     partitions_where,
@@ -109,7 +110,10 @@ class Graph:
         self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
         self._plain: dict[int, tuple[str, ...] | None] = {}
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
-        self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
+        # By dataset: the identifiers of the partitions asked about (None: not known), and
+        # the partition ids of those found (for WRITERS_BY_ID).
+        self._identifiers: dict[int, dict[Dimensions, str | None]] = {}
+        self._ids: dict[int, dict[Dimensions, int]] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
         self._orders: dict[int, tuple[str, ...]] = {}
@@ -299,8 +303,15 @@ class Graph:
             ]
             writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
             return writes[::-1]
-        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
-        rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        ids = self._ids.get(dataset_id, {})
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, before, before, json.dumps(found))
+            rows = self.db.execute(WRITERS_BY_ID, params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
         return [self._access(row, dataset_id, "output") for row in rows]
 
     def listed_values(self, access: Access) -> frozenset[Values] | None:
@@ -530,34 +541,42 @@ class Graph:
             if unit not in known:
                 return None
             return known[unit] or ""
-        key = (dataset_id, unit)
-        if key not in self._identifiers:
+        identifiers = self._identifiers.get(dataset_id)
+        if identifiers is None:
+            identifiers = self._identifiers[dataset_id] = {}
+        if unit not in identifiers:
             row = self.db.execute(
                 "SELECT identifier FROM partitions WHERE dataset_id = ? AND dimensions = ?",
                 (dataset_id, canonical_unit(unit)),
             ).fetchone()
-            self._identifiers[key] = None if row is None else (row[0] or "")
-        return self._identifiers[key]
+            identifiers[unit] = None if row is None else (row[0] or "")
+        return identifiers[unit]
 
     def look_up(self, dataset_id: int, units: Iterable[Unit]) -> None:
         """Have :meth:`identifier` know the units, found in one query rather than one each."""
         if dataset_id in self._known:
             return
+        identifiers = self._identifiers.get(dataset_id)
+        if identifiers is None:
+            identifiers = self._identifiers[dataset_id] = {}
         wanted = {
             canonical_unit(unit): unit
             for unit in units
-            if unit is not None and (dataset_id, unit) not in self._identifiers
+            if unit is not None and unit not in identifiers
         }
         if not wanted:
             return
         for unit in wanted.values():
-            self._identifiers[dataset_id, unit] = None
-        for text, identifier in self.db.execute(
-            "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
+            identifiers[unit] = None
+        ids = self._ids.setdefault(dataset_id, {})
+        for text, identifier, partition_id in self.db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ? "
             "AND dimensions IN (SELECT value FROM json_each(?))",
             (dataset_id, json.dumps(list(wanted))),
         ):
-            self._identifiers[dataset_id, wanted[text]] = identifier or ""
+            unit = wanted[text]
+            identifiers[unit] = identifier or ""
+            ids[unit] = partition_id
 
     def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
@@ -611,8 +630,11 @@ class Graph:
         """The known partitions that SQL conditions keep (``_narrowing.partitions_where``);
         their identifiers are known to :meth:`identifier` after."""
         found = []
-        for unit, identifier in partitions_where(self.db, dataset_id, shape, wheres):
-            self._identifiers[dataset_id, unit] = identifier or ""
+        identifiers = self._identifiers.setdefault(dataset_id, {})
+        ids = self._ids.setdefault(dataset_id, {})
+        for unit, identifier, partition_id in partitions_where(self.db, dataset_id, shape, wheres):
+            identifiers[unit] = identifier or ""
+            ids[unit] = partition_id
             found.append(unit)
         return found
 

@@ -120,7 +120,7 @@ class Graph:
         self._ranks: dict[int, dict[str, int]] = {}
         self._placed: dict[int, frozenset[str]] = {}
         self._parsed: dict[str, Any] = {}
-        self._refs: dict[int, dict[Dimensions, PartitionRef]] = {}
+        self._refs: dict[int, dict[Dimensions, tuple[PartitionRef, bool]]] = {}  # with nulls?
         self._text = ConditionText()
         self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
 
@@ -328,7 +328,7 @@ class Graph:
         :meth:`plain_shape` and none of them is null, else None."""
         if unit is None or self.plain_shape(dataset_id) is None:
             return None
-        values = tuple(value for _, value in unit)
+        values = tuple([value for _, value in unit])  # a list first: faster than a generator
         if None in values or self.identifier(dataset_id, unit) is None:
             return None
         return values
@@ -740,7 +740,8 @@ class Graph:
         if found is None:
             within = self._within_dates(access, shape)
             return list(self.known(access.dataset_id)) if within is None else within
-        units = [tuple(zip(shape, values, strict=True)) for values in found]
+        # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
+        units = [tuple(zip(shape, values, strict=False)) for values in found]
         self.look_up(access.dataset_id, units)  # in one query, not one each
         return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
 
@@ -755,16 +756,15 @@ class Graph:
         for unit in units:
             if unit is None:
                 continue
-            ref = made.get(unit)
-            if ref is None:
+            made_ref = made.get(unit)
+            if made_ref is None:
                 # One object per partition and query: an answer lists many partitions more
                 # than once (what a run read, and what to recompute).
                 shown = self.in_order(dataset_id, unit)
                 ref = PartitionRef(shown, self.identifier(dataset_id, unit) or None)
-                made[unit] = ref
-            found.append(ref)
-            if not nulls:
-                nulls = None in [value for _, value in ref.dimensions]
+                made_ref = made[unit] = (ref, None in [value for _, value in shown])
+            found.append(made_ref[0])
+            nulls = nulls or made_ref[1]
         # Without a null, the partitions order as sort_key() orders them (and faster).
         found.sort(key=_shown_key if nulls else _shown)
         return tuple(found)

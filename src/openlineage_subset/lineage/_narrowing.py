@@ -138,5 +138,5 @@ def partitions_where(
             f"AND ({where}) ORDER BY dimensions",
             (dataset_id, *params),
         ):
-            found.append((tuple(zip(shape, row, strict=True)), identifier, partition_id))
+            found.append((tuple(zip(shape, row, strict=False)), identifier, partition_id))
     return found

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
@@ -199,6 +199,39 @@ class Listing:
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Node:
+    """A condition prepared for ``Graph._evaluate``: ``both`` (AND, OR of two parts),
+    ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
+    they name), or ``other`` (evaluated as is, with the partition's path). ``serial`` tells
+    apart the leaves of the conditions of one query (its answers are cached by it)."""
+
+    kind: str
+    node: Any
+    is_and: bool = False
+    parts: tuple[Node, ...] = ()
+    serial: int = 0
+    fields: frozenset[str] | None = None
+    listing: Listing | None = None
+
+
+def compile_condition(node: Any, serials: Iterator[int]) -> Node:
+    """The condition as a tree of :class:`Node`, each leaf numbered from ``serials``."""
+    fields = compared_fields(node)
+    if fields is not None:
+        return Node("compared", node, serial=next(serials), fields=fields)
+    if isinstance(node, dict) and node.get("type") == "binary" and node.get("operator") in _BOTH:
+        left = compile_condition(node.get("left"), serials)
+        right = compile_condition(node.get("right"), serials)
+        return Node("both", node, node.get("operator") == "AND", (left, right))
+    serial = next(serials)
+    listing = Listing.of(node) if isinstance(node, dict) else None
+    if listing is not None and node.get("type") == "partition":
+        return Node("listing", node, serial=serial, listing=listing)
+    return Node("other", node, serial=serial)
+
+
+_BOTH = ("AND", "OR")
 _ORDERS: dict[str, Callable[[str, str], bool]] = {
     "EQUAL": operator.eq,
     "GREATER_THAN": operator.gt,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -26,14 +27,14 @@ from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
-    Listing,
+    Node,
     Unit,
     Values,
     all_text,
     canonical_unit,
     column_order,
-    compared_fields,
     compares_as_text,
+    compile_condition,
     date_spans,
     dimensions_of,
     lists_no_partition,
@@ -105,8 +106,8 @@ class Graph:
         self._starts: dict[tuple[int, str], list[str]] = {}
         self._by_run: dict[tuple[str, str], list[Access]] = {}
         self._overlaps: dict[tuple[int, int, Unit], bool | Exception | None] = {}
-        self._compiled: dict[str, _Node] = {}
-        self._serial = 0
+        self._compiled: dict[str, Node] = {}
+        self._serials = itertools.count(1)
         self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
         self._plain: dict[int, tuple[str, ...] | None] = {}
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
@@ -369,33 +370,15 @@ class Graph:
         except (ValueError, TypeError):
             return None  # a condition this version cannot evaluate: it may select anything
 
-    def compiled(self, access: Access) -> _Node:
+    def compiled(self, access: Access) -> Node:
         """The access's condition as a tree :meth:`_evaluate` walks, made once per text."""
         assert access.text is not None
         found = self._compiled.get(access.text)
         if found is None:
-            found = self._compiled[access.text] = self._compile(access.condition)
+            found = self._compiled[access.text] = compile_condition(access.condition, self._serials)
         return found
 
-    def _compile(self, node: Any) -> _Node:
-        fields = compared_fields(node)
-        if fields is not None:
-            self._serial += 1
-            return _Node("compared", node, serial=self._serial, fields=fields)
-        if (
-            isinstance(node, dict)
-            and node.get("type") == "binary"
-            and node.get("operator") in ("AND", "OR")
-        ):
-            left, right = self._compile(node.get("left")), self._compile(node.get("right"))
-            return _Node("both", node, node.get("operator") == "AND", (left, right))
-        self._serial += 1
-        listing = Listing.of(node) if isinstance(node, dict) else None
-        if listing is not None and node.get("type") == "partition":
-            return _Node("listing", node, serial=self._serial, listing=listing)
-        return _Node("other", node, serial=self._serial)
-
-    def _evaluate(self, tree: _Node, dataset_id: int, unit: Dimensions) -> bool | None:
+    def _evaluate(self, tree: Node, dataset_id: int, unit: Dimensions) -> bool | None:
         """Three-valued, as :func:`partition_overlap` decides it; raises as it raises."""
         if tree.kind == "both":
             left, right = (self._evaluate(part, dataset_id, unit) for part in tree.parts)
@@ -459,7 +442,7 @@ class Graph:
         self._agreeing = (units, fields, found)
         return found
 
-    def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:
+    def _candidates(self, tree: Node, dataset_id: int) -> frozenset[Values] | None:
         if tree.kind == "listing":
             assert tree.listing is not None
             shape = self.plain_shape(dataset_id)
@@ -493,7 +476,7 @@ class Graph:
         self._plain[dataset_id] = found
         return found
 
-    def _evaluable(self, tree: _Node) -> bool:
+    def _evaluable(self, tree: Node) -> bool:
         """Whether evaluating the tree never raises, whatever the partition (a well-formed
         condition of partition lists and comparisons)."""
         if tree.kind == "both":
@@ -786,21 +769,6 @@ def _shown(ref: PartitionRef) -> Dimensions:
 
 def _shown_key(ref: PartitionRef) -> tuple[tuple[str, bool, str], ...]:
     return sort_key(ref.dimensions)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Node:
-    """A condition prepared for :meth:`Graph._evaluate`: ``both`` (AND, OR of two parts),
-    ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
-    they name), or ``other`` (evaluated as is, with the partition's path)."""
-
-    kind: str
-    node: Any
-    is_and: bool = False
-    parts: tuple[_Node, ...] = ()
-    serial: int = 0
-    fields: frozenset[str] | None = None
-    listing: Listing | None = None
 
 
 def region(graph: Graph, dataset_id: int, partition: dict[str, str | None] | None) -> list[Unit]:

@@ -124,3 +124,36 @@ def test_impact_leaves_out_unread_the_reads_of_other_days_partitions_and_a_filte
         assert answer.runs[0].label == "possible", "the score decides"
         counts.append(len(parsed))
     assert counts[0] == counts[1], counts
+
+
+def test_partitions_are_found_by_key_whether_neighbours_or_far_apart(tmp_path: Path) -> None:
+    """``partitions_keyed`` reads a range of the key when the partitions asked for are
+    neighbours, and searches each otherwise: either way exactly the known ones among them
+    (with their identifiers and ids), whatever else the dataset holds."""
+    import sqlite3
+
+    from openlineage_subset.lineage._conditions import canonical_unit
+    from openlineage_subset.lineage._narrowing import partitions_keyed
+
+    db = sqlite3.connect(_db(tmp_path, 8))
+    ((dataset_id,),) = db.execute("SELECT dataset_id FROM datasets WHERE name LIKE '%/raw'")
+    stored = {
+        text: (identifier, partition_id)
+        for text, identifier, partition_id in db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ?",
+            (dataset_id,),
+        )
+    }
+    keys = sorted(stored)
+    unknown = canonical_unit((("country", "XX"), ("day", "2024-10-04")))
+    lone = canonical_unit((("country", "\ud800"), ("day", "2024-10-04")))
+    for wanted in (
+        keys[3:6],  # neighbours: a day's countries
+        [keys[0], keys[-1]],  # far apart: more between them than asked for
+        [*keys[3:6], unknown],  # one of them not known
+        [keys[0], lone],  # a lone surrogate, which only JSON takes to SQLite
+        keys,
+    ):
+        found = partitions_keyed(db, dataset_id, wanted)
+        expected = sorted((key, *stored[key]) for key in wanted if key in stored)
+        assert sorted(found) == expected, wanted

@@ -60,6 +60,7 @@ from openlineage_subset.lineage._narrowing import (
     WRITERS_BY_ID,
     Where,
     inside,
+    partitions_keyed,
     partitions_where,
     within_dates,
 )
@@ -552,11 +553,7 @@ class Graph:
         for unit in wanted.values():
             identifiers[unit] = None
         ids = self._ids.setdefault(dataset_id, {})
-        for text, identifier, partition_id in self.db.execute(
-            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ? "
-            "AND dimensions IN (SELECT value FROM json_each(?))",
-            (dataset_id, json.dumps(list(wanted))),
-        ):
+        for text, identifier, partition_id in partitions_keyed(self.db, dataset_id, wanted):
             unit = wanted[text]
             identifiers[unit] = identifier or ""
             ids[unit] = partition_id

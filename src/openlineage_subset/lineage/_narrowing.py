@@ -12,8 +12,10 @@ and test_query_scaling.py hold them to that).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
+from collections.abc import Collection
 from typing import Any
 
 from openlineage_subset.lineage._conditions import canonical_unit, plain_values
@@ -139,4 +141,36 @@ def partitions_where(
             (dataset_id, *params),
         ):
             found.append((tuple(zip(shape, row, strict=False)), identifier, partition_id))
+    return found
+
+
+def partitions_keyed(
+    db: sqlite3.Connection, dataset_id: int, wanted: Collection[str]
+) -> list[tuple[str, str | None, int]]:
+    """The known partitions of a dataset among those of the keys (canonical JSON) ``wanted``:
+    key, identifier, partition id. Partitions listed together are most often neighbours in
+    the key's order (a day's countries): one range of the key is read rather than a search
+    per key, when it holds few others; the keys it did not hold are searched each."""
+    found: list[tuple[str, str | None, int]] = []
+    missing = set(wanted)
+    limit = 2 * len(missing) + 16
+    try:
+        rows = db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ? "
+            "AND dimensions BETWEEN ? AND ? LIMIT ?",
+            (dataset_id, min(missing), max(missing), limit),
+        ).fetchall()
+    except UnicodeEncodeError:
+        rows = []  # a lone surrogate: only JSON (escaped) takes it to SQLite
+    if len(rows) < limit:  # the whole range: those of it that are wanted
+        for row in rows:
+            if row[0] in missing:
+                found.append(row)
+                missing.discard(row[0])
+    if missing:
+        found += db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ? "
+            "AND dimensions IN (SELECT value FROM json_each(?))",
+            (dataset_id, json.dumps(sorted(missing))),
+        ).fetchall()
     return found

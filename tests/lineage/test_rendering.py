@@ -4,6 +4,7 @@ whatever the columns, values, order and nesting; any other condition goes throug
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import event, given, settings
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from openlineage_subset._nesting import MAX_DEPTH
 from openlineage_subset.lineage._conditions import in_column_order
+from openlineage_subset.lineage._model import indented_json
 from openlineage_subset.lineage._rendering import ConditionText, rendered
 
 COLUMNS = st.sampled_from(["day", "country", "zone", "odd name", "a`b", "ünï"])
@@ -123,3 +125,29 @@ def test_a_chain_too_deep_for_render_is_rendered_as_render_does() -> None:
     texts = ConditionText()
     assert texts._listed(chain, ("day",)) is None
     assert texts.text("k", chain, ("day",)) == _expected(chain, ("day",))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text() | st.floats(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(json_values, st.booleans())
+@settings(max_examples=800)
+def test_an_answer_s_indented_json_is_json_dumps_s(value: Any, ascii_only: bool) -> None:
+    """``indented_json``, which the CLI prints and the UI shows, writes what
+    ``json.dumps(..., indent=2)`` writes (floats and other types are left to it)."""
+    expected = json.dumps(value, indent=2, ensure_ascii=ascii_only)
+    assert indented_json(value, ensure_ascii=ascii_only) == expected
+
+
+def test_odd_values_are_left_to_json_dumps() -> None:
+    class Text(str):
+        pass
+
+    for value in ({1: "a"}, [float("nan")], {"a": Text("x")}, (1, 2), [True, {}, []]):
+        assert indented_json(value) == json.dumps(value, indent=2)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import os
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -39,7 +38,7 @@ from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page as report_page
 from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._model import DatasetRef
+from openlineage_subset.lineage._model import DatasetRef, indented_json
 from openlineage_subset.lineage._picture import impact_picture, provenance_picture
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LineageDatabaseError
@@ -280,7 +279,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(value, ensure_ascii=False) + "\n"
 
 
 class UiGate:

@@ -95,13 +95,19 @@ def _operand(node: Any) -> str:
 def _partition(item: Any) -> str:
     # A dict most often: isinstance(item, dict) is decided without the ABC's check.
     dimensions = item.get("dimensions", {}) if isinstance(item, dict | Mapping) else {}
-    parts = [
-        f"{_name(str(key))} IS NULL"
-        if value is None
-        else f"{_name(str(key))} = {_quote(str(value))}"
-        for key, value in dimensions.items()
-    ]
+    parts = [dimension_text(key, value) for key, value in dimensions.items()]
     return f"PARTITION ({', '.join(parts)})"
+
+
+def dimension_text(column: object, value: object) -> str:
+    """One column of a listed partition as :func:`render` prints it.
+
+    >>> dimension_text("day", "2024-10-15"), dimension_text("country", None)
+    ("day = '2024-10-15'", 'country IS NULL')
+    """
+    if value is None:
+        return f"{_name(str(column))} IS NULL"
+    return f"{_name(str(column))} = {_quote(str(value))}"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -180,6 +180,65 @@ def test_seen_is_exact(db: str) -> None:
     assert not provenance(db, "zoned", partition=odd).seen
 
 
+COARSER_UNSEEN = [{"day": "2024-12-03"}, {"day": "2024-10-02", "zone": "east"}]
+
+
+@pytest.mark.parametrize("partition", COARSER_UNSEEN)
+def test_a_coarser_partition_nothing_is_inside_is_unseen(
+    db: str, partition: dict[str, str]
+) -> None:
+    """A partition of fewer columns than the dataset's (a day of ``zoned``, partitioned by
+    day, zone and country) inside which no partition was ever written or read is unknown,
+    as one naming every column is: the partition lists of other days leave it out."""
+    exact = {"zone": "north", "country": "DE", **partition}
+    for query in (impact, provenance, history):
+        assert not query(db, "zoned", partition=exact).seen, "the exact one: unseen"  # type: ignore[operator]
+        answer = query(db, "zoned", partition=partition)  # type: ignore[operator]
+        assert answer.seen is False, query.__name__
+        assert answer.as_json()["seen"] is False
+    found = impact(db, "zoned", partition=partition)
+    assert found.runs == () and found.backfill == ()
+    assert provenance(db, "zoned", partition=partition).writers == ()
+    assert history(db, "zoned", partition=partition).entries == ()
+
+
+def test_a_coarser_partition_that_was_seen_is_answered_as_its_partitions(db: str) -> None:
+    """A day of ``zoned`` some partition of which was written and read is its partitions:
+    known, with their writer and their reader (definite), not an unknown part."""
+    for partition, inside in (
+        ({"day": "2024-10-02"}, 4),
+        ({"day": "2024-10-02", "zone": "north"}, 2),
+    ):
+        found = impact(db, "zoned", partition=partition)
+        assert found.seen and len(found.start.definite) == inside
+        assert [(run.run.job_name, run.label) for run in found.runs] == [("daily", "definite")]
+        where = provenance(db, "zoned", partition=partition)
+        assert where.seen and [step.run.job_name for step in where.writers] == ["load"]
+        assert [step.label for step in where.writers] == ["definite"]
+        entries = history(db, "zoned", partition=partition).entries
+        assert [(e.run.job_name, e.direction, e.label) for e in entries] == [
+            ("load", "write", "definite"),
+            ("daily", "read", "definite"),
+        ]
+
+
+@pytest.mark.parametrize("query", ["impact", "provenance", "history"])
+def test_the_command_line_says_a_coarser_partition_is_unseen(
+    db: str, query: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = _cli(capsys, query, "zoned", "--partition", "day=2024-12-03", "--db", db)
+    assert status == 0
+    assert "No recorded run read or wrote it" in out
+    assert "POSSIBLE" not in out and "possibly" not in out
+    args = [query, "zoned", "--partition", "day=2024-12-03", "--db", db, "--format", "json"]
+    status, out, _ = _cli(capsys, *args)
+    assert status == 0 and json.loads(out)["seen"] is False
+    # A day some of whose partitions were written: answered, no note.
+    status, out, _ = _cli(capsys, query, "zoned", "--partition", "day=2024-10-02", "--db", db)
+    assert status == 0 and "No recorded run read or wrote it" not in out
+    assert "POSSIBLE" not in out and "(possibly)" not in out, "its partitions, decided"
+
+
 # -- one order of a partition's columns --------------------------------------------------------
 
 

@@ -8,13 +8,14 @@ partition outside one must be one the condition does not select."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import partition_overlap
-from openlineage_subset.lineage._bounds import date_bounds, outside
+from openlineage_subset.lineage._bounds import date_bounds, outside, read_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
     Listing,
@@ -154,3 +155,60 @@ def test_a_coarser_partition_holds_those_with_its_values_as_text(
     coarser = {"type": "partition", "partitions": [{"dimensions": {"day": value}}]}
     inside = _reference(coarser, {"day": day, "country": country}) is True
     assert inside == (day == value), (value, day, country)
+
+
+@given(listings, partitions, st.sampled_from(PLAIN), st.none() | st.sampled_from(PLAIN))
+@settings(max_examples=800)
+def test_a_coarser_partition_the_lists_miss_holds_no_listed_row(
+    condition: dict[str, Any], listed: dict[str, str | None], value: str, other: str | None
+) -> None:
+    """``Listing.misses``: where it says no listed partition holds rows of a partition of
+    fewer columns, none of the partitions inside it (any value of the other column) is
+    selected. ``partition_overlap`` never says one is; with both columns compared as text it
+    says none is (typed by their values, it may call one unknown when the other column's
+    listed value is not of its type: 'DE' is not a date, yet the day decides)."""
+    del listed
+    listing = Listing.of(condition)
+    assert listing is not None
+    for column, rest in (("day", "country"), ("country", "day")):
+        if not listing.misses(dimensions_of({column: value})):
+            event("not missed")
+            continue
+        event("missed")
+        inside = {column: value, rest: other}
+        assert _reference(condition, inside) is not True, (condition, inside)
+        as_text = partition_overlap(condition, inside, {"day": "string", "country": "string"})
+        assert as_text is False, (condition, inside)
+
+
+# Partitions of a dataset whose columns each compare as their text (the queries' plain_shape):
+# every partition has both columns, the day a date or null, the country text or null.
+plain_partitions = st.fixed_dictionaries(
+    {"day": st.none() | st.sampled_from(DATES), "country": st.none() | st.sampled_from(TEXTS)}
+)
+plain_listings = st.lists(plain_partitions, max_size=4).map(
+    lambda listed: {"type": "partition", "partitions": [{"dimensions": d} for d in listed]}
+)
+plain_comparisons = (
+    st.builds(_compare, st.just("day"), COMPARISONS, st.sampled_from(DATES))
+    | st.builds(_compare, st.just("country"), COMPARISONS, st.sampled_from(TEXTS))
+    | st.builds(_compare, st.just("amount"), COMPARISONS, st.sampled_from(NUMBERS))
+)
+read_conditions = st.recursive(plain_listings | plain_comparisons, _binary, max_leaves=4)
+
+
+@given(read_conditions, plain_partitions)
+@settings(max_examples=2000)
+def test_a_plain_partition_outside_a_read_s_listed_dates_is_not_selected(
+    condition: dict[str, Any], values: dict[str, str | None]
+) -> None:
+    """``read_bounds`` (partition lists counted, as ingest stores them for a read that is not
+    only lists): a partition of a dataset of plain columns whose date is outside a range is
+    one the read does not select."""
+    bounds = read_bounds(condition)
+    left_out = any(outside(bound, values.get(column)) for column, bound in bounds.items())
+    event("left out by a date range" if left_out else "kept")
+    if left_out:
+        assert _reference(condition, values) is False, (condition, values, bounds)
+    if '"partition"' not in json.dumps(condition):
+        assert bounds == date_bounds(condition), "without a list: the ranges of date_bounds"

@@ -95,3 +95,65 @@ def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_wr
         assert answer.writers
         counts.append(len(parsed))
     assert counts[0] == counts[1], counts
+
+
+def test_impact_leaves_out_unread_the_reads_of_other_days_partitions_and_a_filter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Impact of a day of ``rolling``, read each day by the report as that day's partition
+    ``AND score > 0.5`` (not only a partition list, so ``access_partitions`` alone cannot
+    leave it out): the range of days ingest stores for such a read leaves out the reads of
+    other days, however many days the history holds."""
+    parsed = []
+
+    class CountingJson:
+        dumps = staticmethod(json.dumps)
+
+        @staticmethod
+        def loads(text: str) -> Any:
+            parsed.append(text)
+            return json.loads(text)
+
+    monkeypatch.setattr(_graph, "json", CountingJson)
+    counts = []
+    for days in (6, 18):
+        db = _db(tmp_path, days)
+        parsed.clear()
+        answer = impact(db, "rolling", partition={"day": "2024-10-02"})
+        assert [run.run.job_name for run in answer.runs] == ["report"]
+        assert answer.runs[0].label == "possible", "the score decides"
+        counts.append(len(parsed))
+    assert counts[0] == counts[1], counts
+
+
+def test_partitions_are_found_by_key_whether_neighbours_or_far_apart(tmp_path: Path) -> None:
+    """``partitions_keyed`` reads a range of the key when the partitions asked for are
+    neighbours, and searches each otherwise: either way exactly the known ones among them
+    (with their identifiers and ids), whatever else the dataset holds."""
+    import sqlite3
+
+    from openlineage_subset.lineage._conditions import canonical_unit
+    from openlineage_subset.lineage._narrowing import partitions_keyed
+
+    db = sqlite3.connect(_db(tmp_path, 8))
+    ((dataset_id,),) = db.execute("SELECT dataset_id FROM datasets WHERE name LIKE '%/raw'")
+    stored = {
+        text: (identifier, partition_id)
+        for text, identifier, partition_id in db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ?",
+            (dataset_id,),
+        )
+    }
+    keys = sorted(stored)
+    unknown = canonical_unit((("country", "XX"), ("day", "2024-10-04")))
+    lone = canonical_unit((("country", "\ud800"), ("day", "2024-10-04")))
+    for wanted in (
+        keys[3:6],  # neighbours: a day's countries
+        [keys[0], keys[-1]],  # far apart: more between them than asked for
+        [*keys[3:6], unknown],  # one of them not known
+        [keys[0], lone],  # a lone surrogate, which only JSON takes to SQLite
+        keys,
+    ):
+        found = partitions_keyed(db, dataset_id, wanted)
+        expected = sorted((key, *stored[key]) for key in wanted if key in stored)
+        assert sorted(found) == expected, wanted

@@ -4,6 +4,7 @@ as a database made anew; older layouts are refused with what to do."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from openlineage_subset.lineage import (
     ingest,
     provenance,
 )
+from openlineage_subset.lineage._bounds import date_bounds
 from tests.lineage.events import day, pipeline_history, run, write_events
 
 
@@ -40,8 +42,24 @@ def _as_layout_3(db: str) -> None:
 def _as_layout_4(db: str) -> None:
     connection = sqlite3.connect(db, isolation_level=None)
     connection.execute("ALTER TABLE events DROP COLUMN facets")
+    # layout 4 stored ranges only for reads of comparisons alone, not for partition lists
+    # and a filter
+    unbounded = [
+        (access_id,)
+        for access_id, text in connection.execute(
+            "SELECT access_id, condition FROM accesses WHERE access_id IN "
+            "(SELECT access_id FROM access_bounds)"
+        )
+        if not date_bounds(json.loads(text))
+    ]
+    connection.executemany("DELETE FROM access_bounds WHERE access_id = ?", unbounded)
     connection.execute("PRAGMA user_version = 4")
     connection.close()
+
+
+def _bounds(db: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT * FROM access_bounds ORDER BY 1, 2").fetchall()
 
 
 def _facets(db: str) -> list[object]:
@@ -113,6 +131,19 @@ def test_a_layout_4_database_gets_the_facets_column_and_keeps_the_new_events_fac
     ]
     with sqlite3.connect(db) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+def test_a_layout_4_database_gets_the_ranges_of_reads_of_partitions_and_a_filter(
+    tmp_path: Path,
+) -> None:
+    source = write_events(tmp_path / "events.jsonl", pipeline_history(6))
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([source], fresh)
+    ingest([source], old)
+    _as_layout_4(old)
+    assert len(_bounds(old)) < len(_bounds(fresh)), "the scored reads lost their ranges"
+    assert _answers(old) == _answers(fresh)
+    assert _bounds(old) == _bounds(fresh)
 
 
 def test_an_older_layout_is_refused_with_what_to_do(tmp_path: Path) -> None:

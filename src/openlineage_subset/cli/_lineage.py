@@ -30,6 +30,7 @@ from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
+from openlineage_subset.lineage._model import indented_json
 from openlineage_subset.lineage._picture import report_picture
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LOCK_WAIT, LineageDatabaseError
@@ -246,7 +247,7 @@ def _answer(
     except (LineageDatabaseError, LineageQueryError) as error:
         return _fail(args, str(error))
     if args.format == "json":
-        print(json.dumps(report.as_json(), indent=2))
+        print(indented_json(report.as_json()))
     else:
         print("\n".join(text(report)))
     return EXIT_OK

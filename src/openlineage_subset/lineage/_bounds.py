@@ -47,9 +47,35 @@ def date_bounds(condition: Any) -> dict[str, Bound]:
     return _bounds(condition) if _comparisons_only(condition) else {}
 
 
-def _comparisons_only(condition: Any) -> bool:
-    """Whether a condition is comparisons of fields and string literals joined by AND and OR,
-    all of which the query evaluates without error."""
+def read_bounds(condition: Any) -> dict[str, Bound]:
+    """:func:`date_bounds`, partition lists counted too: a list keeps a column within the
+    least and the greatest ISO date it lists for it, when every partition it lists has the
+    column, with an ISO date or null (a null partition is never left out by a range). What
+    ingest stores in ``access_bounds`` for a read that is not only partition lists (those
+    ``access_partitions`` finds): a day's partitions ``AND amount > 0``.
+
+    Sound where the queries use the stored ranges, for a dataset whose partition columns
+    each compare as their text (``Graph.plain_shape``): there every value listed for a
+    column of dates is a date or null, and another day's partition is not selected. (For a
+    partition of mixed kinds :func:`partition_overlap` may call it unknown: a listed country
+    'DE' is not compared with a country '2024-10-15'.)
+
+    >>> listed = {"type": "partition", "partitions": [
+    ...     {"dimensions": {"day": "2024-10-15", "country": "PL"}},
+    ...     {"dimensions": {"day": "2024-10-16", "country": None}}]}
+    >>> read_bounds({"type": "binary", "operator": "AND", "left": listed, "right": {
+    ...     "type": "compare", "comparison": "GREATER_THAN",
+    ...     "left": {"type": "field", "field": "amount"},
+    ...     "right": {"type": "literal", "value": "0"}}})
+    {'day': ('2024-10-15', '2024-10-16')}
+    """
+    return _bounds(condition) if _comparisons_only(condition, lists=True) else {}
+
+
+def _comparisons_only(condition: Any, lists: bool = False) -> bool:
+    """Whether a condition is comparisons of fields and string literals joined by AND and OR
+    (and, with ``lists``, well-formed partition lists), all of which the query evaluates
+    without error."""
     stack = [condition]
     while stack:
         node = stack.pop()
@@ -58,6 +84,9 @@ def _comparisons_only(condition: Any) -> bool:
         kind = node.get("type")
         if kind == "binary" and node.get("operator") in ("AND", "OR"):
             stack.extend((node.get("left"), node.get("right")))
+        elif kind == "partition" and lists:
+            if not _well_formed(node.get("partitions")):
+                return False
         elif kind == "compare" and node.get("comparison") in _COMPARISONS:
             for side in (node.get("left"), node.get("right")):
                 if not isinstance(side, dict):
@@ -73,8 +102,49 @@ def _comparisons_only(condition: Any) -> bool:
     return True
 
 
+def _well_formed(items: Any) -> bool:
+    """Whether a partition list's items each have dimensions of text or null values."""
+    if not isinstance(items, list):
+        return False
+    for item in items:
+        dimensions = item.get("dimensions") if isinstance(item, dict) else None
+        if not isinstance(dimensions, dict) or not dimensions:
+            return False
+        for value in dimensions.values():
+            if value is not None and not isinstance(value, str):
+                return False
+    return True
+
+
+def _listed_bounds(items: list[dict[str, Any]]) -> dict[str, Bound]:
+    """The columns every listed partition has with an ISO date or null, and their range."""
+    if not items:
+        return {}
+    spans: dict[str, list[str | None]] = {column: [None, None] for column in items[0]["dimensions"]}
+    for item in items:
+        dimensions = item["dimensions"]
+        for column in list(spans):
+            if column not in dimensions:
+                del spans[column]
+                continue
+            value = dimensions[column]
+            if value is None:
+                continue
+            if guessed_type(value) != "date":
+                del spans[column]
+                continue
+            span = spans[column]
+            if span[0] is None or value < span[0]:
+                span[0] = value
+            if span[1] is None or value > span[1]:
+                span[1] = value
+    return {column: (low, high) for column, (low, high) in spans.items() if low is not None}
+
+
 def _bounds(condition: dict[str, Any]) -> dict[str, Bound]:
     kind = condition.get("type")
+    if kind == "partition":
+        return _listed_bounds(condition["partitions"])
     if kind == "binary":
         operator_name = condition.get("operator")
         left, right = _bounds(condition["left"]), _bounds(condition["right"])

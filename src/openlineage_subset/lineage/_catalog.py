@@ -9,8 +9,8 @@ import os
 from typing import Any
 
 from openlineage_subset.lineage._arguments import LineageQueryError, open_store
-from openlineage_subset.lineage._graph import _rendered
 from openlineage_subset.lineage._model import DatasetRef, RunRef
+from openlineage_subset.lineage._rendering import rendered as _rendered
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import shown_time
 

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
@@ -39,6 +39,14 @@ def plain_values(values: Iterable[str | None]) -> bool:
         value is None or (isinstance(value, str) and value_kind(value) in _PLAIN)
         for value in values
     )
+
+
+def all_text(values: Iterable[Any]) -> bool:
+    """Whether every value is text or null (a listed partition's values, as stored)."""
+    for value in values:  # noqa: SIM110  (a loop: all() of a generator costs twice as much)
+        if value is not None and not isinstance(value, str):
+            return False
+    return True
 
 
 _PLAIN = ("string", "date")
@@ -96,22 +104,23 @@ class Listing:
         if listed is None:
             return None
         shapes: dict[tuple[str, ...], set[tuple[str | None, ...]]] = {}
-        sorted_keys: dict[tuple[str, ...], tuple[str, ...]] = {}
+        keys: tuple[str, ...] | None = None
         for dimensions in listed:
-            keys = tuple(dimensions)
-            shape = sorted_keys.get(keys)
-            if shape is None:
-                shape = sorted_keys[keys] = tuple(sorted(keys))
+            if keys is None or len(keys) != len(dimensions) or keys != tuple(dimensions):
+                keys = tuple(dimensions)
+                shape = tuple(sorted(keys))
+                in_order = shape == keys
+                found = shapes.setdefault(shape, set())
             # Keys in order (as canonical JSON has them): the values in that order already.
             values = (
                 tuple(dimensions.values())
-                if shape is keys or shape == keys
+                if in_order
                 else tuple(dimensions[column] for column in shape)
             )
             for value in values:
                 if value is not None and not isinstance(value, str):
                     return None
-            shapes.setdefault(shape, set()).add(values)
+            found.add(values)
         return cls(tuple((shape, frozenset(values)) for shape, values in shapes.items()))
 
     @functools.cached_property
@@ -159,6 +168,28 @@ class Listing:
                 return UNDECIDED
         return False
 
+    def misses(self, unit: Dimensions) -> bool:
+        """Whether no listed partition holds rows of ``unit``, a partition of fewer columns
+        than they have (a day, of partitions by day and country): each listed one has every
+        column of it and another value in one of them, as the text of the values decides (as
+        :meth:`overlap` decides it). :func:`partition_overlap` leaves that unknown (a finer
+        partitioning than the partition's), but rows with another day are not the day's."""
+        for column, value in unit:
+            if value is None:
+                return False
+            kind = value_kind(value)
+            if kind != "string" and (kind != "date" or column not in self.dates):
+                return False
+        wanted = tuple(value for _, value in unit)
+        for shape, listed in self.shapes:
+            try:
+                places = [shape.index(column) for column, _ in unit]
+            except ValueError:
+                return False  # a listed partition without one of its columns: any value
+            if any(tuple(values[place] for place in places) == wanted for values in listed):
+                return False
+        return True
+
     def values_in(self, shape: tuple[str, ...]) -> frozenset[tuple[str | None, ...]] | None:
         """The listed partitions' values when they all have these columns, else None."""
         if len(self.shapes) == 1 and self.shapes[0][0] == shape:
@@ -168,6 +199,39 @@ class Listing:
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Node:
+    """A condition prepared for ``Graph._evaluate``: ``both`` (AND, OR of two parts),
+    ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
+    they name), or ``other`` (evaluated as is, with the partition's path). ``serial`` tells
+    apart the leaves of the conditions of one query (its answers are cached by it)."""
+
+    kind: str
+    node: Any
+    is_and: bool = False
+    parts: tuple[Node, ...] = ()
+    serial: int = 0
+    fields: frozenset[str] | None = None
+    listing: Listing | None = None
+
+
+def compile_condition(node: Any, serials: Iterator[int]) -> Node:
+    """The condition as a tree of :class:`Node`, each leaf numbered from ``serials``."""
+    fields = compared_fields(node)
+    if fields is not None:
+        return Node("compared", node, serial=next(serials), fields=fields)
+    if isinstance(node, dict) and node.get("type") == "binary" and node.get("operator") in _BOTH:
+        left = compile_condition(node.get("left"), serials)
+        right = compile_condition(node.get("right"), serials)
+        return Node("both", node, node.get("operator") == "AND", (left, right))
+    serial = next(serials)
+    listing = Listing.of(node) if isinstance(node, dict) else None
+    if listing is not None and node.get("type") == "partition":
+        return Node("listing", node, serial=serial, listing=listing)
+    return Node("other", node, serial=serial)
+
+
+_BOTH = ("AND", "OR")
 _ORDERS: dict[str, Callable[[str, str], bool]] = {
     "EQUAL": operator.eq,
     "GREATER_THAN": operator.gt,

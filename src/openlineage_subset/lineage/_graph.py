@@ -18,26 +18,25 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from openlineage_subset._evaluate import partition_overlap
-from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._render import render
 from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,
-    Listing,
+    Node,
     Unit,
     Values,
+    all_text,
     canonical_unit,
     column_order,
-    compared_fields,
     compares_as_text,
+    compile_condition,
     date_spans,
     dimensions_of,
-    in_column_order,
     lists_no_partition,
     location_paths,
     only_partitions,
@@ -58,11 +57,14 @@ from openlineage_subset.lineage._narrowing import (
     READERS,
     SIMPLE_NAME,
     WRITERS,
+    WRITERS_BY_ID,
     Where,
     inside,
+    partitions_keyed,
     partitions_where,
     within_dates,
 )
+from openlineage_subset.lineage._rendering import ConditionText
 from openlineage_subset.lineage._store import LineageStore
 
 _SHOWN_CANDIDATES = 10
@@ -78,21 +80,20 @@ class Access:
     dataset_id: int
     direction: str
     text: str | None  # the condition's canonical JSON; None: the whole dataset
+    parsed: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    """The conditions read, by their JSON: shared by the accesses of a query, so that a
+    condition many accesses have (a day's partition list, read and written) is read once."""
 
     @functools.cached_property
     def condition(self) -> Any:
         """The condition (JSON), read when first asked: most accesses a query loads are only
         compared by time."""
-        return None if self.text is None else json.loads(self.text)
-
-
-def _rendered(condition: Any) -> str | None:
-    if condition is None:
-        return None
-    try:
-        return render(condition)
-    except (SubsetDocumentError, ValueError, TypeError):
-        return json.dumps(condition)
+        if self.text is None:
+            return None
+        found = self.parsed.get(self.text)
+        if found is None:
+            found = self.parsed[self.text] = json.loads(self.text)
+        return found
 
 
 class Graph:
@@ -106,18 +107,23 @@ class Graph:
         self._starts: dict[tuple[int, str], list[str]] = {}
         self._by_run: dict[tuple[str, str], list[Access]] = {}
         self._overlaps: dict[tuple[int, int, Unit], bool | Exception | None] = {}
-        self._compiled: dict[str, _Node] = {}
-        self._serial = 0
+        self._compiled: dict[str, Node] = {}
+        self._serials = itertools.count(1)
         self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
         self._plain: dict[int, tuple[str, ...] | None] = {}
         self._kinds: dict[int, dict[str, frozenset[str]]] = {}
-        self._identifiers: dict[tuple[int, Dimensions], str | None] = {}
+        # By dataset: the identifiers of the partitions asked about (None: not known), and
+        # the partition ids of those found (for WRITERS_BY_ID).
+        self._identifiers: dict[int, dict[Dimensions, str | None]] = {}
+        self._ids: dict[int, dict[Dimensions, int]] = {}
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
         self._orders: dict[int, tuple[str, ...]] = {}
         self._ranks: dict[int, dict[str, int]] = {}
         self._placed: dict[int, frozenset[str]] = {}
-        self._rendered: dict[tuple[str, int], str] = {}
+        self._parsed: dict[str, Any] = {}
+        self._refs: dict[int, dict[Dimensions, tuple[PartitionRef, bool]]] = {}  # with nulls?
+        self._text = ConditionText()
         self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
@@ -180,13 +186,8 @@ class Graph:
         partitions it lists in the dataset's :meth:`column_order`."""
         if access.text is None:
             return None
-        key = (access.text, access.dataset_id)
-        found = self._rendered.get(key)
-        if found is None:
-            order = {c: n for n, c in enumerate(self.column_order(access.dataset_id))}
-            found = _rendered(in_column_order(access.condition, order)) or ""
-            self._rendered[key] = found
-        return found
+        order = self.column_order(access.dataset_id)
+        return self._text.text(access.text, access.condition, order)
 
     def check_columns(self, dataset_id: int, partition: Mapping[str, str | None] | None) -> None:
         """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
@@ -304,8 +305,15 @@ class Graph:
             ]
             writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
             return writes[::-1]
-        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
-        rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        ids = self._ids.get(dataset_id, {})
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, before, before, json.dumps(found))
+            rows = self.db.execute(WRITERS_BY_ID, params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
         return [self._access(row, dataset_id, "output") for row in rows]
 
     def listed_values(self, access: Access) -> frozenset[Values] | None:
@@ -322,7 +330,7 @@ class Graph:
         :meth:`plain_shape` and none of them is null, else None."""
         if unit is None or self.plain_shape(dataset_id) is None:
             return None
-        values = tuple(value for _, value in unit)
+        values = tuple([value for _, value in unit])  # a list first: faster than a generator
         if None in values or self.identifier(dataset_id, unit) is None:
             return None
         return values
@@ -338,7 +346,7 @@ class Graph:
         found = self._by_run.get(key)
         if found is None:
             found = [
-                Access(run, dataset_id, direction, text)
+                Access(run, dataset_id, direction, text, self._parsed)
                 for dataset_id, text in self.db.execute(
                     "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
                     "direction = ? ORDER BY dataset_id",
@@ -348,9 +356,8 @@ class Graph:
             self._by_run[key] = found
         return found
 
-    @staticmethod
-    def _access(row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
-        return Access(RunRef(*row[:6]), dataset_id, direction, row[6])
+    def _access(self, row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
+        return Access(RunRef(*row[:6]), dataset_id, direction, row[6], self._parsed)
 
     def overlap(self, access: Access, unit: Unit) -> bool | None:
         """May ``access`` select rows of ``unit``: yes, no, or unknown (None)."""
@@ -364,33 +371,15 @@ class Graph:
         except (ValueError, TypeError):
             return None  # a condition this version cannot evaluate: it may select anything
 
-    def compiled(self, access: Access) -> _Node:
+    def compiled(self, access: Access) -> Node:
         """The access's condition as a tree :meth:`_evaluate` walks, made once per text."""
         assert access.text is not None
         found = self._compiled.get(access.text)
         if found is None:
-            found = self._compiled[access.text] = self._compile(access.condition)
+            found = self._compiled[access.text] = compile_condition(access.condition, self._serials)
         return found
 
-    def _compile(self, node: Any) -> _Node:
-        fields = compared_fields(node)
-        if fields is not None:
-            self._serial += 1
-            return _Node("compared", node, serial=self._serial, fields=fields)
-        if (
-            isinstance(node, dict)
-            and node.get("type") == "binary"
-            and node.get("operator") in ("AND", "OR")
-        ):
-            left, right = self._compile(node.get("left")), self._compile(node.get("right"))
-            return _Node("both", node, node.get("operator") == "AND", (left, right))
-        self._serial += 1
-        listing = Listing.of(node) if isinstance(node, dict) else None
-        if listing is not None and node.get("type") == "partition":
-            return _Node("listing", node, serial=self._serial, listing=listing)
-        return _Node("other", node, serial=self._serial)
-
-    def _evaluate(self, tree: _Node, dataset_id: int, unit: Dimensions) -> bool | None:
+    def _evaluate(self, tree: Node, dataset_id: int, unit: Dimensions) -> bool | None:
         """Three-valued, as :func:`partition_overlap` decides it; raises as it raises."""
         if tree.kind == "both":
             left, right = (self._evaluate(part, dataset_id, unit) for part in tree.parts)
@@ -400,6 +389,8 @@ class Graph:
         if tree.kind == "listing":
             assert tree.listing is not None
             quick = tree.listing.overlap(unit)
+            if quick is UNDECIDED and tree.listing.misses(unit):
+                quick = False  # rows of a coarser partition no listed one is inside
             if quick is not UNDECIDED:
                 return quick  # type: ignore[return-value]
         # Comparisons depend only on the columns they name: the partitions that agree on those
@@ -452,7 +443,7 @@ class Graph:
         self._agreeing = (units, fields, found)
         return found
 
-    def _candidates(self, tree: _Node, dataset_id: int) -> frozenset[Values] | None:
+    def _candidates(self, tree: Node, dataset_id: int) -> frozenset[Values] | None:
         if tree.kind == "listing":
             assert tree.listing is not None
             shape = self.plain_shape(dataset_id)
@@ -486,7 +477,7 @@ class Graph:
         self._plain[dataset_id] = found
         return found
 
-    def _evaluable(self, tree: _Node) -> bool:
+    def _evaluable(self, tree: Node) -> bool:
         """Whether evaluating the tree never raises, whatever the partition (a well-formed
         condition of partition lists and comparisons)."""
         if tree.kind == "both":
@@ -534,34 +525,38 @@ class Graph:
             if unit not in known:
                 return None
             return known[unit] or ""
-        key = (dataset_id, unit)
-        if key not in self._identifiers:
+        identifiers = self._identifiers.get(dataset_id)
+        if identifiers is None:
+            identifiers = self._identifiers[dataset_id] = {}
+        if unit not in identifiers:
             row = self.db.execute(
                 "SELECT identifier FROM partitions WHERE dataset_id = ? AND dimensions = ?",
                 (dataset_id, canonical_unit(unit)),
             ).fetchone()
-            self._identifiers[key] = None if row is None else (row[0] or "")
-        return self._identifiers[key]
+            identifiers[unit] = None if row is None else (row[0] or "")
+        return identifiers[unit]
 
     def look_up(self, dataset_id: int, units: Iterable[Unit]) -> None:
         """Have :meth:`identifier` know the units, found in one query rather than one each."""
         if dataset_id in self._known:
             return
+        identifiers = self._identifiers.get(dataset_id)
+        if identifiers is None:
+            identifiers = self._identifiers[dataset_id] = {}
         wanted = {
             canonical_unit(unit): unit
             for unit in units
-            if unit is not None and (dataset_id, unit) not in self._identifiers
+            if unit is not None and unit not in identifiers
         }
         if not wanted:
             return
         for unit in wanted.values():
-            self._identifiers[dataset_id, unit] = None
-        for text, identifier in self.db.execute(
-            "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
-            "AND dimensions IN (SELECT value FROM json_each(?))",
-            (dataset_id, json.dumps(list(wanted))),
-        ):
-            self._identifiers[dataset_id, wanted[text]] = identifier or ""
+            identifiers[unit] = None
+        ids = self._ids.setdefault(dataset_id, {})
+        for text, identifier, partition_id in partitions_keyed(self.db, dataset_id, wanted):
+            unit = wanted[text]
+            identifiers[unit] = identifier or ""
+            ids[unit] = partition_id
 
     def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
@@ -615,8 +610,11 @@ class Graph:
         """The known partitions that SQL conditions keep (``_narrowing.partitions_where``);
         their identifiers are known to :meth:`identifier` after."""
         found = []
-        for unit, identifier in partitions_where(self.db, dataset_id, shape, wheres):
-            self._identifiers[dataset_id, unit] = identifier or ""
+        identifiers = self._identifiers.setdefault(dataset_id, {})
+        ids = self._ids.setdefault(dataset_id, {})
+        for unit, identifier, partition_id in partitions_where(self.db, dataset_id, shape, wheres):
+            identifiers[unit] = identifier or ""
+            ids[unit] = partition_id
             found.append(unit)
         return found
 
@@ -648,18 +646,22 @@ class Graph:
             units: dict[Unit, Label] = {}
             shape = self.plain_shape(access.dataset_id)
             for dimensions in listed:
+                if shape is not None and tuple(dimensions) == shape:
+                    # A partition of the columns of every known one (in order, as canonical
+                    # JSON has them), listed: known, its values text or ISO dates
+                    # (plain_shape), so expand() gives itself.
+                    values = tuple(dimensions.values())
+                    if all_text(values):
+                        units[tuple(zip(shape, values, strict=True))] = label
+                        continue
                 if (
                     shape is not None
                     and len(dimensions) == len(shape)
-                    and all(
-                        value is None or isinstance(value, str) for value in dimensions.values()
-                    )
+                    and all_text(dimensions.values())
                 ):
                     itself = dimensions_of(dimensions)
                     if tuple(column for column, _ in itself) == shape:
-                        # A partition of the columns of every known one, listed: known, its
-                        # values text or ISO dates (plain_shape), so expand() gives itself.
-                        units[itself] = label
+                        units[itself] = label  # as above, its columns in another order
                         continue
                 for unit in self.expand(access.dataset_id, dimensions):
                     units[unit] = label
@@ -718,23 +720,34 @@ class Graph:
         if found is None:
             within = self._within_dates(access, shape)
             return list(self.known(access.dataset_id)) if within is None else within
-        units = [tuple(zip(shape, values, strict=True)) for values in found]
+        # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
+        units = [tuple(zip(shape, values, strict=False)) for values in found]
         self.look_up(access.dataset_id, units)  # in one query, not one each
         return sorted(u for u in units if self.identifier(access.dataset_id, u) is not None)
 
     def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
         """The units that are partitions (not None), as :class:`PartitionRef`, their columns
         and their order by the dataset's :meth:`column_order`."""
-        pairs = [(self.in_order(dataset_id, unit), unit) for unit in units if unit is not None]
-        if all(value is not None for shown, _ in pairs for _, value in shown):
-            # Without a null, the pairs order as sort_key() orders them (and faster).
-            ordered = sorted(pairs, key=lambda item: item[0])
-        else:
-            ordered = sorted(pairs, key=lambda item: sort_key(item[0]))
-        return tuple(
-            PartitionRef(shown, self.identifier(dataset_id, unit) or None)
-            for shown, unit in ordered
-        )
+        made = self._refs.get(dataset_id)
+        if made is None:
+            made = self._refs[dataset_id] = {}
+        found = []
+        nulls = False
+        for unit in units:
+            if unit is None:
+                continue
+            made_ref = made.get(unit)
+            if made_ref is None:
+                # One object per partition and query: an answer lists many partitions more
+                # than once (what a run read, and what to recompute).
+                shown = self.in_order(dataset_id, unit)
+                ref = PartitionRef(shown, self.identifier(dataset_id, unit) or None)
+                made_ref = made[unit] = (ref, None in [value for _, value in shown])
+            found.append(made_ref[0])
+            nulls = nulls or made_ref[1]
+        # Without a null, the partitions order as sort_key() orders them (and faster).
+        found.sort(key=_shown_key if nulls else _shown)
+        return tuple(found)
 
     def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
         def refs(label: Label) -> tuple[PartitionRef, ...]:
@@ -747,19 +760,12 @@ class Graph:
         )
 
 
-@dataclasses.dataclass(frozen=True)
-class _Node:
-    """A condition prepared for :meth:`Graph._evaluate`: ``both`` (AND, OR of two parts),
-    ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
-    they name), or ``other`` (evaluated as is, with the partition's path)."""
+def _shown(ref: PartitionRef) -> Dimensions:
+    return ref.dimensions
 
-    kind: str
-    node: Any
-    is_and: bool = False
-    parts: tuple[_Node, ...] = ()
-    serial: int = 0
-    fields: frozenset[str] | None = None
-    listing: Listing | None = None
+
+def _shown_key(ref: PartitionRef) -> tuple[tuple[str, bool, str], ...]:
+    return sort_key(ref.dimensions)
 
 
 def region(graph: Graph, dataset_id: int, partition: dict[str, str | None] | None) -> list[Unit]:

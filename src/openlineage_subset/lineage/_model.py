@@ -7,6 +7,8 @@ fractions dropped), and every list has a fixed order, so that one database gives
 from __future__ import annotations
 
 import dataclasses
+import json
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, Literal
 
 from openlineage_subset.lineage._time import shown_time
@@ -26,6 +28,61 @@ def stronger(first: Label | None, second: Label | None) -> Label | None:
     if "definite" in (first, second):
         return "definite"
     return first or second
+
+
+def indented_json(value: Any, *, ensure_ascii: bool = True) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=ensure_ascii)``, the same text, about five
+    times faster for an answer's JSON (text, integers, true/false/null, objects with text keys,
+    arrays): with ``indent`` json encodes in Python, a generator per level, and a provenance
+    answer of 1.5 MB took 80 ms. Anything else is left to ``json.dumps``.
+
+    >>> indented_json({"a": [1, None, "é"], "b": {}}) == json.dumps(
+    ...     {"a": [1, None, "é"], "b": {}}, indent=2)
+    True
+    """
+    string = encode_basestring_ascii if ensure_ascii else encode_basestring
+    out: list[str] = []
+    append = out.append
+
+    def walk(node: Any, pad: str) -> None:
+        if isinstance(node, str):
+            append(string(node))
+        elif node is None or node is True or node is False:
+            append("null" if node is None else "true" if node else "false")
+        elif type(node) is int:
+            append(int.__repr__(node))
+        elif type(node) is dict and node:
+            inner = pad + "  "
+            between = ",\n" + inner
+            append("{\n" + inner)
+            for number, (key, item) in enumerate(node.items()):
+                if type(key) is not str:
+                    raise TypeError(key)  # json.dumps converts it, or refuses it
+                if number:
+                    append(between)
+                append(string(key))
+                append(": ")
+                walk(item, inner)
+            append("\n" + pad + "}")
+        elif type(node) is list and node:
+            inner = pad + "  "
+            between = ",\n" + inner
+            append("[\n" + inner)
+            for number, item in enumerate(node):
+                if number:
+                    append(between)
+                walk(item, inner)
+            append("\n" + pad + "]")
+        elif type(node) in (dict, list):  # empty
+            append("{}" if type(node) is dict else "[]")
+        else:
+            raise TypeError(node)  # a float, a subclass: as json.dumps writes it
+
+    try:
+        walk(value, "")
+    except (TypeError, RecursionError):
+        return json.dumps(value, indent=2, ensure_ascii=ensure_ascii)
+    return "".join(out)
 
 
 @dataclasses.dataclass(frozen=True)

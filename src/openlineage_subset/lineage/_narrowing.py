@@ -12,8 +12,10 @@ and test_query_scaling.py hold them to that).
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
+from collections.abc import Collection
 from typing import Any
 
 from openlineage_subset.lineage._conditions import canonical_unit, plain_values
@@ -56,6 +58,15 @@ WRITERS = (
 """The writes of a dataset by runs completed before a time, the latest first, less those that
 only list partitions and list none of some. Parameters: dataset id, time twice, dataset id, the
 partitions' canonical JSON (a JSON array)."""
+WRITERS_BY_ID = (
+    _RUN + "WHERE a.dataset_id = ? AND a.direction = 'output' AND r.status = 'COMPLETE' "
+    "AND r.ended_at IS NOT NULL AND (? IS NULL OR r.ended_at < ?) "
+    "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM access_partitions l "
+    "WHERE l.partition_id IN (SELECT value FROM json_each(?)))) "
+    "ORDER BY r.ended_at DESC, r.run_id DESC"
+)
+"""``WRITERS`` for partitions of known ids (found already: SQLite need not look their keys
+up again). Parameters: dataset id, time twice, the partition ids (a JSON array)."""
 
 
 def inside(shape: tuple[str, ...], itself: Dimensions) -> list[Where] | None:
@@ -117,16 +128,49 @@ def within_dates(
 
 def partitions_where(
     db: sqlite3.Connection, dataset_id: int, shape: tuple[str, ...], wheres: list[Where]
-) -> list[tuple[Dimensions, str | None]]:
+) -> list[tuple[Dimensions, str | None, int]]:
     """The partitions of a dataset of the (simple) columns ``shape`` each condition keeps, one
-    condition after the other, each's in the order of their key: with their identifiers."""
+    condition after the other, each's in the order of their key: with their identifiers and
+    partition ids."""
     values = ", ".join(f"json_extract(dimensions, '$.{column}')" for column in shape)
-    found: list[tuple[Dimensions, str | None]] = []
+    found: list[tuple[Dimensions, str | None, int]] = []
     for where, params in wheres:
-        for identifier, *row in db.execute(
-            f"SELECT identifier, {values} FROM partitions WHERE dataset_id = ? AND ({where}) "
-            "ORDER BY dimensions",
+        for identifier, partition_id, *row in db.execute(
+            f"SELECT identifier, partition_id, {values} FROM partitions WHERE dataset_id = ? "
+            f"AND ({where}) ORDER BY dimensions",
             (dataset_id, *params),
         ):
-            found.append((tuple(zip(shape, row, strict=True)), identifier))
+            found.append((tuple(zip(shape, row, strict=False)), identifier, partition_id))
+    return found
+
+
+def partitions_keyed(
+    db: sqlite3.Connection, dataset_id: int, wanted: Collection[str]
+) -> list[tuple[str, str | None, int]]:
+    """The known partitions of a dataset among those of the keys (canonical JSON) ``wanted``:
+    key, identifier, partition id. Partitions listed together are most often neighbours in
+    the key's order (a day's countries): one range of the key is read rather than a search
+    per key, when it holds few others; the keys it did not hold are searched each."""
+    found: list[tuple[str, str | None, int]] = []
+    missing = set(wanted)
+    limit = 2 * len(missing) + 16
+    try:
+        rows = db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ? "
+            "AND dimensions BETWEEN ? AND ? LIMIT ?",
+            (dataset_id, min(missing), max(missing), limit),
+        ).fetchall()
+    except UnicodeEncodeError:
+        rows = []  # a lone surrogate: only JSON (escaped) takes it to SQLite
+    if len(rows) < limit:  # the whole range: those of it that are wanted
+        for row in rows:
+            if row[0] in missing:
+                found.append(row)
+                missing.discard(row[0])
+    if missing:
+        found += db.execute(
+            "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ? "
+            "AND dimensions IN (SELECT value FROM json_each(?))",
+            (dataset_id, json.dumps(sorted(missing))),
+        ).fetchall()
     return found

@@ -34,9 +34,11 @@ Tables:
 - ``access_partitions``: the partitions each read's and each write's conditions list
   (partition and access ids), to find the reads (impact) and the writes (provenance) of a
   partition without reading every condition;
-- ``access_bounds``: the ranges of ISO dates the condition of a read that lists no partition
-  keeps partition columns in (``business_date`` within the last seven days), to leave out the
-  reads of other days without reading their conditions (see ``lineage/_bounds.py``);
+- ``access_bounds``: the ranges of ISO dates the condition of a read that is not only
+  partition lists keeps partition columns in (``business_date`` within the last seven days, a
+  day's partitions ``AND amount > 0``), to leave out the reads of other days without reading
+  their conditions (see ``lineage/_bounds.py``; a database ingested before this version has
+  no ranges for the latter, and reads their conditions);
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text.
@@ -51,6 +53,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from openlineage_subset.lineage._bounds import read_bounds
 from openlineage_subset.lineage._events import dimensions_text, listed_partitions
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
@@ -405,7 +408,8 @@ def _upgrade(connection: sqlite3.Connection) -> None:
     transaction. From 3: link each write to the partitions its condition lists, as ingest now
     links them (layout 3 linked reads only); this takes about as long as ingesting the writes'
     partitions did. From 4: add the column of the events' facets (empty for the events already
-    stored: their facets were not kept)."""
+    stored: their facets were not kept), and store the date range of each read that lists
+    partitions and filters (which layout 4 stored none of)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -421,6 +425,21 @@ def _upgrade(connection: sqlite3.Connection) -> None:
             )
     if version < 5:
         connection.execute("ALTER TABLE events ADD COLUMN facets BLOB")
+        # Since 5, a read that is partition lists and a filter (a day's partitions AND
+        # amount > 0) has the range of dates it lists, as ingest now stores it.
+        unbounded = connection.execute(
+            "SELECT access_id, condition FROM accesses a WHERE direction = 'input' "
+            "AND condition IS NOT NULL AND listed = 0 AND NOT EXISTS "
+            "(SELECT 1 FROM access_bounds b WHERE b.access_id = a.access_id)"
+        ).fetchall()
+        connection.executemany(
+            "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
+            [
+                (access_id, column, low, high)
+                for access_id, text in unbounded
+                for column, (low, high) in read_bounds(json.loads(text)).items()
+            ],
+        )
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

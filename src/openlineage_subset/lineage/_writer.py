@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_subset.lineage._bounds import date_bounds
+from openlineage_subset.lineage._bounds import read_bounds
 from openlineage_subset.lineage._events import EVENT, Condition, any_of_json, canonical
 from openlineage_subset.lineage._store import LineageStore
 
@@ -294,7 +294,7 @@ class Writer:
             if key[2] == "input" and merged is not None and not lists:
                 bounds.extend(
                     (access_id, column, low, high)
-                    for column, (low, high) in date_bounds(json.loads(merged)).items()
+                    for column, (low, high) in read_bounds(json.loads(merged)).items()
                 )
         self.db.executemany(
             "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from openlineage_subset.lineage._arguments import open_store
 from openlineage_subset.lineage._catalog import RunAccess
 from openlineage_subset.lineage._facets import NOT_KEPT, facets_of
-from openlineage_subset.lineage._graph import _rendered
 from openlineage_subset.lineage._model import DatasetRef, RunRef
+from openlineage_subset.lineage._rendering import rendered as _rendered
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import os
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -39,7 +38,12 @@ from openlineage_subset.lineage._arguments import LineageQueryError, partition_f
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page as report_page
-from openlineage_subset.lineage._model import DatasetRef, ImpactReport, ProvenanceReport
+from openlineage_subset.lineage._model import (
+    DatasetRef,
+    ImpactReport,
+    ProvenanceReport,
+    indented_json,
+)
 from openlineage_subset.lineage._picture import impact_picture, provenance_picture
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
@@ -278,7 +282,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(value, ensure_ascii=False) + "\n"
 
 
 class UiGate:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -57,11 +58,16 @@ def test_after_the_writer_stopped_an_event_is_answered_not_stored(tmp_path: Path
 
 
 class _CountingWriter(Writer):
-    """The writer, noting how many events each commit stored."""
+    """The writer, noting how many events each commit stored; its first store waits for
+    :attr:`go`, so that what is posted meanwhile waits in the queue together."""
 
     commits: ClassVar[list[int]] = []
+    go: ClassVar[threading.Event] = threading.Event()
+    storing: ClassVar[threading.Event] = threading.Event()
 
     def store(self, outcomes: Any, conditions: Any, count: Any) -> None:
+        _CountingWriter.storing.set()
+        _CountingWriter.go.wait(timeout=60)
         self.batch = sum(1 for outcome in outcomes if outcome[0] == EVENT)
         super().store(outcomes, conditions, count)
 
@@ -75,37 +81,47 @@ def test_producers_posting_together_share_a_commit_and_one_alone_waits_for_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sink_module, "Writer", _CountingWriter)
-    monkeypatch.setattr(sink_module, "GATHER", 3.0)  # longer than a stall of a busy machine
+    # longer than a stall of a busy machine
+    monkeypatch.setattr(sink_module, "GATHER", 3.0, raising=False)
     monkeypatch.setattr(_CountingWriter, "commits", [])
+    monkeypatch.setattr(_CountingWriter, "go", threading.Event())
+    monkeypatch.setattr(_CountingWriter, "storing", threading.Event())
     bodies = [json.dumps(event).encode() for event in pipeline_history(days=3)]
     sink = EventSink(tmp_path / "lineage.db")
 
-    async def send() -> tuple[list[Outcome], list[Outcome], float]:
-        # Three producers post at once: one batch; then each posts its next event a moment
-        # after the others (one at a time in the queue): still one commit for the three.
-        first = await asyncio.gather(*(sink.store(body, "test") for body in bodies[:3]))
+    async def later(body: bytes, delay: float) -> Outcome:
+        await asyncio.sleep(delay)
+        return await sink.store(body, "test")
 
-        async def later(body: bytes, delay: float) -> Outcome:
-            await asyncio.sleep(delay)
-            return await sink.store(body, "test")
-
-        second = await asyncio.gather(
-            *(later(body, 0.05 * number) for number, body in enumerate(bodies[3:6]))
+    async def send() -> tuple[list[Outcome], float]:
+        # One event is being stored while three producers post: those three wait together and
+        # share the next commit.
+        alone = asyncio.ensure_future(sink.store(bodies[0], "test"))
+        while not _CountingWriter.storing.is_set():
+            await asyncio.sleep(0.01)  # the writer is storing the first one
+        together = asyncio.gather(*(later(body, 0) for body in bodies[1:4]))
+        await asyncio.sleep(0.2)
+        _CountingWriter.go.set()
+        outcomes = [await alone, *await together]
+        # Then each of the three posts its next event a moment after the others: the writer
+        # waits for as many as the last commit held, and they still share one.
+        outcomes += await asyncio.gather(
+            *(later(body, 0.05 * number) for number, body in enumerate(bodies[4:7]))
         )
-        # Then a producer alone, twice: the first waits for the two others that posted
-        # with it last time (in vain, until GATHER), the next is committed at once.
-        await sink.store(bodies[6], "test")
+        # Then a producer alone, twice: the first waits for the two that posted with it last
+        # time (in vain, until GATHER); the next is committed at once.
+        outcomes.append(await sink.store(bodies[7], "test"))
         began = time.monotonic()
-        await sink.store(bodies[7], "test")
-        return list(first), list(second), time.monotonic() - began
+        outcomes.append(await sink.store(bodies[8], "test"))
+        return outcomes, time.monotonic() - began
 
     try:
-        first, second, alone = run_async(send())
+        outcomes, alone = run_async(send())
     finally:
+        _CountingWriter.go.set()
         sink.close()
-    assert [outcome.kind for outcome in first + second] == ["stored"] * 6
-    assert _CountingWriter.commits[:2] == [3, 3]
-    assert _CountingWriter.commits[2:] == [1, 1]
+    assert [outcome.kind for outcome in outcomes] == ["stored"] * 9
+    assert _CountingWriter.commits == [1, 3, 3, 1, 1]
     assert alone < 2.5, "an event posted alone waited for others"
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import logging
 import multiprocessing
 import os
@@ -57,6 +58,7 @@ from openlineage.client.transport.http import HttpConfig, HttpTransport
 
 from openlineage_subset.delivery._emitter import Emitter
 from openlineage_subset.delivery._openlineage_client import wire_event
+from openlineage_subset.lineage import ingest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from lineage import FIRST_DAY, history  # benchmarks/lineage.py, beside this file
@@ -232,6 +234,39 @@ def load(events: list[Json], producers: int, folder: Path, query: str | None) ->
     )
 
 
+def http_stack() -> str:
+    """What uvicorn serves with: httptools or h11 for HTTP/1.1, uvloop or asyncio's loop."""
+    found = []
+    for module, used, otherwise in (
+        ("httptools", "httptools", "h11"),
+        ("uvloop", "uvloop", "asyncio"),
+    ):
+        try:
+            __import__(module)
+        except ImportError:
+            found.append(otherwise)
+        else:
+            found.append(used)
+    return " and ".join(found)
+
+
+def cli_ingest(events: list[Json], folder: Path) -> None:
+    """The CPU per event of ``ingest`` (what ``ol-subset lineage ingest`` runs) of the same
+    events, spelled as ``HttpTransport`` sends them, in this process (``jobs=1``)."""
+    path = folder / "events.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for event in events:
+            out.write(json.dumps(event, sort_keys=True) + "\n")
+    began = time.process_time()
+    report = ingest([path], folder / "cli.db", jobs=1)
+    cpu = time.process_time() - began
+    assert report.stored == len(events), report.summary()
+    print(
+        f"cli ingest of the same events (jobs=1, one process): {cpu / len(events) * 1e6:,.0f} us "
+        "CPU per event"
+    )
+
+
 # --- the fault -------------------------------------------------------------------------------
 
 
@@ -350,7 +385,9 @@ def main() -> None:
     day = FIRST_DAY + dt.timedelta(days=len(events) // 20)  # the middle date: 10 events a day
     query = f"dataset=raw/events&partition=business_date={day.isoformat()}&partition=country=AA"
     print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}")
+    print(f"  HTTP: {http_stack()}")
     with tempfile.TemporaryDirectory() as folder:
+        cli_ingest(events, Path(folder))
         load(events, args.producers, Path(folder), None if args.no_reader else query)
         if not args.skip_fault:
             fault(events, args.producers, Path(folder), args.kill_at)

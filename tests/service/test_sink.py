@@ -6,9 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
+import time
 from pathlib import Path
+from typing import Any, ClassVar
 
+import pytest
+
+from openlineage_subset.lineage._events import EVENT
+from openlineage_subset.lineage._writer import Writer
 from openlineage_subset.service import EventSink, Outcome
+from openlineage_subset.service import _sink as sink_module
 from tests.lineage.events import pipeline_history
 from tests.service.conftest import run_async
 
@@ -47,3 +55,111 @@ def test_after_the_writer_stopped_an_event_is_answered_not_stored(tmp_path: Path
     with sqlite3.connect(tmp_path / "lineage.db") as connection:
         assert connection.execute("SELECT count(*) FROM events").fetchone()[0] == 0
     connection.close()
+
+
+class _CountingWriter(Writer):
+    """The writer, noting how many events each commit stored; its first store waits for
+    :attr:`go`, so that what is posted meanwhile waits in the queue together."""
+
+    commits: ClassVar[list[int]] = []
+    go: ClassVar[threading.Event] = threading.Event()
+    storing: ClassVar[threading.Event] = threading.Event()
+
+    def store(self, outcomes: Any, conditions: Any, count: Any) -> None:
+        _CountingWriter.storing.set()
+        _CountingWriter.go.wait(timeout=60)
+        self.batch = sum(1 for outcome in outcomes if outcome[0] == EVENT)
+        super().store(outcomes, conditions, count)
+
+    def commit(self) -> None:
+        if self.open:
+            _CountingWriter.commits.append(self.batch)
+        super().commit()
+
+
+def test_producers_posting_together_share_a_commit_and_one_alone_waits_for_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sink_module, "Writer", _CountingWriter)
+    # longer than a stall of a busy machine
+    monkeypatch.setattr(sink_module, "GATHER", 3.0, raising=False)
+    monkeypatch.setattr(_CountingWriter, "commits", [])
+    monkeypatch.setattr(_CountingWriter, "go", threading.Event())
+    monkeypatch.setattr(_CountingWriter, "storing", threading.Event())
+    bodies = [json.dumps(event).encode() for event in pipeline_history(days=3)]
+    sink = EventSink(tmp_path / "lineage.db")
+
+    async def later(body: bytes, delay: float) -> Outcome:
+        await asyncio.sleep(delay)
+        return await sink.store(body, "test")
+
+    async def send() -> tuple[list[Outcome], float]:
+        # One event is being stored while three producers post: those three wait together and
+        # share the next commit.
+        alone = asyncio.ensure_future(sink.store(bodies[0], "test"))
+        while not _CountingWriter.storing.is_set():
+            await asyncio.sleep(0.01)  # the writer is storing the first one
+        together = asyncio.gather(*(later(body, 0) for body in bodies[1:4]))
+        await asyncio.sleep(0.2)
+        _CountingWriter.go.set()
+        outcomes = [await alone, *await together]
+        # Then each of the three posts its next event a moment after the others: the writer
+        # waits for as many as the last commit held, and they still share one.
+        outcomes += await asyncio.gather(
+            *(later(body, 0.05 * number) for number, body in enumerate(bodies[4:7]))
+        )
+        # Then a producer alone, twice: the first waits for the two that posted with it last
+        # time (in vain, until GATHER); the next is committed at once.
+        outcomes.append(await sink.store(bodies[7], "test"))
+        began = time.monotonic()
+        outcomes.append(await sink.store(bodies[8], "test"))
+        return outcomes, time.monotonic() - began
+
+    try:
+        outcomes, alone = run_async(send())
+    finally:
+        _CountingWriter.go.set()
+        sink.close()
+    assert [outcome.kind for outcome in outcomes] == ["stored"] * 9
+    assert _CountingWriter.commits == [1, 3, 3, 1, 1]
+    assert alone < 2.5, "an event posted alone waited for others"
+
+
+def test_a_batch_whose_storing_fails_stores_its_other_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = Writer._dataset_ids
+
+    def failing(self: Any, events: list[tuple[Any, ...]]) -> Any:
+        if any(name.endswith("boom") for event in events for _, name, _, _ in event[9]):
+            raise ValueError("cannot store this dataset")
+        return original(self, events)
+
+    monkeypatch.setattr(Writer, "_dataset_ids", failing)
+    history = pipeline_history(days=2)
+    broken = json.loads(json.dumps(history[1]))
+    broken["run"]["runId"] = "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0aff"
+    broken["outputs"][0]["name"] = "boom"
+    sink = EventSink(tmp_path / "lineage.db")
+
+    async def send() -> list[Outcome]:
+        before = await sink.store(json.dumps(history[0]).encode(), "test")
+        together = await asyncio.gather(
+            *(
+                sink.store(json.dumps(item).encode(), "test")
+                for item in (history[1], broken, history[2])
+            )
+        )
+        return [before, *together]
+
+    try:
+        outcomes = run_async(send())
+    finally:
+        sink.close()
+    assert [outcome.kind for outcome in outcomes] == ["stored", "stored", "invalid", "stored"]
+    assert outcomes[2].message == "not stored: cannot store this dataset"
+    with sqlite3.connect(tmp_path / "lineage.db") as connection:
+        names = connection.execute("SELECT name FROM datasets").fetchall()
+        count = connection.execute("SELECT count(*) FROM events").fetchone()[0]
+    connection.close()
+    assert count == 3 and ("boom",) not in names

@@ -9,12 +9,14 @@ and each dataset's condition as canonical JSON with the partitions it lists.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
@@ -52,9 +54,13 @@ _KNOWN_CONDITIONS: dict[str, Condition] = {}
 _KNOWN_CONDITIONS_MAX = 256
 _KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[Any, ...]]] = {}
 _KNOWN_DIMENSIONS_MAX = 4096
-# The markers that stand for conditions in the skeleton of an event (see _spelled): a private
-# use character no event needs, and the condition's number.
-_MARKER = re.compile('"\ue000([0-9]+)"')
+# The placeholders that stand for conditions in the skeleton of an event (see _spell): a
+# location condition holding a private use character no event needs and the condition's number.
+_MARKER = re.compile('\\{"locations":\\["\ue000([0-9]+)"\\],"type":"location"\\}')
+# The conditions found valid, by (their facet's _schemaURL, canonical JSON): an event whose
+# conditions are all among them is validated with placeholders in their place (_spell).
+_VALID_CONDITIONS: dict[tuple[str, str], None] = {}
+_VALID_CONDITIONS_MAX = 1024
 _NOT_BRACKETS = bytes(set(range(256)) - set(b'"[]{}'))
 _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
@@ -63,15 +69,35 @@ _SHALLOW = 64
 def check_chunk(items: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], list[Condition]]:
     """The outcome of each item of a chunk, in order, and the conditions the events refer to."""
     chunk = _Chunk()
-    for item in items:
-        kind = item[0]
-        if kind == LINE:
-            chunk.line(item[1], item[2], item[3])
-        elif kind == WHOLE:
-            chunk.whole(item[1], item[2])
-        else:
-            chunk.outcomes.append(item)
+    with _collector_paused():
+        for item in items:
+            kind = item[0]
+            if kind == LINE:
+                chunk.line(item[1], item[2], item[3])
+            elif kind == WHOLE:
+                chunk.whole(item[1], item[2])
+            else:
+                chunk.outcomes.append(item)
     return chunk.outcomes, chunk.conditions
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a chunk is checked (when it was on).
+
+    Parsed JSON holds no reference cycle: what checking an event leaves behind is freed as soon
+    as it is dropped, and the collector's passes over the hundreds of objects each event is
+    parsed into found nothing, at a sixth of the cost of checking it. Anything with a cycle
+    made meanwhile (by another thread) is collected once it is back on.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class _Chunk:
@@ -125,7 +151,7 @@ class _Chunk:
         source: str,
         line: int | None,
         document: Any,
-        spelled: tuple[str, list[tuple[Any, str] | None]] | None,
+        spelled: Spelled | None,
         levels: int | None,
     ) -> None:
         if (
@@ -135,7 +161,7 @@ class _Chunk:
         ):
             self.outcomes.append((SKIPPED,))  # a DatasetEvent or JobEvent: no run to attach it to
             return
-        found, time = _checked(document, levels)
+        found, time = _checked_quickly(document, spelled, levels)
         if found is not None:
             self.outcomes.append((INVALID, source, line, found))
             return
@@ -150,9 +176,9 @@ class _Chunk:
         line: int | None,
         event: dict[str, Any],
         time: str,
-        spelled: tuple[str, list[tuple[Any, str] | None]] | None,
+        spelled: Spelled | None,
     ) -> tuple[Any, ...]:
-        text, conditions = _spelled(event) if spelled is None else spelled
+        text, conditions = _spelled(event) if spelled is None else spelled[:2]
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
         accesses = []
@@ -246,7 +272,7 @@ def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
         return parse(text), None, None
     try:
         document = _PLAIN.decode(text)
-        spelled = _spelled(document)
+        spelled = _spell(document)
     except (ValueError, RecursionError):
         return parse(text), None, None  # the strict parser says why, as for any other line
     if raw.count(b":") != spelled[0].count(":"):
@@ -275,18 +301,32 @@ def _depth(raw: bytes) -> int | None:
     return levels
 
 
+Spelled = tuple[str, list[tuple[Any, str] | None], Any, list[tuple[str, str]]]
+"""What :func:`_spell` gives: the canonical JSON of a document, (condition, its canonical JSON)
+of each dataset (None: it has none), the skeleton (the document with a placeholder in the place
+of each condition) and the key of each condition in :data:`_VALID_CONDITIONS`."""
+
+
 def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
     """:func:`canonical` of a document, and (condition, its canonical JSON) of each dataset of
-    its inputs then outputs (None for a dataset without one), encoding each condition once.
+    its inputs then outputs (None for a dataset without one), encoding each condition once."""
+    return _spell(document)[:2]
 
-    The conditions are most of an event: the rest is encoded as a skeleton with a marker string
-    in the place of each, replaced by the condition's text. Should the document hold a string
-    that looks like a marker, it is encoded whole instead.
+
+def _spell(document: Any) -> Spelled:
+    """:func:`_spelled`, with the skeleton of the document and the keys of its conditions.
+
+    The conditions are most of an event: the rest (the skeleton) is encoded with a placeholder
+    in the place of each, a valid location condition holding a marker string, and each
+    placeholder's text is replaced by its condition's. Should the document hold a condition that
+    looks like a placeholder, it is encoded whole instead. The skeleton validates as the
+    document does when its conditions are valid (:func:`_checked_quickly`).
     """
     if not isinstance(document, dict):
-        return canonical(document), []
+        return canonical(document), [], None, []
     skeleton = dict(document)
     found: list[tuple[Any, str] | None] = []
+    keys: list[tuple[str, str]] = []
     texts: list[str] = []
     for list_key, facets_key, _ in PLACES:
         items = document.get(list_key)
@@ -303,12 +343,17 @@ def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
             text = canonical(condition)
             found.append((condition, text))
             facets = dict(dataset[facets_key])
-            facets["subset"] = {**facets["subset"], key: f"\ue000{len(texts)}"}
+            subset = facets["subset"]
+            url = subset.get("_schemaURL")
+            # known valid in the same place, under the same key, for the same facet schema
+            keys.append((f"{facets_key}.{key} {url if isinstance(url, str) else ''}", text))
+            placeholder = {"type": "location", "locations": [f"\ue000{len(texts)}"]}
+            facets["subset"] = {**subset, key: placeholder}
             copied.append({**dataset, facets_key: facets})
             texts.append(text)
         skeleton[list_key] = copied
     if not texts:
-        return canonical(document), found
+        return canonical(document), found, None, keys
     used: list[int] = []
 
     def condition_text(marker: re.Match[str]) -> str:
@@ -318,7 +363,7 @@ def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
     text = _MARKER.sub(condition_text, canonical(skeleton))
     if sorted(used) != list(range(len(texts))):
         text = canonical(document)
-    return text, found
+    return text, found, skeleton, keys
 
 
 def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
@@ -372,6 +417,25 @@ def surrogate_problem(text: str | bytes, document: Any) -> str | None:
 def problem(document: Any) -> str | None:
     """Why a parsed JSON document is not a RunEvent ingest can store, or None."""
     return _checked(document, None)[0]
+
+
+def _checked_quickly(
+    document: Any, spelled: Spelled | None, levels: int | None
+) -> tuple[str | None, str]:
+    """:func:`_checked`; of the skeleton (:func:`_spell`) when each condition of the document is
+    known valid, so that a condition met again (a run's START and COMPLETE, the partitions one
+    job writes and the next reads) is not validated again. Valid conditions leave no issue and
+    change no other: the skeleton has the document's issues, at the same places."""
+    if spelled is None or spelled[2] is None:
+        return _checked(document, levels)
+    keys = spelled[3]
+    known = all(key in _VALID_CONDITIONS for key in keys)
+    found = _checked(spelled[2] if known else document, levels)
+    if found[0] is None and not known:
+        if len(_VALID_CONDITIONS) + len(keys) > _VALID_CONDITIONS_MAX:
+            _VALID_CONDITIONS.clear()
+        _VALID_CONDITIONS.update(dict.fromkeys(keys))
+    return found
 
 
 def _checked(document: Any, levels: int | None) -> tuple[str | None, str]:

@@ -53,16 +53,26 @@ class Writer:
         """Store the events among a chunk's outcomes; ``count`` is told each outcome in order,
         with True for an event stored, False for one already there, or why it was not stored."""
         events = [outcome for outcome in outcomes if outcome[0] == EVENT]
-        if not self.open:
+        # The first chunk of a transaction is undone by rolling the transaction back: no
+        # savepoint (two statements) for it, which a server storing each few events pays.
+        first = not self.open
+        if first:
             self._begin()
-        self.db.execute("SAVEPOINT chunk")
+        else:
+            self.db.execute("SAVEPOINT chunk")
         try:
             stored = iter(self._store(events, conditions))
         except (sqlite3.IntegrityError, ValueError, TypeError):
-            self._undo("chunk")
+            if first:
+                self.rollback()
+                self._forget()
+                self._begin()
+            else:
+                self._undo("chunk")
             self._one_by_one(outcomes, conditions, count)
         else:
-            self.db.execute("RELEASE chunk")
+            if not first:
+                self.db.execute("RELEASE chunk")
             for outcome in outcomes:
                 count(outcome, next(stored) if outcome[0] == EVENT else False)
         self.pending += len(events)
@@ -104,13 +114,22 @@ class Writer:
     def _undo(self, savepoint: str) -> None:
         self.db.execute(f"ROLLBACK TO {savepoint}")
         self.db.execute(f"RELEASE {savepoint}")
-        # What the undone statements added is gone: forget it.
+        self._forget()
+        self._read_next_ids()
+
+    def _forget(self) -> None:
+        """Forget the ids of what undone statements added: it is gone."""
         self.dataset_ids.clear()
         self.partition_ids.clear()
         self.cached = 0
         self.unnamed.clear()
         self.catalog.clear()
-        self._read_next_ids()
+
+    def _many(self, statement: str, rows: Any) -> None:
+        """``executemany``, skipped without rows: most chunks of a server's few events leave
+        half of the tables as they were."""
+        if rows:
+            self.db.executemany(statement, rows)
 
     def _one_by_one(
         self, outcomes: list[Outcome], conditions: list[Condition], count: Counter
@@ -148,7 +167,7 @@ class Writer:
             new.append(is_new)
         if fresh:
             old_runs = self._runs(fresh)
-            self.db.executemany(
+            self._many(
                 "INSERT INTO events (digest, run_id, event_type, event_time, source, facets) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [
@@ -199,13 +218,13 @@ class Writer:
             )
             for run_id, (start_at, first_at, latest, latest_at, terminal, ended) in states.items()
         ]
-        self.db.executemany(
+        self._many(
             "INSERT INTO runs (job_namespace, job_name, status, started_at, start_event_at, "
             "first_event_at, latest_state, latest_state_at, terminal_state, ended_at, run_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows[len(old) :],
         )
-        self.db.executemany(
+        self._many(
             "UPDATE runs SET status = ?, started_at = ?, start_event_at = ?, "
             "first_event_at = ?, latest_state = ?, latest_state_at = ?, terminal_state = ?, "
             "ended_at = ? WHERE run_id = ?",
@@ -239,9 +258,7 @@ class Writer:
                     ids[key] = self.next_dataset
                     rows.append((self.next_dataset, *key))
                     self.next_dataset += 1
-            self.db.executemany(
-                "INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)", rows
-            )
+            self._many("INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)", rows)
         return ids
 
     def _accesses(
@@ -296,22 +313,16 @@ class Writer:
                     (access_id, column, low, high)
                     for column, (low, high) in read_bounds(json.loads(merged)).items()
                 )
-        self.db.executemany(
+        self._many(
             "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             new,
         )
-        self.db.executemany(
-            "UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?", changed
-        )
-        self.db.executemany(
-            "INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several
-        )
+        self._many("UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?", changed)
+        self._many("INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several)
         # A grown read's condition is a wider OR: its old ranges go, the new ones are stored.
-        self.db.executemany(
-            "DELETE FROM access_bounds WHERE access_id = ?", [(row[2],) for row in changed]
-        )
-        self.db.executemany(
+        self._many("DELETE FROM access_bounds WHERE access_id = ?", [(row[2],) for row in changed])
+        self._many(
             "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
             bounds,
         )
@@ -319,8 +330,10 @@ class Writer:
 
     def _stored_accesses(self, runs: list[str]) -> dict[tuple[str, int, str], list[Any]]:
         """The accesses of runs stored before, as :meth:`_accesses` keeps them."""
-        accesses = {}
-        by_id = {}
+        accesses: dict[tuple[str, int, str], list[Any]] = {}
+        by_id: dict[int, list[Any]] = {}
+        if not runs:
+            return accesses  # no run stored before: nothing to read (a START, usually)
         for access_id, run_id, dataset_id, direction, condition, listed in self.db.execute(
             "SELECT access_id, run_id, dataset_id, direction, condition, listed FROM accesses "
             f"WHERE run_id IN {_IN}",
@@ -335,6 +348,8 @@ class Writer:
                 False,
             ]
         several: dict[int, list[str]] = {}
+        if not by_id:
+            return accesses
         for access_id, text in self.db.execute(
             f"SELECT access_id, condition FROM access_conditions WHERE access_id IN {_IN}",
             (json.dumps(list(by_id)),),
@@ -383,24 +398,24 @@ class Writer:
                 if (dataset_id, column, kind) not in catalog:
                     catalog.add((dataset_id, column, kind))
                     kinds.append((dataset_id, column, kind))
-        self.db.executemany(
+        self._many(
             "INSERT INTO partitions (dataset_id, dimensions, identifier, partition_id) "
             "VALUES (?, ?, ?, ?)",
             made.values(),
         )
-        self.db.executemany(
+        self._many(
             "UPDATE partitions SET identifier = ? WHERE partition_id = ? AND identifier IS NULL",
             named,
         )
-        self.db.executemany(
+        self._many(
             "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) VALUES (?, ?)",
             links,
         )
-        self.db.executemany(
+        self._many(
             "INSERT OR IGNORE INTO partition_columns (dataset_id, columns) VALUES (?, ?)",
             columns,
         )
-        self.db.executemany(
+        self._many(
             "INSERT OR IGNORE INTO partition_kinds (dataset_id, column_name, kind) "
             "VALUES (?, ?, ?)",
             kinds,

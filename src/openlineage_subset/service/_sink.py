@@ -5,9 +5,11 @@ A request hands its body to :meth:`EventSink.store` and waits for the outcome. T
 thread takes every body waiting, checks them together (:func:`~openlineage_subset.lineage.
 _events.check_chunk`, as ``ingest`` checks a chunk) and stores them in one transaction
 (:class:`~openlineage_subset.lineage._writer.Writer`, as ``ingest`` stores one); each request
-is answered only once that transaction is committed. Under load, many events share one commit;
-alone, an event is committed at once. A WAL database is committed without an fsync each time
-(:func:`relax_sync`): a killed server keeps every event it acknowledged.
+is answered only once that transaction is committed. Under load, many events share one commit
+(a batch waits up to :data:`GATHER` for as many bodies as the last one had: a commit costs
+several events' storing); alone, an event is committed at once. A WAL database is committed
+without an fsync each time (:func:`relax_sync`): a killed server keeps every event it
+acknowledged.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import queue
 import sqlite3
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any
 
@@ -31,6 +34,9 @@ LOCK_WAIT = 3.0
 the events waiting are answered 503 (a producer's retry sends them again), well within the
 5 seconds openlineage-python's HttpTransport waits for an answer by default."""
 _BATCH = 500  # bodies stored in one transaction at most: a bounded wait for the first of them
+GATHER = 0.002
+"""Seconds a batch waits at most for the bodies of the producers that posted with the last
+one (:meth:`EventSink._gather`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,27 +103,49 @@ class EventSink:
         relax_sync(store.connection)
         opened.set_result(None)
         writer: Writer | None = None
+        expected = 1  # how many bodies the last batch gathered
         try:
             while True:
                 first = self._queue.get()
                 if first is None:
                     return
                 batch = [first]
-                while len(batch) < _BATCH:
-                    try:
-                        item = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if item is None:
-                        self._queue.put(None)  # stop once this batch is stored
-                        break
-                    batch.append(item)
+                self._gather(batch, expected)
+                expected = len(batch)
                 writer = self._store(store, writer, batch)
         finally:
             if writer is not None:
                 writer.rollback()  # nothing is left open: every batch commits or rolls back
             store.close()
             self._abandon()
+
+    def _gather(self, batch: list[tuple[bytes, str, Future[Outcome]]], expected: int) -> None:
+        """Add the bodies waiting to ``batch``; while it holds fewer than the last batch did
+        (producers posting together), wait up to :data:`GATHER` seconds for the others.
+
+        A commit costs several times what storing one more event in it does, so under load
+        events share commits. Alone (the last batch held one body), nothing is waited for.
+        """
+        deadline = None
+        while len(batch) < _BATCH:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                if len(batch) >= expected:
+                    return
+                if deadline is None:
+                    deadline = time.monotonic() + GATHER
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                try:
+                    item = self._queue.get(timeout=left)
+                except queue.Empty:
+                    return
+            if item is None:
+                self._queue.put(None)  # stop once this batch is stored
+                return
+            batch.append(item)
 
     def _abandon(self) -> None:
         """Answer what is still waiting once the writer has stopped: not stored."""
@@ -157,9 +185,7 @@ class EventSink:
             checked, conditions = check_chunk(items)
             if writer is None:
                 writer = Writer(store)
-            else:
-                writer.begin()
-            writer.store(checked, conditions, count)
+            writer.store(checked, conditions, count)  # in a transaction of its own
             writer.commit()
         except (sqlite3.Error, OSError, LineageDatabaseError) as error:
             if writer is not None:

@@ -1,0 +1,206 @@
+"""What ingest and the service's writer spend per event, kept down without changing an answer.
+
+The digest of an event is the SHA-256 of its canonical JSON however it is spelled; a condition
+found valid is not validated again, and an event whose conditions are all known gets the issues
+it would get with them validated; the cyclic garbage collector sleeps while a chunk is checked
+(parsed JSON holds no cycle) and is left as it was found; a chunk stored in a transaction of its
+own needs no savepoint and runs no statement for a table it leaves as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import hashlib
+import json
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from openlineage_subset.lineage import LineageStore
+from openlineage_subset.lineage import _events as events_module
+from openlineage_subset.lineage._events import EVENT, INVALID, LINE, canonical, check_chunk
+from openlineage_subset.lineage._writer import Writer
+from tests.lineage.events import day, event, parts, pipeline_history
+
+
+def _spellings(value: Any, chooser: random.Random) -> str:
+    """JSON text of ``value`` with its keys in a random order and random spaces."""
+    space = chooser.choice(["", " ", "\n  "])
+    if isinstance(value, dict):
+        items = list(value.items())
+        chooser.shuffle(items)
+        members = (
+            f"{space}{json.dumps(key)}{space}:{space}{_spellings(item, chooser)}"
+            for key, item in items
+        )
+        return "{" + ",".join(members) + "}"
+    if isinstance(value, list):
+        return "[" + f",{space}".join(_spellings(item, chooser) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=chooser.random() < 0.5)
+
+
+def _digests(texts: list[str]) -> list[str]:
+    outcomes, _ = check_chunk(
+        [(LINE, "test", number, text.encode()) for number, text in enumerate(texts, 1)]
+    )
+    assert [outcome[0] for outcome in outcomes] == [EVENT] * len(texts), outcomes
+    return [outcome[3] for outcome in outcomes]
+
+
+EVENTS = pipeline_history(days=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(EVENTS), st.randoms(use_true_random=False))
+def test_equal_events_get_one_digest_whatever_their_spelling(
+    document: dict[str, Any], chooser: random.Random
+) -> None:
+    texts = [json.dumps(document), json.dumps(document, indent=2).replace("\n", " ")]
+    texts += [_spellings(document, chooser) for _ in range(3)]
+    expected = hashlib.sha256(canonical(document).encode("utf-8")).hexdigest()
+    assert _digests(texts) == [expected] * len(texts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(EVENTS), st.randoms(use_true_random=False))
+def test_events_that_differ_in_one_value_get_different_digests(
+    document: dict[str, Any], chooser: random.Random
+) -> None:
+    changed = copy.deepcopy(document)
+    leaves = []  # (container, key) of every string inside the event
+
+    def walk(value: Any) -> None:
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in pairs:
+            if isinstance(item, str):
+                leaves.append((value, key))
+            elif isinstance(item, (dict, list)):
+                walk(item)
+
+    walk(changed)
+    container, key = chooser.choice(leaves)
+    container[key] = container[key] + "x"
+    if changed == document or events_module.problem(changed) is not None:
+        return  # a change that makes it invalid is no event to store
+    first, second = _digests([_spellings(document, chooser), _spellings(changed, chooser)])
+    assert first != second
+
+
+def _condition_checks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Record each condition the generated validators check at the top of a subset facet."""
+    from openlineage_subset_generated.v1_0_0 import validators
+
+    seen: list[Any] = []
+    original = validators._BaseSubsetCondition
+
+    def counting(value: Any) -> Any:
+        if "\ue000" not in json.dumps(value, ensure_ascii=False):  # not a placeholder
+            seen.append(value)
+        return original(value)
+
+    monkeypatch.setattr(validators, "_BaseSubsetCondition", counting)
+    return seen
+
+
+def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(events_module, "_VALID_CONDITIONS", {}, raising=False)
+    seen = _condition_checks(monkeypatch)
+    unique = parts({"day": "2031-02-03", "country": "XX"})  # in no other test's events
+    runs = [event(number, "START", 0, reads=[("a", unique)]) for number in (1, 2)]
+    runs.append(event(3, "START", 0, reads=[("a", unique), ("c", day("2031-02-03"))]))
+    for number, document in enumerate(runs, 1):
+        outcomes, _ = check_chunk([(LINE, "t", number, json.dumps(document).encode())])
+        assert outcomes[0][0] == EVENT
+    # The second run's read is known valid; the third's other read is not: its event is
+    # validated whole.
+    assert seen == [unique, unique, day("2031-02-03")]
+
+
+def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(events_module, "_VALID_CONDITIONS", {}, raising=False)
+    condition = day("2031-02-04")
+    good = event(1, "START", 0, reads=[("a", condition)])
+    bad = event(2, "START", 0, reads=[("a", condition)])
+    bad["run"]["runId"] = 7
+    bad["inputs"][0]["inputFacets"]["subset"]["_producer"] = 3
+    expected = events_module.problem(bad)
+    assert expected is not None and "and 1 more" in expected
+    outcomes, _ = check_chunk([(LINE, "t", 1, json.dumps(good).encode())])
+    assert outcomes[0][0] == EVENT
+    assert canonical_keys_known(condition)
+    outcomes, _ = check_chunk([(LINE, "t", 2, json.dumps(bad).encode())])
+    assert outcomes[0] == (INVALID, "t", 2, expected)
+
+
+def canonical_keys_known(condition: Any) -> bool:
+    return any(text == canonical(condition) for _, text in events_module._VALID_CONDITIONS)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_sleeps_while_a_chunk_is_checked(
+    monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    states: list[bool] = []
+    original = events_module._checked
+
+    def recording(document: Any, levels: Any) -> Any:
+        states.append(gc.isenabled())
+        return original(document, levels)
+
+    monkeypatch.setattr(events_module, "_checked", recording)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        check_chunk([(LINE, "t", 1, json.dumps(EVENTS[0]).encode())])
+        assert gc.isenabled() == enabled, "the collector is left as it was found"
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert states == [False]
+
+
+def _table_counts(connection: sqlite3.Connection) -> dict[str, int]:
+    names = [
+        row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    ]
+    return {
+        name: connection.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names
+    }
+
+
+def test_a_transaction_of_one_chunk_runs_no_statement_it_does_not_need(tmp_path: Path) -> None:
+    with LineageStore.open(tmp_path / "lineage.db", create=True) as store:
+        writer = Writer(store)
+        first = event(1, "START", 0, reads=[("a", day("2031-02-05"))])
+        outcomes, conditions = check_chunk([(LINE, "t", 1, json.dumps(first).encode())])
+        writer.store(outcomes, conditions, lambda *_: None)
+        writer.commit()
+        before = _table_counts(store.connection)
+        statements: list[str] = []
+        store.connection.set_trace_callback(statements.append)
+        second = event(2, "START", 0, reads=[("a", day("2031-02-05"))])
+        outcomes, conditions = check_chunk([(LINE, "t", 1, json.dumps(second).encode())])
+        writer.store(outcomes, conditions, lambda *_: None)
+        writer.commit()
+        store.connection.set_trace_callback(None)
+        after = _table_counts(store.connection)
+    assert not [text for text in statements if "SAVEPOINT" in text or "RELEASE" in text]
+    unchanged = [name for name in before if before[name] == after[name]]
+    assert "access_conditions" in unchanged and "runs" not in unchanged
+    for name in unchanged:
+        writes = [
+            text
+            for text in statements
+            if text.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))
+            and f" {name} " in f" {text} ".replace("(", " ")
+        ]
+        assert writes == [], f"{name} is unchanged, yet written to: {writes}"
+    reads_of_old_accesses = [text for text in statements if "FROM accesses WHERE" in text]
+    assert reads_of_old_accesses == [], "a new run has no stored access to read"

@@ -28,6 +28,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -169,10 +170,26 @@ def make_app(
         ),
         *ui_routes(path, api_key),  # the web UI: docs/serve.md#the-web-ui
     ]
-    app: ASGIApp = Starlette(routes=routes)
+    app: ASGIApp = _GzipReads(Starlette(routes=routes))
     if api_key is not None:
         app = UiGate(app, _KeyCheck(app, api_key), api_key)
     return app
+
+
+class _GzipReads:
+    """Answers to GET and HEAD compressed for a client that accepts gzip: a dataset's page
+    of years of partitions is megabytes of HTML, mostly alike. The answers to posted events
+    (a few bytes each, the hot path) are left as they are."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.zipped = GZipMiddleware(app, minimum_size=1024, compresslevel=6)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            await self.zipped(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
 
 
 class _Arguments:

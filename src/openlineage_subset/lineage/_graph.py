@@ -58,6 +58,7 @@ from openlineage_subset.lineage._narrowing import (
     SIMPLE_NAME,
     WRITERS,
     WRITERS_BY_ID,
+    DateIndex,
     Where,
     inside,
     partitions_keyed,
@@ -125,6 +126,7 @@ class Graph:
         self._refs: dict[int, dict[Dimensions, tuple[PartitionRef, bool]]] = {}  # with nulls?
         self._text = ConditionText()
         self._bounds: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+        self._dated: dict[int, DateIndex] = {}
 
     def resolve(self, name: str, namespace: str | None) -> int:
         """The id of the dataset called ``name``, or whose name ends with ``/name``."""
@@ -618,17 +620,27 @@ class Graph:
             found.append(unit)
         return found
 
-    def _within_dates(self, access: Access, shape: tuple[str, ...]) -> list[Dimensions] | None:
+    def _within_dates(
+        self, access: Access, shape: tuple[str, ...], by_dates: bool = False
+    ) -> list[Dimensions] | None:
         """The known partitions outside none of the date ranges (``_bounds``) the access's
         condition keeps a partition column of ISO dates in, found by SQLite; None when it
-        keeps none in a range, or the dataset's partitions are read already. A partition left
-        out is one the condition does not select (``outside()``), so evaluating the condition
-        on these gives what it gives on all."""
-        if access.dataset_id in self._known:
+        keeps none in a range, or the dataset's partitions are read already (with ``by_dates``,
+        those found in memory then). A partition left out is one the condition does not select
+        (``outside()``), so evaluating the condition on these gives what it gives on all."""
+        loaded = access.dataset_id in self._known
+        if loaded and not by_dates:
             return None
         bounds = self._bounds.get(access.text or "")
         if bounds is None:
             bounds = self._bounds[access.text or ""] = date_bounds(access.condition)
+        if loaded:
+            index = self._dated.get(access.dataset_id)
+            if index is None:
+                index = self._dated[access.dataset_id] = DateIndex(
+                    list(self._known[access.dataset_id])
+                )
+            return index.within(shape, bounds, self.kinds(access.dataset_id))
         wheres = within_dates(shape, bounds, self.kinds(access.dataset_id))
         return None if wheres is None else self._known_where(access.dataset_id, shape, wheres)
 
@@ -667,7 +679,7 @@ class Graph:
                     units[unit] = label
             return list(units.items())
         covered: list[tuple[Unit, Label]] = []
-        for unit, found in self._selected(access):
+        for unit, found in self.selected(access):
             covered.append((unit, label if found else "possible"))
         # A condition that selects no known partition wrote somewhere nobody listed.
         return covered or [(None, "possible")]
@@ -677,15 +689,19 @@ class Graph:
         if access.condition is None:
             return [(unit, "definite") for unit in self.whole_units(access.dataset_id)]
         covered: list[tuple[Unit, Label]] = [
-            (unit, "definite" if found else "possible") for unit, found in self._selected(access)
+            (unit, "definite" if found else "possible") for unit, found in self.selected(access)
         ]
         if not covered and not self.shapes(access.dataset_id):
             covered.append((None, "possible"))
         return covered
 
-    def _selected(self, access: Access) -> Iterator[tuple[Dimensions, bool | None]]:
+    def selected(
+        self, access: Access, *, by_dates: bool = False
+    ) -> Iterator[tuple[Dimensions, bool | None]]:
         """The known partitions the access's condition may select, each with its overlap:
-        True (yes) or None (unknown)."""
+        True (yes) or None (unknown). ``by_dates``: narrow to the partitions within its date
+        ranges with SQLite even when the dataset's partitions are read already (for a query
+        that evaluates many accesses, each on a few partitions)."""
         tree = self.compiled(access)
         if (
             tree.kind == "listing"
@@ -693,13 +709,13 @@ class Graph:
             and self.plain_shape(access.dataset_id) is not None
         ):
             # Those _may_select() gives are the known partitions it lists: each selected.
-            for unit in self._may_select(access):
+            for unit in self._may_select(access, by_dates):
                 yield unit, True
             return
         # Comparisons decide alike for partitions that agree on the columns they name.
         fields = tree.fields if tree.kind == "compared" else None
         answers: dict[Dimensions, bool | None] = {}
-        for unit in self._may_select(access):
+        for unit in self._may_select(access, by_dates):
             if fields is None:
                 found = self.overlap(access, unit)
             else:
@@ -710,7 +726,7 @@ class Graph:
             if found is not False:
                 yield unit, found
 
-    def _may_select(self, access: Access) -> list[Dimensions]:
+    def _may_select(self, access: Access, by_dates: bool = False) -> list[Dimensions]:
         """The known partitions to evaluate the access's condition on: those it lists when it
         narrows to them, else all, in the order of :meth:`known`."""
         found = self.candidates(access)
@@ -718,7 +734,7 @@ class Graph:
         if shape is None:
             return list(self.known(access.dataset_id))
         if found is None:
-            within = self._within_dates(access, shape)
+            within = self._within_dates(access, shape, by_dates)
             return list(self.known(access.dataset_id)) if within is None else within
         # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
         units = [tuple(zip(shape, values, strict=False)) for values in found]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from openlineage_subset.lineage._arguments import checked_partition, open_store
 from openlineage_subset.lineage._conditions import sort_key
-from openlineage_subset.lineage._graph import Graph, region
+from openlineage_subset.lineage._graph import Access, Graph, region
 from openlineage_subset.lineage._labels import read_label
 from openlineage_subset.lineage._model import (
+    Dimensions,
     HistoryEntry,
     HistoryReport,
     Label,
@@ -61,44 +62,73 @@ def dataset_partitions(
     namespace: str | None = None,
 ) -> PartitionsReport:
     """Each known partition of a dataset: its last writer (the latest completed run whose
-    write may cover it) and how many runs read it (definitely or possibly) since then."""
+    write may cover it) and how many runs read it (definitely or possibly) since then.
+
+    Each write and each read is evaluated once, on the partitions it may select (those it
+    lists, those within its date ranges), not once per partition: a dataset of years of days
+    by tens of countries has tens of thousands of partitions and as many writes and reads."""
     store, close = open_store(db)
     try:
         graph = Graph(store)
         dataset_id = graph.resolve(dataset, namespace)
         found = graph.dataset(dataset_id)
-        writes = sorted(
-            (
-                write
-                for write in graph.accesses(dataset_id, "output")
-                if write.run.status == "COMPLETE" and write.run.ended_at is not None
-            ),
-            key=lambda write: (write.run.ended_at or "", write.run.run_id),
-            reverse=True,
-        )
-        states = []
         known = graph.known(dataset_id)
+        writers = _last_writers(graph, dataset_id, known)
+        readers: dict[Dimensions, set[str]] = {}
+        for read in graph.accesses(dataset_id, "input"):
+            for unit, _ in _may_select(graph, read, known):
+                writer = writers.get(unit)
+                if writer is None or read.run.started_at > (writer[0].run.ended_at or ""):
+                    readers.setdefault(unit, set()).add(read.run.run_id)
+        states = []
         for unit in sorted(known, key=lambda unit: sort_key(graph.in_order(dataset_id, unit))):
-            identifier = known[unit]
-            writer = next((w for w in writes if graph.overlap(w, unit) is not False), None)
+            writer = writers.get(unit)
             label: Label | None = None
             if writer is not None:
-                label = "definite" if graph.overlap(writer, unit) else "possible"
-            after = writer.run.ended_at if writer is not None else None
-            readers = {
-                read.run.run_id
-                for read in graph.readers_after(dataset_id, after, False)
-                if graph.overlap(read, unit) is not False
-            }
+                label = "definite" if writer[1] else "possible"
             states.append(
                 PartitionState(
-                    PartitionRef(graph.in_order(dataset_id, unit), identifier),
-                    None if writer is None else writer.run,
+                    PartitionRef(graph.in_order(dataset_id, unit), known[unit]),
+                    None if writer is None else writer[0].run,
                     label,
-                    len(readers),
+                    len(readers.get(unit, ())),
                 )
             )
     finally:
         if close:
             store.close()
     return PartitionsReport(found, tuple(states))
+
+
+def _last_writers(
+    graph: Graph, dataset_id: int, known: Mapping[Dimensions, str | None]
+) -> dict[Dimensions, tuple[Access, bool]]:
+    """The latest completed write that may cover each known partition, and whether it surely
+    does: the writes from the latest, each giving the partitions it may select that no later
+    one gave."""
+    writes = sorted(
+        (
+            write
+            for write in graph.accesses(dataset_id, "output")
+            if write.run.status == "COMPLETE" and write.run.ended_at is not None
+        ),
+        key=lambda write: (write.run.ended_at or "", write.run.run_id),
+        reverse=True,
+    )
+    found: dict[Dimensions, tuple[Access, bool]] = {}
+    for write in writes:
+        if len(found) == len(known):
+            break
+        for unit, surely in _may_select(graph, write, known):
+            if unit not in found:
+                found[unit] = (write, bool(surely))
+    return found
+
+
+def _may_select(
+    graph: Graph, access: Access, known: Mapping[Dimensions, str | None]
+) -> Iterable[tuple[Dimensions, bool | None]]:
+    """The known partitions ``access`` may select (its overlap not False), with the overlap."""
+    if access.text is None:
+        return ((unit, True) for unit in known)  # the whole dataset
+    return graph.selected(access, by_dates=True)

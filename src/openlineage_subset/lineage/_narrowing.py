@@ -12,10 +12,11 @@ and test_query_scaling.py hold them to that).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from openlineage_subset.lineage._conditions import canonical_unit, plain_values
@@ -124,6 +125,54 @@ def within_dates(
     dates = [f'{start}"{low or ""}', f'{start}"{high}"}}' if high is not None else f'{start}"~']
     nulls = [f"{start}null,", f"{start}null}}"]
     return [(f"dimensions BETWEEN ? AND ? AND {kept}", span + params) for span in (dates, nulls)]
+
+
+class DateIndex:
+    """A dataset's known partitions (already read) by the value of each column of ISO dates:
+    those :func:`within_dates` keeps are found in memory, without SQLite (for a query that
+    evaluates thousands of reads, each within a few days)."""
+
+    def __init__(self, units: Sequence[Dimensions]) -> None:
+        self.units = units
+        self._columns: dict[str, tuple[list[str], list[Dimensions], list[Dimensions]]] = {}
+
+    def within(
+        self, shape: tuple[str, ...], bounds: dict[str, Bound], kinds: dict[str, frozenset[str]]
+    ) -> list[Dimensions] | None:
+        """The partitions :func:`within_dates` keeps, in no particular order; None as it."""
+        dated = [
+            column
+            for column in shape
+            if column in bounds and kinds.get(column, frozenset()) <= _DATES
+        ]
+        if not dated:
+            return None
+        values, sorted_units, nulls = self._column(dated[0])
+        low, high = bounds[dated[0]]
+        start = 0 if low is None else bisect.bisect_left(values, low)
+        end = len(values) if high is None else bisect.bisect_right(values, high)
+        found = sorted_units[start:end] + nulls  # a null value is never outside a range
+        rest = [(column, bounds[column]) for column in dated[1:]]
+        if rest:
+            found = [unit for unit in found if all(_kept(unit, *each) for each in rest)]
+        return found
+
+    def _column(self, column: str) -> tuple[list[str], list[Dimensions], list[Dimensions]]:
+        found = self._columns.get(column)
+        if found is None:
+            pairs = sorted(
+                ((value, unit) for unit in self.units if (value := dict(unit)[column]) is not None),
+                key=lambda pair: pair[0],
+            )
+            nulls = [unit for unit in self.units if dict(unit)[column] is None]
+            found = self._columns[column] = ([v for v, _ in pairs], [u for _, u in pairs], nulls)
+        return found
+
+
+def _kept(unit: Dimensions, column: str, bound: Bound) -> bool:
+    value = dict(unit)[column]
+    low, high = bound
+    return value is None or ((low is None or value >= low) and (high is None or value <= high))
 
 
 def partitions_where(

@@ -163,3 +163,44 @@ def test_a_batch_whose_storing_fails_stores_its_other_events(
         count = connection.execute("SELECT count(*) FROM events").fetchone()[0]
     connection.close()
     assert count == 3 and ("boom",) not in names
+
+
+def test_a_batch_wakes_the_requests_event_loop_once_and_answers_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Handing outcomes back costs one call into the event loop per batch, not per event (each
+    call writes to the loop's wake-up pipe and runs a callback there)."""
+    monkeypatch.setattr(sink_module, "Writer", _CountingWriter)
+    monkeypatch.setattr(sink_module, "GATHER", 3.0, raising=False)
+    monkeypatch.setattr(_CountingWriter, "commits", [])
+    monkeypatch.setattr(_CountingWriter, "go", threading.Event())
+    monkeypatch.setattr(_CountingWriter, "storing", threading.Event())
+    bodies = [json.dumps(event).encode() for event in pipeline_history(days=2)]
+    sink = EventSink(tmp_path / "lineage.db")
+    wakes: list[str] = []
+
+    async def send() -> list[Outcome]:
+        loop = asyncio.get_running_loop()
+        original = loop.call_soon_threadsafe
+
+        def counted(callback: Any, *args: Any, **kwargs: Any) -> Any:
+            wakes.append(threading.current_thread().name)
+            return original(callback, *args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        alone = asyncio.ensure_future(sink.store(bodies[0], "test"))
+        while not _CountingWriter.storing.is_set():
+            await asyncio.sleep(0.01)  # the writer holds the first one
+        together = asyncio.gather(*(sink.store(body, "test") for body in bodies[1:4]))
+        await asyncio.sleep(0.2)
+        _CountingWriter.go.set()
+        return [await alone, *await together]
+
+    try:
+        outcomes = run_async(send())
+    finally:
+        _CountingWriter.go.set()
+        sink.close()
+    assert [outcome.kind for outcome in outcomes] == ["stored"] * 4
+    assert _CountingWriter.commits == [1, 3]
+    assert wakes == ["ol-subset-writer"] * 2, "one hand-off for each of the two batches"

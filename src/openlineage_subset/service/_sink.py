@@ -10,6 +10,9 @@ is answered only once that transaction is committed. Under load, many events sha
 several events' storing); alone, an event is committed at once. A WAL database is committed
 without an fsync each time (:func:`relax_sync`): a killed server keeps every event it
 acknowledged.
+
+The requests' event loop is woken once per batch, not once per event: the writer hands it the
+batch's outcomes in one call (:meth:`EventSink._answer`), which sets each request's future.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import queue
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
@@ -65,6 +69,10 @@ def relax_sync(connection: sqlite3.Connection) -> bool:
     return True
 
 
+_Item = tuple[bytes, str, "asyncio.Future[Outcome]"]
+"""A body handed over: its bytes, where it came from, and the future its request awaits."""
+
+
 class EventSink:
     """One thread storing posted events into the lineage database ``db`` (made if missing).
 
@@ -74,7 +82,7 @@ class EventSink:
     """
 
     def __init__(self, db: str | os.PathLike[str]) -> None:
-        self._queue: queue.Queue[tuple[bytes, str, Future[Outcome]] | None] = queue.Queue()
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         opened: Future[None] = Future()
         self._thread = threading.Thread(
             target=self._run, args=(os.fspath(db), opened), name="ol-subset-writer", daemon=True
@@ -84,11 +92,11 @@ class EventSink:
 
     async def store(self, body: bytes, source: str) -> Outcome:
         """Check and store one event (the bytes of its JSON); returns once it is committed."""
-        done: Future[Outcome] = Future()
+        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         self._queue.put((body, source, done))
         if not self._thread.is_alive():
             self._abandon()  # the writer stopped: nothing would ever answer
-        return await asyncio.wrap_future(done)
+        return await done
 
     def close(self) -> None:
         self._queue.put(None)
@@ -119,7 +127,7 @@ class EventSink:
             store.close()
             self._abandon()
 
-    def _gather(self, batch: list[tuple[bytes, str, Future[Outcome]]], expected: int) -> None:
+    def _gather(self, batch: list[_Item], expected: int) -> None:
         """Add the bodies waiting to ``batch``; while it holds fewer than the last batch did
         (producers posting together), wait up to :data:`GATHER` seconds for the others.
 
@@ -150,19 +158,34 @@ class EventSink:
     def _abandon(self) -> None:
         """Answer what is still waiting once the writer has stopped: not stored."""
         stopped = Outcome("failed", "the service is stopping; nothing was stored")
+        left = []
         while True:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
-                return
-            if item is not None and not item[2].done():
-                item[2].set_result(stopped)
+                break
+            if item is not None:
+                left.append((item[2], stopped))
+        self._answer(left)
+
+    @staticmethod
+    def _answer(answers: Iterable[tuple[asyncio.Future[Outcome], Outcome | BaseException]]) -> None:
+        """Hand each request its outcome (or the error that stopped the writer): one call into
+        each event loop for them all, where the futures are set (a future is only ever set in
+        its own loop's thread)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[Any]] = {}
+        for done, outcome in answers:
+            by_loop.setdefault(done.get_loop(), []).append((done, outcome))
+        for loop, settled in by_loop.items():
+            # A loop already closed has no request left waiting on it.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_settle, settled)
 
     def _store(
         self,
         store: LineageStore,
         writer: Writer | None,
-        batch: list[tuple[bytes, str, Future[Outcome]]],
+        batch: list[_Item],
     ) -> Writer | None:
         outcomes: list[Outcome] = []
 
@@ -193,13 +216,21 @@ class EventSink:
                     writer.rollback()
             # Whatever the failed transaction added to the writer's caches is gone: start anew.
             failed = Outcome("failed", f"the lineage database refused the write: {error}")
-            for _, _, done in batch:
-                done.set_result(failed)
+            self._answer((done, failed) for _, _, done in batch)
             return None
         except BaseException as error:
-            for _, _, done in batch:
-                done.set_exception(error)
+            self._answer((done, error) for _, _, done in batch)
             raise
-        for (_, _, done), outcome in zip(batch, outcomes, strict=True):
-            done.set_result(outcome)
+        self._answer((done, outcome) for (_, _, done), outcome in zip(batch, outcomes, strict=True))
         return writer
+
+
+def _settle(answers: list[tuple[asyncio.Future[Outcome], Outcome | BaseException]]) -> None:
+    """In the event loop: set each future not given up on (a request cancelled meanwhile)."""
+    for done, outcome in answers:
+        if done.done():
+            continue
+        if isinstance(outcome, BaseException):
+            done.set_exception(outcome)
+        else:
+            done.set_result(outcome)

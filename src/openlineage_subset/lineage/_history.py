@@ -106,15 +106,7 @@ def _last_writers(
     """The latest completed write that may cover each known partition, and whether it surely
     does: the writes from the latest, each giving the partitions it may select that no later
     one gave."""
-    writes = sorted(
-        (
-            write
-            for write in graph.accesses(dataset_id, "output")
-            if write.run.status == "COMPLETE" and write.run.ended_at is not None
-        ),
-        key=lambda write: (write.run.ended_at or "", write.run.run_id),
-        reverse=True,
-    )
+    writes = graph.writers_of(dataset_id, [], None)  # completed, the latest first
     found: dict[Dimensions, tuple[Access, bool]] = {}
     for write in writes:
         if len(found) == len(known):

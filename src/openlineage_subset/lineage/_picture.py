@@ -677,15 +677,7 @@ def _mark_last_writers(build: _Builder, dataset_id: int) -> None:
     dataset = graph.dataset(dataset_id)
     build.cells.setdefault(dataset, {})
     pending: set[Unit] = set(graph.known(dataset_id)) or {None}
-    writes = sorted(
-        (
-            write
-            for write in graph.accesses(dataset_id, "output")
-            if write.run.status == "COMPLETE" and write.run.ended_at is not None
-        ),
-        key=lambda write: (write.run.ended_at or "", write.run.run_id),
-        reverse=True,
-    )
+    writes = graph.writers_of(dataset_id, [], None)  # completed, the latest first
     for write in writes:
         if not pending:
             break

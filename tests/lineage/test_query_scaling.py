@@ -71,12 +71,9 @@ def test_the_answers_are_those_of_reading_every_partition_and_every_write(
     assert fast["provenance of rolling"]["writers"], "the partition was written"
 
 
-def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_write(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Provenance of the first day: the writes of later days are left out unread, however many
-    days the history holds."""
-    parsed = []
+def _count_parsed_conditions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The JSON texts the queries' graph parses (its conditions), as they are parsed."""
+    parsed: list[str] = []
 
     class CountingJson:
         dumps = staticmethod(json.dumps)
@@ -87,6 +84,15 @@ def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_wr
             return json.loads(text)
 
     monkeypatch.setattr(_graph, "json", CountingJson)
+    return parsed
+
+
+def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Provenance of the first day: the writes of later days are left out unread, however many
+    days the history holds."""
+    parsed = _count_parsed_conditions(monkeypatch)
     counts = []
     for days in (6, 18):
         db = _db(tmp_path, days)
@@ -104,17 +110,7 @@ def test_impact_leaves_out_unread_the_reads_of_other_days_partitions_and_a_filte
     ``AND score > 0.5`` (not only a partition list, so ``access_partitions`` alone cannot
     leave it out): the range of days ingest stores for such a read leaves out the reads of
     other days, however many days the history holds."""
-    parsed = []
-
-    class CountingJson:
-        dumps = staticmethod(json.dumps)
-
-        @staticmethod
-        def loads(text: str) -> Any:
-            parsed.append(text)
-            return json.loads(text)
-
-    monkeypatch.setattr(_graph, "json", CountingJson)
+    parsed = _count_parsed_conditions(monkeypatch)
     counts = []
     for days in (6, 18):
         db = _db(tmp_path, days)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import shlex
 import sys
@@ -109,7 +110,11 @@ class _RaisingTransport:
 
 
 def test_a_raising_extractor_breaks_nothing(
-    spark: SparkSession, lake: Lake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spark: SparkSession,
+    lake: Lake,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     expected = _query(spark, lake)
 
@@ -118,12 +123,22 @@ def test_a_raising_extractor_breaks_nothing(
 
     monkeypatch.setattr(_capture, "input_datasets_from_scans", broken)
     handle = enable(spark, transport=MemoryTransport(), quarantine=tmp_path / "q.jsonl")
+    caplog.set_level(logging.DEBUG, logger="openlineage_subset.spark")
     try:
         assert _query(spark, lake) == expected
+        assert _query(spark, lake) == expected
         handle.flush()
-        assert handle.counts["errors"] >= 1
+        assert handle.counts["errors"] == 2
     finally:
         handle.close()
+    # A fault of ours is one line, said once per kind; its traceback only at DEBUG.
+    ours = [r for r in caplog.records if "capture failed" in r.getMessage()]
+    (said,) = ours
+    assert said.levelno == logging.ERROR and not said.exc_text
+    assert said.getMessage().endswith("the job is unaffected (extractor bug)")
+    # (The scrubbing filter keeps a record's traceback as scrubbed text, in exc_text.)
+    (traced,) = [r for r in caplog.records if r.levelno == logging.DEBUG and r.exc_text]
+    assert "RuntimeError: extractor bug" in traced.exc_text
 
 
 def test_a_raising_transport_loses_nothing(spark: SparkSession, lake: Lake, tmp_path: Path) -> None:

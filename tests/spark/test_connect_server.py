@@ -389,3 +389,94 @@ def test_classic_and_connect_give_the_same_datasets_and_facets(
     expected = _actions(classic, classic_root)
     assert len(expected) == 6, "write, read, dynamic overwrite, create, insert, failed read"
     assert _actions(server.runs(), connect_root) == expected
+
+
+PLAIN_SERVER = """
+    import signal, sys, threading
+    from pyspark.sql import SparkSession
+    from openlineage_subset.spark._jvm import connect_server_port
+
+    builder = SparkSession.builder.master(sys.argv[1]).config("spark.ui.enabled", "false")
+    for key, value in {
+        "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": "0",
+        "spark.api.mode": "classic",
+        "spark.sql.warehouse.dir": sys.argv[2],
+    }.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    print(f"ready: sc://127.0.0.1:{connect_server_port(spark)}", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop.wait()
+    spark.stop()
+"""
+"""Spark's own Connect server, with no capture: what a client gets from Spark alone."""
+
+FAILING_CLIENT = """
+    import json, re, sys
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    lake = sys.argv[2]
+    spark.range(6).selectExpr("id", "id % 2 AS part").write.mode("overwrite").parquet(lake)
+    seen = []
+    for attempt in (
+        lambda: spark.read.parquet(lake).select("no_such_col").collect(),
+        lambda: spark.read.parquet(lake + "/missing").count(),
+        lambda: spark.sql("SELECT * FROM no_such_table").collect(),
+    ):
+        try:
+            attempt()
+        except Exception as error:
+            text = re.sub(r"#\\d+L?", "#<id>", str(error))
+            seen.append([type(error).__name__, error.getCondition(), text])
+    spark.stop()
+    print(json.dumps(seen))
+"""
+
+
+def _errors_seen(url: str, lake: Path) -> list[list[str]]:
+    done = _client(FAILING_CLIENT, url, str(lake))
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen: list[list[str]] = json.loads(done.stdout.splitlines()[-1])
+    assert len(seen) == 3
+    return seen
+
+
+def test_a_client_gets_sparks_own_error_unchanged(connect_client: None, tmp_path: Path) -> None:
+    """A query that fails at analysis reaches the client as it does from a server without
+    capture: text, class and the server's stack, with nothing of capture's in it; and each is
+    a FAIL run of the client's session."""
+    lake = tmp_path / "lake"
+    master = os.environ.get(SUBPROCESS_MASTER, "local[2]")
+    script = textwrap.dedent(PLAIN_SERVER)
+    log = tmp_path / "plain_server.log"
+    with log.open("w") as stderr:
+        plain = subprocess.Popen(
+            [sys.executable, "-c", script, master, str(tmp_path / "plain_warehouse")],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+    try:
+        expected = _errors_seen(_ready(plain, log), lake)
+    finally:
+        plain.terminate()
+        plain.wait(timeout=120)
+    assert [kind for kind, _, _ in expected] == ["AnalysisException"] * 3
+    with connect_server(tmp_path / "server") as server:
+        # Each client session's first failing analysis too: three sessions.
+        for _ in range(3):
+            assert _errors_seen(server.url, lake) == expected
+        assert server.stop() == 0
+    for _, _, text in expected:
+        assert "openlineage" not in text.lower() and "py4j" not in text
+    fails = [r[-1] for r in server.runs().values() if r[-1]["eventType"] == "FAIL"]
+    assert len(fails) == 9
+    classes = {condition for _, condition, _ in expected}
+    for fail in fails:
+        message = fail["run"]["facets"]["errorMessage"]["message"]
+        assert "AnalysisException" in message, message
+        assert [c for c in classes if f"[{c}]" in message], message

@@ -57,6 +57,7 @@ from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._connect import ConnectSessions
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
+    ANALYSIS_FAILED,
     CHANGE_ROOTS,
     V2_WRITE_ROOTS,
     ActionListener,
@@ -66,7 +67,10 @@ from openlineage_subset.spark._jvm import (
     change_facts,
     conf_with_prefix,
     drain_listener_bus,
+    executed_plan_made,
+    first_error_line,
     java_error_text,
+    named_relations,
     plan_facts,
     require_classic,
     session_key,
@@ -264,14 +268,18 @@ class CaptureHandle:
         warn_once(dataset, what)
 
     def record_error(self, context: str, error: BaseException) -> None:
-        """Count an error; log the first of each kind with its traceback."""
+        """Count an error of capture's own; log the first of each kind in one line (its
+        traceback at DEBUG)."""
         self._own_counts["errors"] += 1
         kind = f"{context}: {type(error).__name__}"
         if kind not in self._logged:
             self._logged.add(kind)
             log.error(
-                "lineage capture failed while %s; the job is unaffected", context, exc_info=error
+                "lineage capture failed while %s; the job is unaffected (%s)",
+                context,
+                first_error_line(error),
             )
+            log.debug("the traceback of that capture failure", exc_info=error)
 
     def _reading_failed(self, doing: str, error: BaseException) -> None:
         self.record_error(doing, error)
@@ -345,12 +353,36 @@ def action_events(
     ended_ns: int,
     failure: object,
 ) -> list[dict[str, Any]]:
-    """START and COMPLETE/FAIL of one action; none when it read and changed no dataset.
+    """START and COMPLETE/FAIL of one action; none when it succeeded and read and changed no
+    dataset (a failed action is always a run: its failure is what its user looks for).
 
     Inputs, written outputs and datasets changed by a statement are worked out separately:
-    one of them failing is counted and logged, and the run keeps the others.
+    one of them failing is counted and logged, and the run keeps the others. A failed action
+    whose plan was never made (its analysis or planning failed) read and wrote nothing: its
+    inputs are the datasets its query names, without subsets, and it has no outputs.
     """
     config = handle.config
+    if failure is not None and not _plan_made(handle, func_name, query_execution):
+        inputs = handle.guarded(
+            "reading the query of",
+            func_name,
+            lambda: [
+                # Named, not read: no subset facet says what part of it was read.
+                {key: value for key, value in dump(dataset).items() if key != "inputFacets"}
+                for dataset in input_datasets_from_scans(
+                    named_relations(query_execution), config, report=handle.report_degraded
+                )
+            ],
+        )
+        return _run_events(
+            handle,
+            func_name,
+            query_execution,
+            times_ns=(started_ns, ended_ns),
+            inputs=inputs,
+            outputs=[],
+            failure=failure,
+        )
     started_ms = started_ns // 1_000_000
     report = handle.report_degraded
     # One walk of the executed plan finds the scans and the write commands.
@@ -411,8 +443,43 @@ def action_events(
             inputs += change.inputs
             outputs += change.outputs
             func_name = change.action or func_name
-    if not inputs and not outputs:
+    if not inputs and not outputs and failure is None:
         return []
+    return _run_events(
+        handle,
+        func_name,
+        query_execution,
+        times_ns=(started_ns, ended_ns),
+        inputs=inputs,
+        outputs=outputs,
+        failure=failure,
+    )
+
+
+def _plan_made(handle: CaptureHandle, func_name: str, query_execution: QueryExecution) -> bool:
+    """Whether a failed action's executed plan was made, so that reading it makes nothing
+    again (see ``_jvm/_failures``): not when its analysis failed."""
+    if func_name == ANALYSIS_FAILED:
+        return False
+    made = handle.guarded(
+        "checking the plan of", func_name, lambda: [executed_plan_made(query_execution)]
+    )
+    return bool(made and made[0])
+
+
+def _run_events(
+    handle: CaptureHandle,
+    func_name: str,
+    query_execution: QueryExecution,
+    *,
+    times_ns: tuple[int, int],
+    inputs: list[dict[str, Any]],
+    outputs: list[dict[str, Any]],
+    failure: object,
+) -> list[dict[str, Any]]:
+    """START and COMPLETE/FAIL of one action's run, with its datasets."""
+    config = handle.config
+    started_ns, ended_ns = times_ns
     parent = handle.parent_of(query_execution)
     job = JobRef(
         parent.namespace,

@@ -29,7 +29,9 @@ Which module holds what:
 - ``_session``: a session's identity and conf, Spark Connect detection, the listener bus, and
   ``ActionListener``, one session's ``QueryExecutionListener`` (where the Java class is
   missing);
-- ``_errors``: the errors a failing Spark raises, and their text.
+- ``_errors``: the errors a failing Spark raises, and their text;
+- ``_failures``: a failed action's query, read without making any of it again (whether its
+  executed plan was made; the datasets its parsed plan names).
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ from openlineage_subset.spark._jvm._connect import (
     stop_connect_server,
 )
 from openlineage_subset.spark._jvm._errors import first_error_line, java_error_text, spark_errors
+from openlineage_subset.spark._jvm._failures import (
+    ANALYSIS_FAILED,
+    executed_plan_made,
+    named_relations,
+)
 from openlineage_subset.spark._jvm._plans import PlanFacts, plan_facts, scan_facts
 from openlineage_subset.spark._jvm._session import (
     ActionListener,
@@ -76,6 +83,7 @@ from openlineage_subset.spark._jvm._writes import write_facts
 log = scrubbed_logger("openlineage_subset.spark")
 
 __all__ = [
+    "ANALYSIS_FAILED",
     "CHANGE_ROOTS",
     "CLOCK_SLACK_MS",
     "PLUGIN",
@@ -94,10 +102,12 @@ __all__ = [
     "connect_server_port",
     "connect_service",
     "drain_listener_bus",
+    "executed_plan_made",
     "find_session",
     "first_error_line",
     "is_spark_connect",
     "java_error_text",
+    "named_relations",
     "plan_facts",
     "query_execution_of",
     "require_classic",

@@ -1,0 +1,236 @@
+"""Failed actions: each one FAIL run with Spark's error, and a user's error is never capture's.
+
+A query that fails at analysis (an unknown column, a missing path, a missing table) is told to
+the application's listeners by Spark 4 as an execution named ``analyze``; Spark 3.5 tells them
+nothing of it (docs/capture.md says so), and both versions are held to that here. A query that
+fails while it runs is a FAIL run on both. Never, in either: a capture error, a line of
+capture's on standard error, or capture's frames in the error the user gets.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from openlineage_subset import validate
+from tests.spark.conftest import Capture, Lake, ol_subset
+
+pytestmark = pytest.mark.spark
+
+
+def _spark_major() -> int:
+    import pyspark
+
+    return int(pyspark.__version__.split(".")[0])
+
+
+TELLS_ANALYSIS_FAILURES = _spark_major() >= 4
+"""Whether this Spark tells listeners of a query whose analysis failed."""
+
+
+def _fail_runs(capture: Capture) -> list[dict[str, Any]]:
+    """The FAIL events of the runs captured since the last call (each run's last event)."""
+    runs = capture.runs()
+    ends = [events[-1] for events in runs.values()]
+    assert all(end["eventType"] in ("COMPLETE", "FAIL") for end in ends)
+    return [end for end in ends if end["eventType"] == "FAIL"]
+
+
+def _one_fail(capture: Capture, error_class: str) -> dict[str, Any]:
+    (fail,) = _fail_runs(capture)
+    assert validate(fail, strict=True) == []
+    error = fail["run"]["facets"]["errorMessage"]
+    assert "AnalysisException" in error["message"] and f"[{error_class}" in error["message"]
+    assert error["programmingLanguage"] == "JAVA"
+    assert ".analyze." in fail["job"]["name"]
+    assert fail["outputs"] == [], "a query that failed at analysis wrote nothing"
+    return fail
+
+
+def _named_inputs(fail: dict[str, Any]) -> list[tuple[str, str]]:
+    assert all("inputFacets" not in dataset for dataset in fail["inputs"]), "nothing was read"
+    return [(dataset["namespace"], dataset["name"]) for dataset in fail["inputs"]]
+
+
+def test_an_unknown_column_is_a_fail_run_naming_what_it_was_to_read(
+    spark: SparkSession, lake: Lake, capture: Capture
+) -> None:
+    with pytest.raises(Exception, match="UNRESOLVED_COLUMN"):
+        spark.read.parquet(str(lake.plain)).select("no_such_col").collect()
+    if not TELLS_ANALYSIS_FAILURES:
+        assert capture.runs() == {}
+    else:
+        fail = _one_fail(capture, "UNRESOLVED_COLUMN")
+        assert _named_inputs(fail) == [("file", str(lake.plain))]
+    assert capture.handle.counts["errors"] == 0
+
+
+def test_a_missing_path_is_a_fail_run_naming_the_path(
+    spark: SparkSession, lake: Lake, capture: Capture
+) -> None:
+    missing = lake.root / "no_such_dir"
+    with pytest.raises(Exception, match="PATH_NOT_FOUND"):
+        spark.read.parquet(str(missing)).count()
+    with pytest.raises(Exception, match="PATH_NOT_FOUND"):
+        spark.sql(f"SELECT * FROM parquet.`{missing}`").collect()
+    if not TELLS_ANALYSIS_FAILURES:
+        assert capture.runs() == {}
+    else:
+        fails = _fail_runs(capture)
+        assert len(fails) == 2
+        for fail in fails:
+            assert _named_inputs(_check_analysis_fail(fail, "PATH_NOT_FOUND")) == [
+                ("file", str(missing))
+            ]
+    assert capture.handle.counts["errors"] == 0
+
+
+def _check_analysis_fail(fail: dict[str, Any], error_class: str) -> dict[str, Any]:
+    assert validate(fail, strict=True) == []
+    assert f"[{error_class}" in fail["run"]["facets"]["errorMessage"]["message"]
+    assert fail["outputs"] == []
+    return fail
+
+
+def test_tables_unknown_column_and_unknown_table(
+    spark: SparkSession, lake: Lake, capture: Capture, fresh_tables: list[str]
+) -> None:
+    spark.sql(f"CREATE TABLE failing_t USING parquet LOCATION '{lake.plain}'")
+    fresh_tables.append("failing_t")
+    capture.runs()
+    with pytest.raises(Exception, match="UNRESOLVED_COLUMN"):
+        spark.sql("SELECT no_such_col FROM failing_t").collect()
+    with pytest.raises(Exception, match="TABLE_OR_VIEW_NOT_FOUND"):
+        spark.sql("SELECT * FROM no_such_table_anywhere").collect()
+    with pytest.raises(Exception, match=r"INSERT_COLUMN_ARITY_MISMATCH|arity|columns"):
+        spark.sql("INSERT INTO failing_t SELECT 1").collect()
+    if not TELLS_ANALYSIS_FAILURES:
+        assert capture.runs() == {}
+    else:
+        column, table, insert = _fail_runs(capture)
+        assert _named_inputs(_check_analysis_fail(column, "UNRESOLVED_COLUMN")) == [
+            ("file", str(lake.plain))
+        ]
+        # A table that does not exist names no dataset: the run is still there, with the error.
+        assert _named_inputs(_check_analysis_fail(table, "TABLE_OR_VIEW_NOT_FOUND")) == []
+        assert insert["outputs"] == [], "an INSERT that failed at analysis changed nothing"
+    assert capture.handle.counts["errors"] == 0
+
+
+def test_an_error_while_a_write_runs_is_a_fail_run_on_both_versions(
+    spark: SparkSession, lake: Lake, capture: Capture, tmp_path: Path
+) -> None:
+    target = tmp_path / "never_written"
+    failing = spark.read.parquet(str(lake.plain)).select(
+        F.when(F.col("amount") > 0, F.raise_error(F.lit("bad row"))).cast("string").alias("x")
+    )
+    with pytest.raises(Exception, match="bad row"):
+        failing.write.parquet(str(target))
+    (fail,) = _fail_runs(capture)
+    assert validate(fail, strict=True) == []
+    assert "bad row" in fail["run"]["facets"]["errorMessage"]["message"]
+    assert [d["name"] for d in fail["inputs"]] == [str(lake.plain)]
+    assert [d["name"] for d in fail["outputs"]] == [str(target)]
+    assert capture.handle.counts["errors"] == 0
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from pyspark.sql import SparkSession, functions as F
+
+    lake, out = sys.argv[1], sys.argv[2]
+    spark = SparkSession.builder.master("local[1]").appName("failing").getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    if sys.argv[3] == "enable":
+        from openlineage_subset.spark import enable
+        enable(spark, output=sys.argv[4])
+    attempts = {
+        "unknown column": lambda: spark.read.parquet(lake).select("no_such_col").collect(),
+        "missing path": lambda: spark.read.parquet(lake + "/missing").count(),
+        "failed write": lambda: spark.read.parquet(lake)
+        .select(F.raise_error(F.lit("bad row")).cast("string").alias("x"))
+        .write.parquet(out),
+    }
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+        except Exception as error:
+            print("caught", name, type(error).__name__)
+    print("rows", spark.read.parquet(lake).count())
+    """
+)
+
+
+def _stderr_lines(text: str) -> list[str]:
+    """Standard error, without what varies from run to run: times, ids, progress bars."""
+    lines = []
+    for line in text.replace("\r", "\n").splitlines():
+        if not line.strip() or line.startswith("[Stage"):
+            continue
+        timeless = re.sub(r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d|\"ts\": \"[^\"]*\"", "<time>", line)
+        lines.append(re.sub(r"\bo\d+\b|[0-9a-f-]{36}|\d{9,}|#\d+L?", "<id>", timeless))
+    return lines
+
+
+@pytest.mark.parametrize("how", ["ol-subset run", "enable()"])
+def test_a_script_catching_its_own_errors_hears_nothing_from_lineage(
+    lake: Lake, tmp_path: Path, how: str
+) -> None:
+    script = tmp_path / "failing.py"
+    script.write_text(SCRIPT)
+    events = tmp_path / "events.jsonl"
+    arguments = [str(lake.plain), str(tmp_path / "out")]
+    plain = python_script(script, [*arguments, "plain"], tmp_path)
+    shutil.rmtree(tmp_path / "out", ignore_errors=True)  # what the failed write left
+    if how == "ol-subset run":
+        done = ol_subset(
+            "run", "--output", str(events), str(script), *arguments, "run", cwd=tmp_path
+        )
+    else:
+        done = python_script(script, [*arguments, "enable", str(events)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == plain.stdout
+    assert done.stdout.count("caught") == 3
+    extra = [line for line in _stderr_lines(done.stderr) if line not in _stderr_lines(plain.stderr)]
+    if how == "ol-subset run":
+        (summary,) = extra
+        assert summary.startswith("ol-subset run: ") and "error" not in summary, summary
+    else:
+        assert extra == []
+    assert "Traceback" not in done.stderr and "openlineage_subset" not in done.stderr
+    ends = [
+        event
+        for event in map(json.loads, events.read_text().splitlines())
+        if event["eventType"] in ("COMPLETE", "FAIL") and "parent" in event["run"]["facets"]
+    ]
+    failed = sorted(
+        event["job"]["name"].split(".")[1] for event in ends if event["eventType"] == "FAIL"
+    )
+    expected = ["analyze", "analyze", "write"] if TELLS_ANALYSIS_FAILURES else ["write"]
+    assert failed == expected
+    assert sum(event["eventType"] == "COMPLETE" for event in ends) == 1  # the count
+
+
+def python_script(
+    script: Path, arguments: list[str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """``python script ARGUMENTS...``: the script alone, or enabling capture itself."""
+    return subprocess.run(
+        [sys.executable, str(script), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        check=False,
+    )

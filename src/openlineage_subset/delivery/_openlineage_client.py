@@ -58,15 +58,35 @@ def wire_event(event: dict[str, Any]) -> dict[str, Any]:
     """The event for openlineage-python's transports, with its JSON nulls intact.
 
     Their serializer drops every None, which would erase the null partition (a dimension whose
-    value is JSON null). It passes an Enum member's value through untouched, so the dataset
-    lists, where those nulls live, travel as the values of one-off Enum members.
+    value is JSON null). It passes an Enum member's value through untouched, so a dataset list
+    that holds a null travels as the value of a one-off Enum member. Making an Enum class costs
+    about 0.1 ms, so lists without a null go as they are.
+
+    >>> wire_event({"inputs": [{"name": "a"}]})["inputs"]
+    [{'name': 'a'}]
+    >>> wire_event({"outputs": [{"dimensions": {"country": None}}]})["outputs"].value
+    [{'dimensions': {'country': None}}]
     """
     wrapped = dict(event)
     for key in ("inputs", "outputs"):
-        if key in wrapped:
+        if key in wrapped and _holds_null(wrapped[key]):
             Verbatim: Any = Enum("Verbatim", {"value": wrapped[key]})
             wrapped[key] = Verbatim["value"]
     return wrapped
+
+
+def _holds_null(value: object) -> bool:
+    """Whether a JSON value holds a null anywhere (iteratively: no depth limit to hit)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if item is None:
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def to_json(event: Any) -> str:

@@ -92,6 +92,8 @@ class ConnectSessions:
 
     def parent_of(self, query_execution: QueryExecution) -> JobRef:
         """The run an action of ``query_execution``'s session is a child of."""
+        if self._without_connect:  # no Connect server: no round trip per action to ask
+            return self._handle.application
         uuid = session_uuid(query_execution)
         with self._lock:
             known = self._parents.get(uuid)
@@ -99,14 +101,15 @@ class ConnectSessions:
             return known
         parent = self._handle.application
         session = None
-        if not self._without_connect:
-            try:
-                service = connect_service(self._handle.spark)
-            except Exception:  # a Spark without Connect's classes (PySpark 3.5): never again
-                self._without_connect = True
-                service = None
-            if service is not None:
-                session = find_session(service, uuid)
+        try:
+            service = connect_service(self._handle.spark)
+        except Exception:  # a Spark without Connect's classes (PySpark 3.5): never again
+            service = None
+        if service is None:
+            # The plugin is a static setting of the application: no server now, none later.
+            self._without_connect = True
+        else:
+            session = find_session(service, uuid)
         if session is not None:
             run = self._start(session, uuid, query_execution)
             parent = run.job

@@ -420,7 +420,8 @@ FAILING_CLIENT = """
 
     spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
     lake = sys.argv[2]
-    spark.range(6).selectExpr("id", "id % 2 AS part").write.mode("overwrite").parquet(lake)
+    if sys.argv[3:] == ["write"]:
+        spark.range(6).selectExpr("id", "id % 2 AS part").write.mode("overwrite").parquet(lake)
     seen = []
     for attempt in (
         lambda: spark.read.parquet(lake).select("no_such_col").collect(),
@@ -437,8 +438,8 @@ FAILING_CLIENT = """
 """
 
 
-def _errors_seen(url: str, lake: Path) -> list[list[str]]:
-    done = _client(FAILING_CLIENT, url, str(lake))
+def _errors_seen(url: str, lake: Path, *first: str) -> list[list[str]]:
+    done = _client(FAILING_CLIENT, url, str(lake), *first)
     assert done.returncode == 0, done.stderr[-3000:]
     seen: list[list[str]] = json.loads(done.stdout.splitlines()[-1])
     assert len(seen) == 3
@@ -448,7 +449,7 @@ def _errors_seen(url: str, lake: Path) -> list[list[str]]:
 def test_a_client_gets_sparks_own_error_unchanged(connect_client: None, tmp_path: Path) -> None:
     """A query that fails at analysis reaches the client as it does from a server without
     capture: text, class and the server's stack, with nothing of capture's in it; and each is
-    a FAIL run of the client's session."""
+    a FAIL run of the client's session, a session whose only queries failed."""
     lake = tmp_path / "lake"
     master = os.environ.get(SUBPROCESS_MASTER, "local[2]")
     script = textwrap.dedent(PLAIN_SERVER)
@@ -461,7 +462,7 @@ def test_a_client_gets_sparks_own_error_unchanged(connect_client: None, tmp_path
             text=True,
         )
     try:
-        expected = _errors_seen(_ready(plain, log), lake)
+        expected = _errors_seen(_ready(plain, log), lake, "write")
     finally:
         plain.terminate()
         plain.wait(timeout=120)
@@ -473,8 +474,18 @@ def test_a_client_gets_sparks_own_error_unchanged(connect_client: None, tmp_path
         assert server.stop() == 0
     for _, _, text in expected:
         assert "openlineage" not in text.lower() and "py4j" not in text
-    fails = [r[-1] for r in server.runs().values() if r[-1]["eventType"] == "FAIL"]
+    runs = server.runs().values()
+    sessions = {r[0]["run"]["runId"] for r in runs if r[0]["job"]["name"] == "spark_connect_server"}
+    sessions = {
+        r[0]["run"]["runId"]
+        for r in runs
+        if r[0]["run"]["facets"].get("parent", {}).get("run", {}).get("runId") in sessions
+        and r[-1]["eventType"] == "COMPLETE"
+    }
+    assert len(sessions) == 3, "a session whose only queries failed is a run of its own"
+    fails = [r[-1] for r in runs if r[-1]["eventType"] == "FAIL"]
     assert len(fails) == 9
+    assert {f["run"]["facets"]["parent"]["run"]["runId"] for f in fails} == sessions
     classes = {condition for _, condition, _ in expected}
     for fail in fails:
         message = fail["run"]["facets"]["errorMessage"]["message"]

@@ -198,7 +198,7 @@ def scrub_text(text: str) -> str:
       not a credential and stays;
     - the user information of a JDBC URL that comes before any ``//`` (Oracle's
       ``jdbc:oracle:thin:scott/tiger@host:1521:orcl``): from the sub-protocols to the last
-      ``@`` before ``//`` or ``;``, as :func:`~openlineage_subset.producer._naming.jdbc_namespace`
+      ``@`` before ``//`` or ``;``, as :func:`~openlineage_subset.producer._jdbc.jdbc_namespace`
       removes it;
     - AWS access key ids on their own: ``AKIA`` or ``ASIA`` and 16 capitals or digits.
 

@@ -46,7 +46,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from openlineage_subset.producer._secrets import scrub_text, user_info_end
+from openlineage_subset.producer._secrets import MARKER, scrub_text, user_info_end
 
 _JDBC_PREFIX = re.compile(r"^jdbc:", re.IGNORECASE)
 _SUBPROTOCOLS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+._-]*:)*")
@@ -92,6 +92,7 @@ _DATABASE = re.compile(r"[^\s@=:;,/?#()]+")
 _GROUP = re.compile(r"\(([^()]*)\)")
 _ADDRESS_KEYS = frozenset({"host", "port", "protocol"})
 """What a parenthesized host specification (MySQL's ``address=(host=h)(port=p)``) keeps."""
+_KEY = re.compile(r"([A-Za-z_][\w.-]*)\s*=")
 _ADDRESS_ITEM = re.compile(r"(?:[^,()]|\([^()]*\))+")
 _ADDRESS = re.compile(
     r"(?:address=)?(?:\((?:host|port|protocol)=[\w.:%\[\]-]+"
@@ -188,7 +189,8 @@ def jdbc_namespace(url: str) -> str:
     User information after ``//`` ends where a location's does (see
     :func:`~openlineage_subset.producer._naming.clean_location`); before any ``//`` (Oracle's
     ``scott/tiger@host``) it runs from the sub-protocols to the last ``@`` before ``//`` or
-    ``;``.
+    ``;`` (for Oracle, the last ``@``). What is left is cut before anything that may
+    still be part of a credential (see :func:`_failing_closed`).
 
     >>> jdbc_namespace("jdbc:postgresql://bob:se/cret@db.example.com:5432/sales?password=x")
     'postgresql://db.example.com:5432/sales'
@@ -197,9 +199,12 @@ def jdbc_namespace(url: str) -> str:
     >>> jdbc_namespace("jdbc:oracle:thin:scott/tiger@//db.example.com:1521/sales")
     'oracle:thin:@//db.example.com:1521/sales'
     """
-    text = _JDBC_PREFIX.sub("", scrub_text(url))
+    text = _JDBC_PREFIX.sub("", url)
     slashes = text.find("//")
-    at = text.rfind("@", 0, slashes if slashes >= 0 else _end_of(text, ";"))
+    if text[:7].lower() == "oracle:":
+        at = text.rfind("@")  # see _oracle: its user information ends at the last "@"
+    else:
+        at = text.rfind("@", 0, slashes if slashes >= 0 else _end_of(text, ";"))
     if at >= 0:
         subprotocols = _SUBPROTOCOLS.match(text)
         text = text[: subprotocols.end() if subprotocols else 0] + text[at:]
@@ -208,7 +213,23 @@ def jdbc_namespace(url: str) -> str:
         start = slashes + 2
         at = user_info_end(text[:slashes].rstrip(":").rpartition(":")[2], text[start:])
         text = text[:start] + text[start + at + 1 :]
-    return _address_keys_only(text[: _end_of(text, ";?")])
+    return _failing_closed(scrub_text(_address_keys_only(text[: _end_of(text, ";?")])))
+
+
+def _failing_closed(text: str) -> str:
+    """``text`` up to the first thing left that may be part of a credential: a secret
+    ``scrub_text`` found, a ``key=value`` other than a host's, parentheses that do not pair."""
+    cuts = [text.find(MARKER)]
+    cuts += [m.start() for m in _KEY.finditer(text) if m[1].lower() not in _ADDRESS_KEYS]
+    depth = 0
+    for character in text:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        cuts.append(text.find("("))
+    found = [cut for cut in cuts if cut >= 0]
+    return text[: min(found)].rstrip("(,") if found else text
 
 
 def _address_keys_only(text: str) -> str:
@@ -343,10 +364,9 @@ def _sql_server(text: str, properties: dict[str, str]) -> _Location | None:
 def _oracle(text: str) -> _Location | None:
     """Oracle's URLs: ``oracle:<driver>:[user/password]@`` then ``[//]host[:port][/service]``,
     ``host:port:sid``, a TNS descriptor ``(DESCRIPTION=...)`` or a directory ``ldap://...``."""
-    # The user information ends at the last "@" before the address, which a TNS descriptor
-    # opens with "(" and a directory URL with "//".
-    limit = min((i for i in (text.find("//"), text.find("(")) if i >= 0), default=len(text))
-    at = text.rfind("@", 0, limit)
+    # The user information ends at the last "@": a password may hold "@", "/", ";" or "(",
+    # the address after it (a host, a TNS descriptor, a directory URL) holds no "@".
+    at = text.rfind("@")
     if at < 0:
         return None
     rest = re.sub(r"^(?://)?(?:tcps?://)?", "", text[at + 1 :], flags=re.IGNORECASE)

@@ -31,8 +31,9 @@ class QueryTables:
     tables: tuple[tuple[str, ...], ...]
     """In the order the query names them, each once."""
     rows_of_one_table: bool
-    """The query passes on rows of its one table, their columns named as in the table (no
-    join, grouping, expression or renaming): a condition on its columns holds for those rows."""
+    """The query passes on rows of its one table, their columns named as in the table, and reads
+    no other rows of it (no join, grouping, expression, renaming or subquery in an expression):
+    a condition on its columns holds for every row of the table it read."""
 
 
 class _Unsure(Exception):
@@ -171,6 +172,9 @@ class _Parser:
         self.tables: list[tuple[str, ...]] = []
         self.common: set[str] = set()
         """Names of the common table expressions seen (``WITH x AS (...)``)."""
+        self.in_expressions = False
+        """A subquery was met in an expression (``WHERE x > (SELECT avg(x) FROM t)``): it may
+        read rows the query does not pass on."""
 
     # -- tokens ----------------------------------------------------------------------------
 
@@ -198,7 +202,7 @@ class _Parser:
         :attr:`QueryTables.rows_of_one_table`)."""
         plain = self.query()
         self.expect("end")
-        return plain
+        return plain and not self.in_expressions
 
     def query(self) -> bool:
         """``[WITH ...] term [set operation term]... [ORDER BY ...] [LIMIT ...]``."""
@@ -279,10 +283,11 @@ class _Parser:
             self.take()
             self.expression()
 
-    def subquery(self) -> None:
+    def subquery(self) -> bool:
         self.expect("(")
-        self.query()
+        plain = self.query()
         self.expect(")")
+        return plain
 
     # -- FROM ------------------------------------------------------------------------------
 
@@ -318,7 +323,7 @@ class _Parser:
         plain = False
         if self.peek().kind == "(":
             if self.peek(1).word in ("select", "with") or self.peek(1).kind == "(":
-                self.subquery()
+                plain = self.subquery()  # a derived table passes on what its query does
             else:
                 self.take()
                 self.from_list()
@@ -332,7 +337,8 @@ class _Parser:
         elif self.peek().kind == "name" and self.peek().word not in _RESERVED:
             self.take()
         if self.peek().kind == "(":
-            self.group()  # the alias's column names
+            self.group()  # the alias's column names, which rename the columns
+            plain = False
         after = self.peek()
         if not (
             after.kind in (",", ")", "end")
@@ -382,6 +388,7 @@ class _Parser:
         in it belongs to a function that takes one, or the query is not read for sure."""
         if self.peek(1).word in ("select", "with"):
             self.subquery()
+            self.in_expressions = True
             return
         function = self.tokens[self.position - 1].word if self.position else ""
         self.take()

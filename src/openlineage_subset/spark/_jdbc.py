@@ -59,7 +59,7 @@ named_by_query=False)
     if not source.prepare_query:
         found = tables_of_query(text) if source.query is not None else tables_of_dbtable(text)
     if found is None:
-        name = scrub_text(" ".join(text.split()))
+        name = scrub_text(text.strip())  # as written: a comment may end at a line's end
         namespace = jdbc_table_identity(source, ("",))[0]
         return JdbcRead(((namespace, name),), rows_of_one_table=False, named_by_query=True)
     return JdbcRead(

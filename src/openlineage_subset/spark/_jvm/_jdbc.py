@@ -130,7 +130,13 @@ def row_scan(jscan: JavaObject, above: list[Node]) -> ScanFacts | None:
     pushed = operators.pushedPredicates()
     predicates = [handled.apply(i).toV2() for i in range(handled.size())]
     predicates += [pushed.apply(i) for i in range(pushed.size())]
-    filters = [_predicate_tree(predicate, types) for predicate in predicates]
+    filters = []
+    for jpredicate in predicates:
+        name = str(jpredicate.name())
+        # Spark infers an IS NOT NULL beside every comparison, and the translation drops one that
+        # stands alone: it is not read further (a few round trips each).
+        if name != "IS_NOT_NULL":
+            filters.append(_predicate_tree(jpredicate, types, name))
     if operators.aggregation().isDefined():
         above = []  # the Filter above sees aggregates the database computed, not table rows
     return ScanFacts(
@@ -180,9 +186,10 @@ def _field_types(schema_json: str) -> dict[str, str]:
     return {str(f["name"]): f["type"] for f in fields if isinstance(f.get("type"), str)}
 
 
-def _predicate_tree(jpredicate: JavaObject, types: dict[str, str]) -> Node:
-    """A V2 predicate as the expression tree of the Spark filter it stands for."""
-    name = str(jpredicate.name())
+def _predicate_tree(jpredicate: JavaObject, types: dict[str, str], name: str = "") -> Node:
+    """A V2 predicate (whose ``name()`` the caller may have read) as the expression tree of the
+    Spark filter it stands for."""
+    name = name or str(jpredicate.name())
     jchildren = jpredicate.children()
     count = len(jchildren)
     if name in ("AND", "OR") and count == 2:

@@ -33,10 +33,11 @@ Derby resolves it; one in memory has no file, so it keeps the namespace of the g
 (openlineage-java names both ``<home>/metastore_db``, which is not the database used).
 
 Credentials never reach a namespace or a name: user information (``user:password@``, Oracle's
-``user/password@``), query strings and properties (``;password=...``) are dropped, and a host
-that does not look like one (a password holding ``,`` or ``@``, say) makes the URL fall back to
-the generic form, which is cleaned by the rules of
-:func:`~openlineage_subset.producer._secrets.user_info_end`.
+``user/password@``), query strings and properties (``;password=...``) are dropped, and a host,
+database or service that does not look like one (a password holding ``,``, ``/`` or ``@``, say)
+makes the URL fall back to the generic form (:func:`jdbc_namespace`): cleaned by the rules of
+:func:`~openlineage_subset.producer._secrets.user_info_end`, scrubbed, and cut before anything
+left that may still be part of a credential.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 
 from openlineage_subset import dump, matches, render, validate
 from openlineage_subset.spark._changes import datasets_of_changes, partition_change_condition
-from openlineage_subset.spark._facts import ChangeFacts, TableFacts
+from openlineage_subset.spark._facts import ChangeFacts, JdbcSource, TableFacts
 
 SALES = TableFacts("db.sales", "file:/warehouse/db.db/sales", ("day", "country"))
 
@@ -125,3 +125,21 @@ def test_redacted_partition_columns_leave_no_values_in_outputs() -> None:
     assert dataset.output_facets is None
     (plain,) = output_datasets_from_writes([write], None, SubsetConfig())
     assert "PL" in json.dumps(dump(plain)), "without redaction the partition is listed"
+
+
+def test_a_jdbc_write_outputs_its_table_named_by_its_database() -> None:
+    source = JdbcSource("jdbc:sqlserver://db:1433;databaseName=shop;password=***", table="dbo.t")
+    change = ChangeFacts(
+        "SaveIntoDataSourceCommand", "OVERWRITE", TableFacts("dbo.t", None, jdbc=source)
+    )
+    changed = datasets_of_changes([change])
+    (output,) = changed.outputs
+    assert (output["namespace"], output["name"]) == ("sqlserver://db:1433", "shop.dbo.t")
+    assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
+    assert changed.action == "write"
+
+
+def test_a_catalog_entry_for_a_jdbc_table_changes_no_dataset() -> None:
+    entry = TableFacts("default.orders", "file:/warehouse/orders", catalog_only=True)
+    changed = datasets_of_changes([ChangeFacts("CreateDataSourceTableCommand", "CREATE", entry)])
+    assert changed.outputs == [] and changed.action is None

@@ -6,7 +6,7 @@ from typing import Any
 
 from openlineage_subset import dump, render
 from openlineage_subset.spark import SubsetConfig
-from openlineage_subset.spark._facts import ScanFacts
+from openlineage_subset.spark._facts import JdbcSource, ScanFacts
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._trees import Node
 
@@ -177,3 +177,77 @@ def test_config_is_checked() -> None:
         SubsetConfig(max_partitions=-1)
     with pytest.raises(TypeError, match="trim_rules"):
         SubsetConfig(trim_rules="dates")  # type: ignore[arg-type]
+
+
+# -- JDBC scans: the tables their options name, the condition of the filters the database applied
+
+
+def jdbc_scan(source: JdbcSource, *filters: Node) -> ScanFacts:
+    return ScanFacts(
+        source="RowDataSourceScanExec", format="jdbc", root_paths=(), filters=filters, jdbc=source
+    )
+
+
+def _compare(kind: str, column: str, data_type: str, value: str) -> Node:
+    return Node(
+        kind,
+        {"left": 0, "right": 1},
+        (
+            Node("AttributeReference", {"name": column, "dataType": data_type}),
+            Node("Literal", {"value": value, "dataType": data_type}),
+        ),
+    )
+
+
+POSTGRES = "jdbc:postgresql://db.example.com/shop"
+ID_ABOVE_40 = _compare("GreaterThan", "id", "integer", "40")
+
+
+def test_a_jdbc_table_read_has_the_condition_of_its_filters() -> None:
+    scan = jdbc_scan(JdbcSource(POSTGRES, table="public.orders"), ID_ABOVE_40, COUNTRY_PL)
+    assert one(scan) == (
+        "postgres://db.example.com:5432",
+        "shop.public.orders",
+        "id > 40 AND country = 'PL'",
+    )
+
+
+def test_a_query_of_one_table_keeps_the_condition_and_a_join_drops_it() -> None:
+    plain = JdbcSource(POSTGRES, query="SELECT id, country FROM public.orders WHERE x = 1")
+    assert one(jdbc_scan(plain, ID_ABOVE_40))[1:] == ("shop.public.orders", "id > 40")
+    joined = JdbcSource(POSTGRES, table="(SELECT o.id FROM orders o JOIN items i USING (id)) q")
+    found = [dump(d) for d in input_datasets_from_scans([jdbc_scan(joined, ID_ABOVE_40)])]
+    assert {d["name"] for d in found} == {"shop.orders", "shop.items"}
+    assert not any("inputFacets" in d for d in found), "a join: its rows are no table's rows"
+    renamed = JdbcSource(POSTGRES, query="SELECT amount AS id FROM orders")
+    assert one(jdbc_scan(renamed, ID_ABOVE_40))[2] is None, "id is not the table's id"
+
+
+def test_a_query_that_cannot_be_read_for_sure_names_the_query_and_says_so() -> None:
+    query = "SELECT * FROM orders, LATERAL f(orders.id)"
+    said: list[tuple[str, str]] = []
+    scan = jdbc_scan(JdbcSource(POSTGRES, query=query), ID_ABOVE_40)
+    found = [dump(d) for d in input_datasets_from_scans([scan], report=lambda *a: said.append(a))]
+    assert found == [{"namespace": "postgres://db.example.com:5432", "name": query}]
+    assert said == [
+        (
+            f"postgres://db.example.com:5432/{query}",
+            "named after its query: the tables it reads cannot be told for sure",
+        )
+    ]
+    redacting = SubsetConfig(redact_columns={"ssn"})
+    left_out = input_datasets_from_scans([scan], redacting, report=lambda *a: said.append(a))
+    assert left_out == [] and "may hold redacted values" in said[-1][1]
+
+
+def test_a_prepare_query_makes_the_tables_unsure() -> None:
+    source = JdbcSource(POSTGRES, query="SELECT * FROM tmp", prepare_query=True)
+    assert one(jdbc_scan(source))[1:] == ("SELECT * FROM tmp", None)
+
+
+def test_reads_of_one_table_by_two_scans_merge() -> None:
+    source = JdbcSource(POSTGRES, table="orders")
+    assert one(jdbc_scan(source, ID_ABOVE_40), jdbc_scan(source, COUNTRY_PL))[2] == (
+        "id > 40 OR country = 'PL'"
+    )
+    assert one(jdbc_scan(source, ID_ABOVE_40), jdbc_scan(source))[2] is None

@@ -17,7 +17,6 @@ from openlineage_subset.producer._naming import (
     clean_location,
     dataset_identity,
     glob_root,
-    jdbc_namespace,
     partition_dimensions,
     split_dataset_root,
 )
@@ -686,25 +685,6 @@ def test_partition_dimensions_reject_a_single_string() -> None:
 
 def test_no_directories_no_dimensions() -> None:
     assert partition_dimensions(()) == {}
-
-
-@pytest.mark.parametrize(
-    ("url", "namespace"),
-    [
-        ("jdbc:postgresql://bob:secret@db:5432/sales?password=x", "postgresql://db:5432/sales"),
-        ("jdbc:postgresql://bob:se/cret@db:5432/sales", "postgresql://db:5432/sales"),
-        ("jdbc:postgresql://bob:se?cret@db:5432/sales", "postgresql://db:5432/sales"),
-        ("jdbc:mysql://db:3306/shop/a@b", "mysql://db:3306/shop/a@b"),
-        ("jdbc:sqlserver://db:1433;user=sa;password=Secr3t", "sqlserver://db:1433"),
-        ("jdbc:oracle:thin:scott/tiger@db:1521:orcl", "oracle:thin:@db:1521:orcl"),
-        ("jdbc:oracle:thin:scott/tiger@//db:1521/sales", "oracle:thin:@//db:1521/sales"),
-        ("jdbc:oracle:thin:@//db:1521/sales", "oracle:thin:@//db:1521/sales"),
-        ("jdbc:derby:memory:lineage;create=true;user=app", "derby:memory:lineage"),
-        ("jdbc:h2:mem:test", "h2:mem:test"),
-    ],
-)
-def test_jdbc_namespaces_carry_no_credentials(url: str, namespace: str) -> None:
-    assert jdbc_namespace(url) == namespace
 
 
 # Expected names as the OpenLineage Java client gives them (which openlineage-spark uses), from

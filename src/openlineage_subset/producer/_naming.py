@@ -540,38 +540,3 @@ def partition_path(columns: Sequence[str], values: Mapping[str, str | None]) -> 
         + (NULL_PARTITION if values[column] is None else _escape_path_name(str(values[column])))
         for column in columns
     )
-
-
-_JDBC_PREFIX = re.compile(r"^jdbc:", re.IGNORECASE)
-_JDBC_SUBPROTOCOLS = re.compile(r"(?:[A-Za-z][A-Za-z0-9+._-]*:)*")
-
-
-def jdbc_namespace(url: str) -> str:
-    """The namespace of a JDBC database's tables: its URL without ``jdbc:``, properties or
-    credentials (the table's name in the database is the dataset name).
-
-    This is the generic form; the naming spec's per-database forms (``postgres://host:5432``
-    with the database in the name, ...) are not applied. User information after ``//`` ends
-    where a location's does (see :func:`clean_location`); before any ``//`` (Oracle's
-    ``scott/tiger@host``) it runs from the sub-protocols to the last ``@`` before ``//`` or
-    ``;``.
-
-    >>> jdbc_namespace("jdbc:postgresql://bob:se/cret@db.example.com:5432/sales?password=x")
-    'postgresql://db.example.com:5432/sales'
-    >>> jdbc_namespace("jdbc:derby:memory:lineage;create=true;user=app")
-    'derby:memory:lineage'
-    >>> jdbc_namespace("jdbc:oracle:thin:scott/tiger@//db.example.com:1521/sales")
-    'oracle:thin:@//db.example.com:1521/sales'
-    """
-    text = _JDBC_PREFIX.sub("", url)
-    slashes = text.find("//")
-    at = text.rfind("@", 0, slashes if slashes >= 0 else _first_of(text, ";"))
-    if at >= 0:
-        subprotocols = _JDBC_SUBPROTOCOLS.match(text)
-        text = text[: subprotocols.end() if subprotocols else 0] + text[at:]
-        slashes = text.find("//")
-    if slashes >= 0:
-        start = slashes + 2
-        at = user_info_end(text[:slashes].rstrip(":").rpartition(":")[2], text[start:])
-        text = text[:start] + text[start + at + 1 :]
-    return text[: _first_of(text, ";?")]

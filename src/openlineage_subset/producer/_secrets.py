@@ -111,7 +111,7 @@ def user_info_end(scheme: str, rest: str) -> int:
        a host, the user information runs past the first ``@`` after it, to the last ``@``
        before the next ``/``. It cannot be a host when it holds a ``:`` on an object store
        (bucket and container names cannot), or elsewhere a ``:`` not followed by a port
-       number.
+       number, or more than one ``:`` outside an IPv6 address's brackets.
 
     >>> rest = "AKIAIOSFODNN7EXAMPLE:wJalr/XUtnFEMI@bucket/key"
     >>> rest[user_info_end("s3a", rest) + 1 :]
@@ -162,7 +162,9 @@ def _cannot_be_host(scheme: str, authority: str) -> bool:
             return False
         port = after[1:] if after.startswith(":") else "?"
     else:
-        port = authority.rpartition(":")[2]
+        host, _, port = authority.rpartition(":")
+        if ":" in host:  # "key:secret:1": a host holds one ":" at most, before its port
+            return True
     return not (port.isascii() and port.isdigit())
 
 
@@ -198,7 +200,7 @@ def scrub_text(text: str) -> str:
       not a credential and stays;
     - the user information of a JDBC URL that comes before any ``//`` (Oracle's
       ``jdbc:oracle:thin:scott/tiger@host:1521:orcl``): from the sub-protocols to the last
-      ``@`` before ``//`` or ``;``, as :func:`~openlineage_subset.producer._naming.jdbc_namespace`
+      ``@`` before ``//`` or ``;``, as :func:`~openlineage_subset.producer._jdbc.jdbc_namespace`
       removes it;
     - AWS access key ids on their own: ``AKIA`` or ``ASIA`` and 16 capitals or digits.
 

@@ -38,12 +38,12 @@ from openlineage_subset.producer._naming import (
     NULL_PARTITION,
     clean_location,
     dataset_identity,
-    jdbc_namespace,
     partition_path,
     split_dataset_root,
 )
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import ChangeFacts, TableFacts
+from openlineage_subset.spark._jdbc import jdbc_table_identity
 from openlineage_subset.spark._translate import redact_condition
 
 _ACTIONS = {
@@ -51,6 +51,7 @@ _ACTIONS = {
     "AppendData": "append",
     "OverwriteByExpression": "overwrite",
     "OverwritePartitionsDynamic": "overwrite_partitions",
+    "SaveIntoDataSourceCommand": "write",
 }
 """Job name parts of the statements whose lifecycle change does not say what they did."""
 
@@ -85,6 +86,8 @@ def datasets_of_changes(
     outputs: list[dict[str, Any]] = []
     changes_list = list(changes)
     for change in changes_list:
+        if change.table.catalog_only:
+            continue  # a catalog entry for another system's table: no dataset changed
         if change.location_guessed:
             report(
                 change.table.identifier,
@@ -118,7 +121,7 @@ def datasets_of_changes(
             inputs.append(_source_dataset(change.source, config))
     action = None
     if outputs:
-        first = changes_list[0]
+        first = next(change for change in changes_list if not change.table.catalog_only)
         action = _ACTIONS.get(first.command) or (first.lifecycle or "change").lower()
     return ChangedDatasets(inputs, outputs, action)
 
@@ -166,8 +169,8 @@ def _value(text: str) -> str | None:
 
 
 def _identity(table: TableFacts, report: Report) -> tuple[str, str] | None:
-    if table.location is None and table.jdbc_url is not None:
-        return jdbc_namespace(table.jdbc_url), table.identifier
+    if table.location is None and table.jdbc is not None:
+        return jdbc_table_identity(table.jdbc, table.identifier)
     if table.location is None:
         report(table.identifier, "left out: the catalog gives it no location to name it by")
         return None

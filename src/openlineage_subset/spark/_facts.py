@@ -2,7 +2,8 @@
 (``spark/_jvm``) hands to the pure Python rest of the adapter.
 
 :class:`ScanFacts` say what a scan read, :class:`WriteFacts` what a write command wrote,
-:class:`ChangeFacts` what a statement changed otherwise (CREATE, DROP, TRUNCATE, LOAD DATA, ...).
+:class:`ChangeFacts` what a statement changed otherwise (CREATE, DROP, TRUNCATE, LOAD DATA, a
+JDBC write, ...); :class:`JdbcSource` is the database and table of a JDBC read or write.
 Tests of the translation build these directly, with no JVM.
 """
 
@@ -14,11 +15,35 @@ from openlineage_subset.spark._trees import Node
 
 
 @dataclass(frozen=True)
+class JdbcSource:
+    """A JDBC read's or write's database and table, as its options give them: never a
+    credential (the URL is scrubbed where it is read, the ``user`` and ``password`` options
+    are not read at all)."""
+
+    url: str
+    """The database's JDBC URL, scrubbed of credentials."""
+    table: str | None = None
+    """The ``dbtable`` option as written: a table's name, or anything valid in a FROM clause."""
+    query: str | None = None
+    """The ``query`` option."""
+    properties: tuple[tuple[str, str], ...] = ()
+    """The connection properties that name the database (SQL Server's ``databaseName``,
+    ``serverName``, ``portNumber``, ``instanceName``), where the options set them."""
+    derby_home: str | None = None
+    """``derby.system.home`` (else the working directory) of the JVM, for an embedded Derby
+    database named by a relative path."""
+    prepare_query: bool = False
+    """The ``prepareQuery`` option is set: the query may read what it prepares (a temporary
+    table), so the tables it names are not known for sure."""
+
+
+@dataclass(frozen=True)
 class ScanFacts:
     """What one scan of a plan read, as plain data."""
 
     source: str
-    """The scan node: ``FileSourceScanExec``, ``BatchScanExec`` or ``HiveTableScanExec``."""
+    """The scan node: ``FileSourceScanExec``, ``BatchScanExec``, ``HiveTableScanExec`` or
+    ``RowDataSourceScanExec`` (a JDBC read)."""
     format: str | None
     root_paths: tuple[str, ...]
     """The paths Spark lists (globs already resolved to what matched)."""
@@ -36,6 +61,9 @@ class ScanFacts:
     """Partitions of the whole relation, where known without extra listing."""
     partition_names: tuple[str, ...] | None = None
     """A Hive table scan's selected partitions by name (``k=v/k2=v2``), when Spark says."""
+    jdbc: JdbcSource | None = None
+    """A JDBC scan's database and table (its ``filters`` are those the database applied, and
+    the Filter above); it has no paths."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,8 +96,13 @@ class TableFacts:
     """``database.table``, unquoted."""
     location: str | None
     partition_columns: tuple[str, ...] = ()
-    jdbc_url: str | None = None
-    """For a table of a JDBC catalog, which has no location: its database's URL."""
+    jdbc: JdbcSource | None = None
+    """For a table of a JDBC database, which has no location: its database (``identifier`` is
+    then the table's name in it)."""
+    catalog_only: bool = False
+    """A catalog table whose data lives in another system (``CREATE TABLE t USING jdbc``): a
+    statement on it changes Spark's catalog, not a dataset (its reads and writes name the
+    database's table)."""
 
 
 @dataclass(frozen=True)

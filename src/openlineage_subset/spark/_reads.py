@@ -4,6 +4,8 @@ Pure Python over :class:`~openlineage_subset.spark._facts.ScanFacts`. Each scan'
 mapped to dataset roots (a sub-path of a ``key=value`` or date-shaped layout is named after its
 root), each read gets the condition the hierarchy chooses, and reads of one dataset are merged
 into one condition that covers all of them (an OR), or none when one of them read it whole.
+A JDBC scan reads the tables its options name (``_jdbc``), with the condition the row filters
+give where the read passed on rows of one table.
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ from openlineage_subset.producer._degrade import Report, warn_once
 from openlineage_subset.producer._naming import (
     clean_location,
     dataset_identity,
+    dataset_label,
     glob_root,
     partition_dimensions,
     split_dataset_root,
 )
 from openlineage_subset.producer._secrets import scrub_text
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._facts import ScanFacts
+from openlineage_subset.spark._facts import JdbcSource, ScanFacts
+from openlineage_subset.spark._jdbc import jdbc_read
 from openlineage_subset.spark._translate import condition_from_filters, redact_condition
 from openlineage_subset.spark._trees import Node
 
@@ -73,24 +77,54 @@ def input_datasets_from_scans(
     facet (the whole dataset, which is sound); ``report`` is told so, once per dataset.
     """
     config = config or SubsetConfig()
-    by_dataset: dict[tuple[str, str], list[Read]] = {}
+    by_dataset: dict[tuple[str, str], list[Any]] = {}
     for facts in scans:
+        if facts.jdbc is not None:
+            for identity, condition in _jdbc_reads(facts, facts.jdbc, config, report):
+                by_dataset.setdefault(identity, []).append(condition)
+            continue
         for read in _reads_or_whole(facts, config, report):
             try:
                 identity = dataset_identity(read.root)
             except ValueError as error:
                 report(read.root, f"left out: it cannot be named ({error})")
                 continue
-            by_dataset.setdefault(identity, []).append(read)
+            by_dataset.setdefault(identity, []).append(read.condition)
     models = spec().models
     datasets: list[InputDataset] = []
-    for (namespace, name), reads in by_dataset.items():
-        condition = merge_conditions([read.condition for read in reads], config)
+    for (namespace, name), conditions in by_dataset.items():
+        condition = merge_conditions(conditions, config)
         facets = None
         if condition is not None:
             facets = {"subset": input_facet(condition, producer=config.producer)}
         datasets.append(models.InputDataset(namespace=namespace, name=name, input_facets=facets))
     return datasets
+
+
+def _jdbc_reads(
+    facts: ScanFacts, source: JdbcSource, config: SubsetConfig, report: Report
+) -> list[tuple[tuple[str, str], Any]]:
+    """The tables a JDBC scan read, each with its condition: that of the row filters (those the
+    database applied, and the Filter above) where the scan passed on rows of its one table,
+    else none."""
+    read = jdbc_read(source)
+    if read.named_by_query:
+        (identity,) = read.datasets
+        label = dataset_label(*identity)
+        if config.redact_columns:
+            report(label, "left out: named after its query, which may hold redacted values")
+            return []
+        report(label, "named after its query: the tables it reads cannot be told for sure")
+    condition = None
+    if read.rows_of_one_table:
+        try:
+            level = _filters_level(facts, config)
+        except Exception as error:  # the table is still named, read whole
+            why = scrub_text(f"{type(error).__name__}: {error}")
+            report(dataset_label(*read.datasets[0]), f"read without a subset facet: {why}")
+            level = None
+        condition = None if level is None else level[0]
+    return [(identity, condition) for identity in read.datasets]
 
 
 def _reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> list[Read]:

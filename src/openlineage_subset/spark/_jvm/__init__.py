@@ -16,6 +16,8 @@ Which module holds what:
   the scans of cached plans remembered;
 - ``_scans``: reading one scan (file, DataSource V2 file and Hive table scans), the filters
   above it and the partition directories it kept;
+- ``_jdbc``: a JDBC read's or write's database and table, and the filters the database
+  applied;
 - ``_writes``: what one executed write command wrote (``write_facts``);
 - ``_catalog``: the watch on the external catalog (``CatalogWatch``) and catalog tables;
 - ``_statements``: what a DDL, ``LOAD DATA`` or DataSource V2 write statement changed

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._facts import TableFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, once_per_jvm
+from openlineage_subset.spark._jvm._jdbc import is_jdbc_provider
 
 log = scrubbed_logger("openlineage_subset.spark")
 
@@ -99,13 +100,16 @@ class CatalogWatch(JvmCallback):
 
 
 def table_facts(table: JavaObject) -> TableFacts:
-    """Name, location and partition columns of a ``CatalogTable``."""
+    """Name, location and partition columns of a ``CatalogTable``; whether its data lives in
+    another system (``USING jdbc``)."""
     location = table.storage().locationUri()
     columns = table.partitionColumnNames()
+    provider = table.provider()
     return TableFacts(
         identifier=str(table.identifier().unquotedString()),
         location=str(location.get().toString()) if location.isDefined() else None,
         partition_columns=tuple(str(columns.apply(i)) for i in range(columns.size())),
+        catalog_only=provider.isDefined() and is_jdbc_provider(str(provider.get())),
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, java_class, java_member, jvm_view
+from openlineage_subset.spark._jvm._jdbc import is_jdbc_save
 from openlineage_subset.spark._jvm._scans import SCANS, Ancestors, is_dynamic, read_scan, whole_scan
 
 # What adaptive execution puts where it found a stage empty: the scans below it leave the plan.
@@ -119,6 +120,7 @@ def scan_key(facts: ScanFacts) -> tuple[object, ...]:
         facts.given_path,
         facts.table,
         facts.partition_columns,
+        facts.jdbc,
         tuple(static_filters),
     )
 
@@ -248,7 +250,10 @@ class _Collector:
         if kind == "ReusedExchangeExec":
             return  # the exchange it reuses is walked where it first appears
         if kind in _V1_FALLBACK_WRITES:
-            self._v1_fallback_query(jnode)
+            self._planned(jnode.plan())
+            return
+        if kind == "ExecutedCommandExec":
+            self._command_query(jnode.cmd())
             return
         children = jnode.children()
         for index in range(children.size()):
@@ -292,10 +297,17 @@ class _Collector:
         kept = {scan_key(facts) for facts in self.scans[first:]}
         self.scans.extend(facts for facts in initial.scans if scan_key(facts) not in kept)
 
-    def _v1_fallback_query(self, jnode: JavaObject) -> None:
-        """The scans of the query a V1-fallback V2 write (a JDBC catalog's table) wrote.
+    def _command_query(self, jcommand: JavaObject) -> None:
+        """The scans of the query a JDBC write (``SaveIntoDataSourceCommand``) wrote."""
+        name = str(jcommand.getClass().getSimpleName())
+        if name == "SaveIntoDataSourceCommand" and is_jdbc_save(jcommand):
+            self._planned(jcommand.query())
 
-        Such a write holds its query as a logical plan, run later in an action of its own; it
+    def _planned(self, jlogical: JavaObject) -> None:
+        """The scans of a query a write holds as a logical plan: a V1-fallback V2 write (a JDBC
+        catalog's table), a JDBC write.
+
+        Such a write runs its query later, in an action of its own (``foreachPartition``); it
         is planned here (not run) so that the write's run names what it read.
         """
         if self.query_execution is None:
@@ -303,7 +315,7 @@ class _Collector:
         jsession = self.query_execution.sparkSession()
         mode = java_class("org.apache.spark.sql.execution.CommandExecutionMode").ALL()
         planned = _Collector(executed=False)
-        planned.plan(jsession.sessionState().executePlan(jnode.plan(), mode).executedPlan())
+        planned.plan(jsession.sessionState().executePlan(jlogical, mode).executedPlan())
         self.scans.extend(planned.scans)
 
 

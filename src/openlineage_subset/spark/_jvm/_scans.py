@@ -1,9 +1,10 @@
-"""Reading one scan: a file, DataSource V2 file or Hive table scan, as :class:`ScanFacts`.
+"""Reading one scan: a file, DataSource V2 file, Hive table or JDBC scan, as :class:`ScanFacts`.
 
 What a scan read is its relation (paths, table, format, partition columns), the filters that
 hold for every row it passes on (its partition filters and the Filter planned right above it),
 and the partition directories left after pruning, read as one printed string whatever their
-number (the file index's ``PartitionPath`` list, or a listing of the files it selected).
+number (the file index's ``PartitionPath`` list, or a listing of the files it selected). A JDBC
+scan is read by ``_jdbc``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from openlineage_subset.spark._jvm._bridge import (
     string_of,
     strings_of,
 )
+from openlineage_subset.spark._jvm._jdbc import ROW_SCAN, row_scan, row_scan_source
 from openlineage_subset.spark._trees import Node
 
 log = scrubbed_logger("openlineage_subset.spark")
@@ -32,7 +34,7 @@ log = scrubbed_logger("openlineage_subset.spark")
 FILE_SCAN = "FileSourceScanExec"
 BATCH_SCAN = "BatchScanExec"
 HIVE_SCAN = "HiveTableScanExec"
-SCANS = frozenset({FILE_SCAN, BATCH_SCAN, HIVE_SCAN})
+SCANS = frozenset({FILE_SCAN, BATCH_SCAN, HIVE_SCAN, ROW_SCAN})
 """The plan nodes read here: each is one scan of a dataset."""
 # Unary nodes between a scan and the Filter that Spark plans right above it.
 _PASS_THROUGH = frozenset({"ColumnarToRowExec", "InputAdapter", "WholeStageCodegenExec"})
@@ -51,7 +53,7 @@ def read_scan(
     kind: str, jscan: JavaObject, ancestors: Ancestors, *, executed: bool
 ) -> ScanFacts | None:
     """The facts of one scan node of kind ``kind`` (one of :data:`SCANS`); None for a scan
-    that reads no files (a DataSource V2 scan of another kind).
+    that reads neither files nor a JDBC table (a DataSource V2 or V1 scan of another kind).
 
     ``executed``: the plan ran, so runtime decisions (dynamic partition pruning) are known.
     """
@@ -60,6 +62,8 @@ def read_scan(
         return _file_scan(jscan, filters, executed=executed)
     if kind == BATCH_SCAN:
         return _batch_scan(jscan, filters)
+    if kind == ROW_SCAN:
+        return row_scan(jscan, filters)
     return _hive_scan(jscan, filters)
 
 
@@ -69,6 +73,14 @@ def whole_scan(kind: str, jscan: JavaObject, error: Exception) -> ScanFacts | No
     Said once per dataset; a scan whose paths cannot be read either is left out, said too.
     """
     try:
+        if kind == ROW_SCAN:
+            whole = row_scan_source(jscan)
+            if whole is not None and whole.jdbc is not None:
+                warn_once(
+                    whole.jdbc.url,
+                    f"read without a subset facet: its {kind} could not be read ({error!r})",
+                )
+            return whole
         if kind == HIVE_SCAN:
             location = str(jscan.relation().tableMeta().location().toString())
             roots: tuple[str, ...] = (location,)

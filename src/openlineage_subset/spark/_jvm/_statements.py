@@ -1,5 +1,5 @@
-"""What a statement changed other than by writing a query's rows: DDL, ``LOAD DATA``, and the
-table a DataSource V2 write went to, as :class:`ChangeFacts`.
+"""What a statement changed other than by writing a query's rows into files: DDL, ``LOAD
+DATA``, the table a JDBC write or a DataSource V2 write went to, as :class:`ChangeFacts`.
 
 :func:`change_facts` finds the command a plan ran and hands it to the reader of its kind
 (:data:`_READERS`, one small function per statement); :func:`v2_write_facts` reads the
@@ -15,6 +15,7 @@ from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, qualified_path, string_map
 from openlineage_subset.spark._jvm._catalog import CatalogWatch, table_facts
+from openlineage_subset.spark._jvm._jdbc import is_jdbc_save, jdbc_source
 
 log = scrubbed_logger("openlineage_subset.spark")
 
@@ -199,6 +200,25 @@ def _loaded(statement: _Command) -> list[ChangeFacts]:
     ]
 
 
+def _saved_into_jdbc(statement: _Command) -> list[ChangeFacts]:
+    """``df.write.format("jdbc")...save()`` and ``df.write.jdbc(...)`` (also what an INSERT
+    into a catalog table ``USING jdbc`` runs): the table, replaced by an overwrite."""
+    command = statement.command
+    if not is_jdbc_save(command):
+        return []
+    source = jdbc_source(command.options())
+    if source.table is None:
+        raise ValueError("a JDBC write without a dbtable option")
+    overwrite = str(command.mode().name()) == "Overwrite"
+    return [
+        ChangeFacts(
+            statement.name,
+            "OVERWRITE" if overwrite else None,
+            TableFacts(identifier=source.table, location=None, jdbc=source),
+        )
+    ]
+
+
 _READERS: dict[str, Callable[[_Command], list[ChangeFacts]]] = {
     "CreateDataSourceTableCommand": _created,
     "CreateTableCommand": _created,
@@ -209,6 +229,7 @@ _READERS: dict[str, Callable[[_Command], list[ChangeFacts]]] = {
     "AlterTableAddPartitionCommand": _partitions_added,
     "AlterTableDropPartitionCommand": _partitions_dropped,
     "LoadDataCommand": _loaded,
+    "SaveIntoDataSourceCommand": _saved_into_jdbc,
 }
 """The reader of each command a statement may run, by the command's class name."""
 
@@ -298,14 +319,15 @@ def v2_write_facts(query_execution: JavaObject) -> list[ChangeFacts]:
     catalog = relation.catalog()
     name = str(identifier.get().toString()) if identifier.isDefined() else str(table.name())
     location = table.properties().get("location")
-    jdbc_url = None
+    jdbc = None
     if location is None and str(table.getClass().getSimpleName()) == "JDBCTable":
-        jdbc_url = str(table.jdbcOptions().url())
+        options = table.jdbcOptions()
+        jdbc = jdbc_source(options.parameters(), str(options.url()))
     elif catalog.isDefined():
         name = f"{catalog.get().name()}.{name}"
     facts = TableFacts(
         identifier=name,
         location=None if location is None else str(location),
-        jdbc_url=jdbc_url,
+        jdbc=jdbc,
     )
     return [ChangeFacts(kind, _V2_WRITES[kind], facts)]

@@ -2,7 +2,8 @@
 (``spark/_jvm``) hands to the pure Python rest of the adapter.
 
 :class:`ScanFacts` say what a scan read, :class:`WriteFacts` what a write command wrote,
-:class:`ChangeFacts` what a statement changed otherwise (CREATE, DROP, TRUNCATE, LOAD DATA, ...).
+:class:`ChangeFacts` what a statement changed otherwise (CREATE, DROP, TRUNCATE, LOAD DATA, ...),
+:class:`RddJobFacts` what a Spark job run outside SQL (an RDD action) read and wrote.
 Tests of the translation build these directly, with no JVM.
 """
 
@@ -93,3 +94,42 @@ class ChangeFacts:
     location_guessed: bool = False
     """The table's location was not known before it was dropped or renamed: the catalog's
     default location stands for it."""
+
+
+@dataclass(frozen=True)
+class RddWriteFacts:
+    """Where a Hadoop write of an RDD put its files (``saveAsTextFile``, ``saveAsHadoopFile``,
+    ``saveAsPickleFile``...)."""
+
+    path: str | None
+    """The output directory, qualified (``file:/out``); None when the write's configuration
+    names none (an output format that writes to a database, say)."""
+    output_format: str | None = None
+    """The output format's class, as the write's configuration names it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RddJobFacts:
+    """A Spark job run outside any SQL execution (an RDD action), as plain data."""
+
+    job_id: int
+    action: str
+    """The Spark method the job's call site names (``saveAsTextFile``, ``count``, ``runJob``)."""
+    started_ms: int
+    ended_ms: int
+    reads: tuple[ScanFacts, ...] = ()
+    """The files its RDDs read: one per Hadoop input path (``source`` the RDD's class), one
+    per DataFrame scan turned into an RDD (``source`` ``FileScanRDD``)."""
+    writes: tuple[RddWriteFacts, ...] = ()
+    unnamed: tuple[str, ...] = ()
+    """The classes of the RDDs it read that name no dataset capture knows (a checkpoint, a
+    JDBC query, an RDD of a library's own)."""
+    failed: bool = False
+    error_message: str | None = None
+    stack_trace: str | None = None
+    lost: bool = False
+    """The job ended before capture saw it start, so its RDDs could not be read: nothing but
+    its call site and end is known."""
+    type_check: bool = False
+    """The job is PySpark's look at a first element before a Hadoop save
+    (``saveAsSequenceFile``, ``saveAsHadoopFile``...): part of that save, not an action."""

@@ -24,6 +24,10 @@ Which module holds what:
   application to capture, through the package's one Java class (``java/``, compiled into
   ``classes/`` by the build: it forwards the end of each SQL execution and drops every other
   listener event in the JVM);
+- ``_jobs``: ``JobListener``, which hands the jobs run outside SQL executions (RDD actions)
+  to capture, through a second instance of the Java class on a queue of its own;
+- ``_rdds``: what such a job read and wrote, from its RDD graph (``job_facts``), and what the
+  RDD under a DataFrame read (``rdd_reads``, for a plan's RDD scans);
 - ``_connect``: Spark Connect as the server's JVM knows it: which client session a query ran
   in, its settings and end, the server's port, and stopping it;
 - ``_session``: a session's identity and conf, Spark Connect detection, the listener bus, and
@@ -52,6 +56,7 @@ from openlineage_subset.spark._jvm._connect import (
     stop_connect_server,
 )
 from openlineage_subset.spark._jvm._errors import first_error_line, java_error_text, spark_errors
+from openlineage_subset.spark._jvm._jobs import JobListener
 from openlineage_subset.spark._jvm._plans import PlanFacts, plan_facts, scan_facts
 from openlineage_subset.spark._jvm._session import (
     ActionListener,
@@ -84,6 +89,7 @@ __all__ = [
     "ApplicationListener",
     "CatalogWatch",
     "ConnectSession",
+    "JobListener",
     "OnAction",
     "PlanFacts",
     "SparkConnectNotSupportedError",

@@ -117,6 +117,9 @@ class RddJobFacts:
     """The Spark method the job's call site names (``saveAsTextFile``, ``count``, ``runJob``)."""
     started_ms: int
     ended_ms: int
+    called_by_script: bool = False
+    """PySpark says the script's own call of an RDD action ran the job (it gives those the
+    script's call site: ``count at daily.py:31``)."""
     reads: tuple[ScanFacts, ...] = ()
     """The files its RDDs read: one per Hadoop input path (``source`` the RDD's class), one
     per DataFrame scan turned into an RDD (``source`` ``FileScanRDD``)."""
@@ -131,5 +134,6 @@ class RddJobFacts:
     """The job ended before capture saw it start, so its RDDs could not be read: nothing but
     its call site and end is known."""
     type_check: bool = False
-    """The job is PySpark's look at a first element before a Hadoop save
-    (``saveAsSequenceFile``, ``saveAsHadoopFile``...): part of that save, not an action."""
+    """The job is PySpark's look at a first element as it converts between Python objects and
+    Hadoop's writables (before ``saveAsSequenceFile``, as ``sequenceFile`` reads): part of the
+    save or of the read's own actions, not an action."""

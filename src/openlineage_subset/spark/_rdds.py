@@ -8,11 +8,14 @@ wrote, with the partition (``k=v`` directories) or location it wrote below its d
 
 Not runs of their own:
 
-- a job that read only through DataFrames turned into RDDs and wrote nothing: Spark runs such
-  jobs itself to infer a schema (JSON, CSV with ``inferSchema``, PySpark's ``toDF()`` of an
-  RDD of a DataFrame's rows), and a DataFrame's own actions are runs already;
-- PySpark's look at a first element before a Hadoop save (``saveAsSequenceFile``...): the
-  save's run reads all of what it read;
+- a job that read only through DataFrames turned into RDDs and wrote nothing, unless PySpark
+  says the script's own RDD action ran it (``df.rdd.map(f).count()``: PySpark gives such jobs
+  the script's call site): Spark runs such jobs itself to infer a schema (JSON, CSV with
+  ``inferSchema``, PySpark's ``toDF()`` of an RDD of a DataFrame's rows, through ``first()``),
+  and the DataFrame's own actions are runs already;
+- PySpark's look at a first element as it converts between Python objects and Hadoop's
+  writables, before a Hadoop save (``saveAsSequenceFile``...) and as it reads a sequence or
+  Hadoop file (``sequenceFile``...): the save's, or the later action's, run reads all of it;
 - a job that read and wrote no dataset (``sc.parallelize(...).count()``), as for SQL actions;
 - a job that ended before capture could read it (``lost``): said once in the log, counted.
 """
@@ -65,10 +68,14 @@ def is_action(job: RddJobFacts) -> bool:
     >>> job = RddJobFacts(job_id=1, action="json", started_ms=0, ended_ms=1, reads=(scan,))
     >>> is_action(job), is_action(replace(job, writes=(RddWriteFacts("file:/out"),)))
     (False, True)
+    >>> is_action(replace(job, action="count", called_by_script=True))
+    True
     """
     if job.lost or (job.type_check and not job.writes):
         return False
-    return bool(job.writes) or any(read.source != DATAFRAME_SCAN for read in job.reads)
+    if job.writes or job.called_by_script:
+        return True
+    return any(read.source != DATAFRAME_SCAN for read in job.reads)
 
 
 def rdd_job_events(

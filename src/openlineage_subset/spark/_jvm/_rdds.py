@@ -61,9 +61,13 @@ _LOCAL_DATA = frozenset(
 _WRITE_CONFIG = "org.apache.spark.internal.io.HadoopWriteConfigUtil"
 """The type of the write configuration a Hadoop save's task function holds."""
 _RESULT_STAGE = "org.apache.spark.scheduler.ResultStage"
-_TYPE_CHECK_SITE = " at SerDeUtil.scala:"
-"""Where PySpark makes the RDD whose first element it checks before a Hadoop save (its
-``SerDeUtil`` turns Python objects into Java ones, as pairs)."""
+_TYPE_CHECK_SITES = (" at SerDeUtil.scala:", " at PythonHadoopUtil.scala:")
+"""Where PySpark makes the RDDs whose first element it checks as it converts between Python
+objects and Hadoop's writables: before a Hadoop save (``saveAsSequenceFile``...), as it reads
+a sequence or Hadoop file (``sequenceFile``, ``hadoopFile``...)."""
+_TYPE_CHECKS = frozenset({"first", "take"})
+"""The Scala RDD operations PySpark's check runs (a script's ``first()`` runs none: PySpark
+takes from Python)."""
 _GLOB_CHARACTERS = frozenset("*?[{")
 _CALL_SITE = "callSite.short"
 _SCOPE = "spark.rdd.scope"
@@ -116,9 +120,11 @@ def job_facts(job: JavaObject) -> RddJobFacts:
     result = end.jobResult()
     failed = not str(result.getClass().getSimpleName()).startswith("JobSucceeded")
     message, trace = java_error_text(result.exception()) if failed else (None, None)
+    action, called_by_script = _action(start, stage)
     facts = RddJobFacts(
         job_id=int(end.jobId()),
-        action=_action(start, stage),
+        action=action,
+        called_by_script=called_by_script,
         started_ms=int(start.time()),
         ended_ms=int(end.time()),
         failed=failed,
@@ -131,7 +137,12 @@ def job_facts(job: JavaObject) -> RddJobFacts:
     final_rdd = stage.rdd()
     reads = rdd_reads(final_rdd)
     writes = _writes(stage)
-    type_check = not writes and _TYPE_CHECK_SITE in str(final_rdd.creationSite().shortForm())
+    type_check = (
+        not writes
+        and action in _TYPE_CHECKS
+        and not called_by_script
+        and any(site in str(final_rdd.creationSite().shortForm()) for site in _TYPE_CHECK_SITES)
+    )
     return replace(
         facts, reads=reads.scans, writes=writes, unnamed=reads.unnamed, type_check=type_check
     )
@@ -282,27 +293,28 @@ def _writes(stage: JavaObject) -> tuple[RddWriteFacts, ...]:
     return tuple(writes)
 
 
-def _action(start: JavaObject, stage: JavaObject) -> str:
-    """The Spark method that ran a job: the call site PySpark gives its actions
-    (``count at daily.py:31``), else the outermost RDD operation Spark ran it in
-    (``saveAsTextFile``), else the call site Spark gives its final stage."""
+def _action(start: JavaObject, stage: JavaObject) -> tuple[str, bool]:
+    """The Spark method that ran a job, and whether the script's own call of an RDD action
+    did: the call site PySpark gives those (``count at daily.py:31``), else the outermost RDD
+    operation Spark ran the job in (``saveAsTextFile``), else the call site Spark gives its
+    final stage."""
     properties = start.properties()
     if properties is not None:
         call_site = properties.getProperty(_CALL_SITE)
         if call_site is not None:
-            return method_of(str(call_site))
+            return method_of(str(call_site)), True
         scope = properties.getProperty(_SCOPE)
         if scope is not None:
             name = json.loads(str(scope)).get("name")
             if isinstance(name, str) and name:
-                return name
+                return name, False
     if stage is not None:
-        return method_of(str(stage.name()))
+        return method_of(str(stage.name())), False
     infos = start.stageInfos()
     named = [
         (int(info.stageId()), str(info.name())) for info in map(infos.apply, range(infos.size()))
     ]
-    return method_of(max(named)[1]) if named else "job"
+    return (method_of(max(named)[1]) if named else "job"), False
 
 
 def method_of(call_site: str) -> str:

@@ -209,3 +209,48 @@ def run_event(
     event["inputs"] = list(inputs)
     event["outputs"] = list(outputs)
     return event
+
+
+def start_and_end(
+    job: JobRef,
+    *,
+    producer: str,
+    run_facets: Mapping[str, RunFacet],
+    started_ns: int,
+    ended_ns: int,
+    inputs: Sequence[dict[str, Any]] = (),
+    outputs: Sequence[dict[str, Any]] = (),
+    error: RunFacet | None = None,
+) -> list[dict[str, Any]]:
+    """The START and COMPLETE events of one run (FAIL, with ``error`` as its ``errorMessage``
+    facet, when ``error`` is given). START names the outputs without their output facets: what
+    a run wrote is known at its end.
+
+    >>> start, end = start_and_end(JobRef("lake", "daily.save.out", "r-1"), producer="p",
+    ...     run_facets={}, started_ns=0, ended_ns=10**9, outputs=[{"namespace": "file",
+    ...     "name": "/out", "outputFacets": {}}])
+    >>> start["eventType"], start["outputs"], end["eventType"], end["eventTime"]
+    ('START', [{'namespace': 'file', 'name': '/out'}], 'COMPLETE', '1970-01-01T00:00:01.000Z')
+    """
+    start = run_event(
+        "START",
+        event_time=timestamp(started_ns),
+        job=job,
+        producer=producer,
+        run_facets=run_facets,
+        inputs=inputs,
+        outputs=[{k: v for k, v in o.items() if k != "outputFacets"} for o in outputs],
+    )
+    end_facets = dict(run_facets)
+    if error is not None:
+        end_facets["errorMessage"] = error
+    end = run_event(
+        "FAIL" if error is not None else "COMPLETE",
+        event_time=timestamp(ended_ns),
+        job=job,
+        producer=producer,
+        run_facets=end_facets,
+        inputs=inputs,
+        outputs=outputs,
+    )
+    return [start, end]

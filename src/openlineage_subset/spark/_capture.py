@@ -55,6 +55,7 @@ from openlineage_subset.producer._settings import (
 from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._connect import ConnectSessions
+from openlineage_subset.spark._facts import RddJobFacts
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     ANALYSIS_FAILED,
@@ -63,6 +64,7 @@ from openlineage_subset.spark._jvm import (
     ActionListener,
     ApplicationListener,
     CatalogWatch,
+    JobListener,
     application_listener_available,
     change_facts,
     conf_with_prefix,
@@ -77,6 +79,7 @@ from openlineage_subset.spark._jvm import (
     v2_write_facts,
     write_facts,
 )
+from openlineage_subset.spark._rdds import rdd_job_events
 from openlineage_subset.spark._reads import input_datasets_from_scans
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
@@ -129,6 +132,9 @@ class CaptureHandle:
     Connect client's session inherits without setting it."""
     connect: ConnectSessions = field(init=False)
     """The runs of Spark Connect client sessions, each the parent of its own actions."""
+    jobs: JobListener | None = field(default=None, init=False)
+    """What hands the jobs run outside SQL executions (RDD actions) to :meth:`_capture_job`
+    (none where the application's listener is missing)."""
 
     def __post_init__(self) -> None:
         self.connect = ConnectSessions(self)
@@ -136,6 +142,7 @@ class CaptureHandle:
             self.listener = ApplicationListener(
                 self._capture_action, self._reading_failed, self._connect_session_ended
             )
+            self.jobs = JobListener(self._capture_job, self._reading_failed)
         else:
             self.listener = ActionListener(self._capture_action)
 
@@ -183,6 +190,7 @@ class CaptureHandle:
             drain_listener_bus(self.spark)
         except Exception:  # Spark stopped: its listener bus was drained at stop
             log.debug("could not wait for Spark's listener bus", exc_info=True)
+        self._wait_for_jobs(timeout)
         return self.emitter.flush(timeout)
 
     def close(self, timeout: float | None = None, *, error: BaseException | None = None) -> bool:
@@ -213,6 +221,7 @@ class CaptureHandle:
             self.listener.unregister(self.spark)
         except Exception:  # Spark already stopped: nothing to unregister from
             log.debug("could not unregister the listener (Spark stopped?)", exc_info=True)
+        self._stop_jobs(timeout)
         # Only now: the actions that ran before close() have been delivered to the listener.
         self.closed = True
         try:
@@ -326,6 +335,57 @@ class CaptureHandle:
                 self.submit(events)
         except Exception as error:
             self.record_error(f"capturing the {func_name!r} action", error)
+
+    def _capture_job(self, job: RddJobFacts) -> None:
+        """One Spark job run outside SQL executions (an RDD action), as the job listener hands
+        it over after it ended: its events, or nothing when it is no action of its own."""
+        if self.closed:
+            return
+        try:
+            events = rdd_job_events(
+                job,
+                parent=self.application,
+                run_id=new_run_id(),
+                spark_version=self.spark.version,
+                config=self.config,
+                report=self.report_degraded,
+            )
+            if events:
+                self._own_counts["actions"] += 1
+                self.submit(events)
+        except Exception as error:
+            self.record_error(f"capturing the {job.action!r} job", error)
+
+    def register_jobs(self) -> None:
+        """Start hearing of the jobs run outside SQL executions (by :func:`enable`); capture of
+        SQL actions goes on without them if that fails."""
+        if self.jobs is None:
+            return
+        try:
+            self.jobs.register(self.spark)
+        except Exception as error:
+            self.jobs = None
+            self.record_error("listening to Spark's jobs (RDD actions are not captured)", error)
+
+    def _wait_for_jobs(self, timeout: float | None) -> None:
+        """Wait until the jobs that ended so far are captured (within the close budget)."""
+        if self.jobs is None:
+            return
+        try:
+            self.jobs.wait_delivered(self._budget(timeout))
+        except Exception:  # Spark stopped: its jobs were handed over before it stopped
+            log.debug("could not wait for Spark's jobs", exc_info=True)
+
+    def _stop_jobs(self, timeout: float | None) -> None:
+        if self.jobs is None:
+            return
+        try:
+            self.jobs.unregister(self.spark, self._budget(timeout))
+        except Exception:  # Spark already stopped: nothing to unregister from
+            log.debug("could not unregister the job listener (Spark stopped?)", exc_info=True)
+
+    def _budget(self, timeout: float | None) -> float:
+        return self.emitter.close_timeout if timeout is None else timeout
 
     def _emit_application(self, event_type: str, error: BaseException | None = None) -> None:
         producer = self.config.producer
@@ -626,6 +686,7 @@ def enable(
         }
         handle._emit_application("START")
         handle.listener.register(spark)
+        handle.register_jobs()
         if not handle.every_session:
             _say_only_this_session()
         handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action

@@ -3,7 +3,8 @@
 
 :class:`ScanFacts` say what a scan read, :class:`WriteFacts` what a write command wrote,
 :class:`ChangeFacts` what a statement changed otherwise (CREATE, DROP, TRUNCATE, LOAD DATA, a
-JDBC write, ...); :class:`JdbcSource` is the database and table of a JDBC read or write.
+JDBC write, ...); :class:`JdbcSource` is the database and table of a JDBC read or write;
+:class:`RddJobFacts` what a Spark job run outside SQL (an RDD action) read and wrote.
 Tests of the translation build these directly, with no JVM.
 """
 
@@ -126,3 +127,46 @@ class ChangeFacts:
     location_guessed: bool = False
     """The table's location was not known before it was dropped or renamed: the catalog's
     default location stands for it."""
+
+
+@dataclass(frozen=True)
+class RddWriteFacts:
+    """Where a Hadoop write of an RDD put its files (``saveAsTextFile``, ``saveAsHadoopFile``,
+    ``saveAsPickleFile``...)."""
+
+    path: str | None
+    """The output directory, qualified (``file:/out``); None when the write's configuration
+    names none (an output format that writes to a database, say)."""
+    output_format: str | None = None
+    """The output format's class, as the write's configuration names it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RddJobFacts:
+    """A Spark job run outside any SQL execution (an RDD action), as plain data."""
+
+    job_id: int
+    action: str
+    """The Spark method the job's call site names (``saveAsTextFile``, ``count``, ``runJob``)."""
+    started_ms: int
+    ended_ms: int
+    called_by_script: bool = False
+    """PySpark says the script's own call of an RDD action ran the job (it gives those the
+    script's call site: ``count at daily.py:31``)."""
+    reads: tuple[ScanFacts, ...] = ()
+    """The files its RDDs read: one per Hadoop input path (``source`` the RDD's class), one
+    per DataFrame scan turned into an RDD (``source`` ``FileScanRDD``)."""
+    writes: tuple[RddWriteFacts, ...] = ()
+    unnamed: tuple[str, ...] = ()
+    """The classes of the RDDs it read that name no dataset capture knows (a checkpoint, a
+    JDBC query, an RDD of a library's own)."""
+    failed: bool = False
+    error_message: str | None = None
+    stack_trace: str | None = None
+    lost: bool = False
+    """The job ended before capture saw it start, so its RDDs could not be read: nothing but
+    its call site and end is known."""
+    type_check: bool = False
+    """The job is PySpark's look at a first element as it converts between Python objects and
+    Hadoop's writables (before ``saveAsSequenceFile``, as ``sequenceFile`` reads): part of the
+    save or of the read's own actions, not an action."""

@@ -26,6 +26,10 @@ Which module holds what:
   application to capture, through the package's one Java class (``java/``, compiled into
   ``classes/`` by the build: it forwards the end of each SQL execution and drops every other
   listener event in the JVM);
+- ``_jobs``: ``JobListener``, which hands the jobs run outside SQL executions (RDD actions)
+  to capture, through a second instance of the Java class on a queue of its own;
+- ``_rdds``: what such a job read and wrote, from its RDD graph (``job_facts``), and what the
+  RDD under a DataFrame read (``rdd_reads``, for a plan's RDD scans);
 - ``_connect``: Spark Connect as the server's JVM knows it: which client session a query ran
   in, its settings and end, the server's port, and stopping it;
 - ``_session``: a session's identity and conf, Spark Connect detection, the listener bus, and
@@ -61,6 +65,7 @@ from openlineage_subset.spark._jvm._failures import (
     executed_plan_made,
     named_relations,
 )
+from openlineage_subset.spark._jvm._jobs import JobListener
 from openlineage_subset.spark._jvm._plans import PlanFacts, plan_facts, scan_facts
 from openlineage_subset.spark._jvm._session import (
     ActionListener,
@@ -94,6 +99,7 @@ __all__ = [
     "ApplicationListener",
     "CatalogWatch",
     "ConnectSession",
+    "JobListener",
     "OnAction",
     "PlanFacts",
     "SparkConnectNotSupportedError",

@@ -18,12 +18,17 @@ Without the compiled class (a wheel built where there was no Java compiler)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from openlineage_subset.producer._secrets import scrubbed_logger
-from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, java_class
+from openlineage_subset.spark._jvm._bridge import (
+    JavaObject,
+    JvmCallback,
+    java_class,
+    once_per_jvm,
+)
 from openlineage_subset.spark._jvm._connect import SESSION_CLOSED
 from openlineage_subset.spark._jvm._session import OnAction
 
@@ -98,30 +103,7 @@ class ApplicationListener(JvmCallback):
 
     def register(self, spark: Any) -> None:
         """Listen to the application of ``spark`` (a classic session) from now on."""
-        from pyspark import java_gateway  # noqa: PLC0415  (pyspark is optional)
-
-        gateway = spark.sparkContext._gateway
-        # Typed loosely on purpose: pyspark types the function in some versions, not others.
-        start_callback_server: Any = java_gateway.ensure_callback_server_started
-        start_callback_server(gateway)
-        interface = java_class("java.lang.Class").forName(LISTENER_INTERFACE)
-        spark_loader = interface.getClassLoader()
-        urls = gateway.new_array(java_class("java.net.URL"), 1)
-        urls[0] = java_class("java.net.URL")(CLASSES.as_uri() + "/")
-        loader = java_class("java.net.URLClassLoader")(urls, spark_loader)
-        names = gateway.new_array(java_class("java.lang.String"), 2)
-        names[0], names[1] = EXECUTION_END, SESSION_CLOSED
-        arguments = gateway.new_array(java_class("java.lang.Object"), 2)
-        # py4j turns a Python object into its JVM proxy in a call, not in an array's element:
-        # one call that returns its argument makes the proxy a JVM reference first.
-        arguments[0] = java_class("java.util.Objects").requireNonNull(self)
-        arguments[1] = names
-        forwarder = loader.loadClass(FORWARDER).getConstructors()[0].newInstance(arguments)
-        interfaces = gateway.new_array(java_class("java.lang.Class"), 1)
-        interfaces[0] = interface
-        proxy = java_class("java.lang.reflect.Proxy").newProxyInstance(
-            spark_loader, interfaces, forwarder
-        )
+        proxy, _ = forwarder_proxy(spark, self, (EXECUTION_END, SESSION_CLOSED))
         spark.sparkContext._jsc.sc().listenerBus().addToQueue(proxy, QUEUE)
         self._proxy = proxy
 
@@ -132,3 +114,47 @@ class ApplicationListener(JvmCallback):
 
     class Java:
         implements: ClassVar[list[str]] = ["java.util.function.Consumer"]
+
+
+def forwarder_proxy(
+    spark: Any, consumer: JvmCallback, event_names: Sequence[str], scheduler: JavaObject = None
+) -> tuple[JavaObject, JavaObject]:
+    """A ``SparkListenerInterface`` proxy handled by the package's Java class, which hands the
+    events named (and, given Spark's DAGScheduler, the jobs run outside SQL executions) to
+    ``consumer`` (a ``java.util.function.Consumer`` in Python); and that handler.
+    """
+    from pyspark import java_gateway  # noqa: PLC0415  (pyspark is optional)
+
+    gateway = spark.sparkContext._gateway
+    # Typed loosely on purpose: pyspark types the function in some versions, not others.
+    start_callback_server: Any = java_gateway.ensure_callback_server_started
+    start_callback_server(gateway)
+    interface = java_class("java.lang.Class").forName(LISTENER_INTERFACE)
+    spark_loader = interface.getClassLoader()
+
+    def load() -> JavaObject:
+        urls = gateway.new_array(java_class("java.net.URL"), 1)
+        urls[0] = java_class("java.net.URL")(CLASSES.as_uri() + "/")
+        return java_class("java.net.URLClassLoader")(urls, spark_loader).loadClass(FORWARDER)
+
+    # One class per JVM: py4j keeps the methods it called by class name, so a second class of
+    # the same name (another loader's) would be called with the first one's methods.
+    forwarder_class = once_per_jvm(FORWARDER, load)
+    names = gateway.new_array(java_class("java.lang.String"), len(event_names))
+    for index, name in enumerate(event_names):
+        names[index] = name
+    arguments = gateway.new_array(java_class("java.lang.Object"), 3)
+    # py4j turns a Python object into its JVM proxy in a call, not in an array's element:
+    # one call that returns its argument makes the proxy a JVM reference first.
+    arguments[0] = java_class("java.util.Objects").requireNonNull(consumer)
+    arguments[1] = names
+    arguments[2] = scheduler
+    constructors = forwarder_class.getConstructors()
+    constructor = next(c for c in constructors if c.getParameterCount() == 3)
+    forwarder = constructor.newInstance(arguments)
+    interfaces = gateway.new_array(java_class("java.lang.Class"), 1)
+    interfaces[0] = interface
+    proxy = java_class("java.lang.reflect.Proxy").newProxyInstance(
+        spark_loader, interfaces, forwarder
+    )
+    return proxy, forwarder

@@ -101,6 +101,12 @@ def strings_of(collection: JavaObject) -> tuple[str, ...]:
     return tuple(str(collection.apply(index)) for index in range(size))
 
 
+def strings_of_array(array: JavaObject) -> tuple[str, ...]:
+    """The text (``toString``) of each element of a JVM array, in three round trips whatever
+    its length (see :func:`strings_of`)."""
+    return strings_of(java_member("scala.Predef", "genericWrapArray")(array))
+
+
 def string_of(value: JavaObject) -> str:
     """``ScalaRunTime.stringOf``: one string for a whole array or collection, in one call."""
     return str(java_class("scala.runtime.ScalaRunTime").stringOf(value))
@@ -129,13 +135,22 @@ def qualified_path(jsession: JavaObject, path: str, *, local: bool = False) -> s
     ``local=True`` resolves on the driver's local file system (``LOAD DATA LOCAL``,
     ``INSERT OVERWRITE LOCAL DIRECTORY``).
     """
-    hadoop_path = java_class("org.apache.hadoop.fs.Path")(path)
     conf = jsession.sessionState().newHadoopConf()
     if local:
+        hadoop_path = java_class("org.apache.hadoop.fs.Path")(path)
         filesystem = java_class("org.apache.hadoop.fs.FileSystem").getLocal(conf)
-    else:
-        filesystem = hadoop_path.getFileSystem(conf)
-    return str(filesystem.makeQualified(hadoop_path).toString())
+        return str(filesystem.makeQualified(hadoop_path).toString())
+    return qualified_in(conf, path)
+
+
+def qualified_in(conf: JavaObject, path: str) -> str:
+    """A path as Hadoop resolves it under the configuration ``conf`` (a job's, say): its file
+    system's scheme and authority added, a relative one made absolute.
+
+    ``/tmp/out`` under the default configuration is ``file:/tmp/out``.
+    """
+    hadoop_path = java_class("org.apache.hadoop.fs.Path")(path)
+    return str(hadoop_path.getFileSystem(conf).makeQualified(hadoop_path).toString())
 
 
 class JvmCallback:

@@ -13,9 +13,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from openlineage_subset.producer._degrade import warn_once
 from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, java_class, java_member, jvm_view
 from openlineage_subset.spark._jvm._jdbc import is_jdbc_save
+from openlineage_subset.spark._jvm._rdds import rdd_reads
 from openlineage_subset.spark._jvm._scans import SCANS, Ancestors, is_dynamic, read_scan, whole_scan
 
 # What adaptive execution puts where it found a stage empty: the scans below it leave the plan.
@@ -47,6 +49,8 @@ _ACTED_ON_AT_ROOT = (
         "ReusedExchangeExec",
     }
 )
+_RDD_SCANS = frozenset({"RDDScanExec", "ExternalRDDScanExec"})
+"""Scans of the RDD a DataFrame was made of."""
 _LOCAL_LEAVES = frozenset({"LocalRelation", "Range", "OneRowRelation"})
 """Logical leaves that read no dataset."""
 _LOGICAL_COMMAND = "java.lang.Class:org.apache.spark.sql.catalyst.plans.logical.Command"
@@ -237,6 +241,9 @@ class _Collector:
         if kind == "AdaptiveSparkPlanExec":
             self._adaptive(jnode)
             return
+        if kind in _RDD_SCANS:
+            self._rdd(jnode)
+            return
         if kind in _EMPTIED_BY_AQE:
             self.emptied += 1
         if kind.endswith("QueryStageExec"):
@@ -280,6 +287,19 @@ class _Collector:
             _CACHED_PLANS.move_to_end(key)
             while len(_CACHED_PLANS) > _CACHED_PLANS_KEPT:
                 _CACHED_PLANS.popitem(last=False)
+
+    def _rdd(self, jnode: JavaObject) -> None:
+        """The files read by the RDD a DataFrame was made of (``spark.createDataFrame(rdd)``,
+        ``rdd.toDF()``): Hadoop input formats' paths, the file scans of DataFrames it came from.
+        What it read that names no dataset is said once; the plan's other scans stay."""
+        try:
+            reads = rdd_reads(jnode.rdd())
+        except Exception as error:
+            warn_once("(an RDD scan)", f"its inputs are not named: {type(error).__name__}")
+            return
+        self.scans.extend(reads.scans)
+        for kind in reads.unnamed:
+            warn_once(f"(an input read by {kind})", "left out: it names no dataset capture knows")
 
     def _adaptive(self, jnode: JavaObject) -> None:
         """An adaptive plan: its current plan, and the scans AQE dropped from its initial one.

@@ -9,12 +9,21 @@
  * drops every other event here, in the JVM: one call into Python per action, never one per
  * task. It translates nothing: what a plan read and wrote is worked out in Python.
  *
+ * Given Spark's DAGScheduler, it also hands over the jobs that run outside any SQL execution
+ * (RDD actions), once each, after the job ended: the job's start and end events and its final
+ * stage, whose RDD graph Python walks. Jobs of a SQL execution (their properties name it) are
+ * dropped here, however many adaptive execution runs. The final stage is taken from the
+ * scheduler as the job's start is dispatched, before the job can end and the scheduler forget
+ * it: on this queue's thread, which therefore never waits for Python; the hand-over to Python
+ * runs on a thread of its own, in the order the jobs ended.
+ *
  * Nothing thrown while handing an event over reaches the listener bus: Spark stops the whole
  * application when a listener throws an Error (a class py4j cannot load, a stack overflow), and
  * lineage must never break the job. What is caught is said on standard error.
  *
- * It names no Spark class, so it compiles against the JDK alone (javac --release 8) and works
- * with every Spark version whose listener interface has onOtherEvent.
+ * It names no Spark class (Spark is reached by reflection), so it compiles against the JDK
+ * alone (javac --release 8) and works with every Spark version whose listener interface has
+ * onOtherEvent, onJobStart and onJobEnd.
  */
 package openlineage_subset.jvm;
 
@@ -22,20 +31,55 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 public final class ListenerEventForwarder implements InvocationHandler {
+    /** The job property Spark sets on every job a SQL execution runs. */
+    private static final String EXECUTION_ID = "spark.sql.execution.id";
+
     private final Consumer<Object> consumer;
     private final Set<String> forwarded;
+    private final Object scheduler;
+    /** The jobs started outside SQL executions and not ended yet: {start, stage, end, problem}. */
+    private final Map<Object, Object[]> jobs = new ConcurrentHashMap<>();
+    private final ExecutorService delivery;
 
     /**
      * @param consumer what receives the forwarded events
      * @param eventClassNames the full class names of the events to forward
      */
     public ListenerEventForwarder(Consumer<Object> consumer, String[] eventClassNames) {
+        this(consumer, eventClassNames, null);
+    }
+
+    /**
+     * @param consumer what receives the forwarded events, and each job as an Object[] of its
+     *     start event, its final stage (null when it could not be read), its end event and why
+     *     the stage could not be read (a String, or null)
+     * @param eventClassNames the full class names of the events to forward
+     * @param scheduler Spark's DAGScheduler, to forward the jobs run outside SQL executions;
+     *     null forwards no job
+     */
+    public ListenerEventForwarder(
+            Consumer<Object> consumer, String[] eventClassNames, Object scheduler) {
         this.consumer = consumer;
         this.forwarded = new HashSet<>(Arrays.asList(eventClassNames));
+        this.scheduler = scheduler;
+        this.delivery = scheduler == null ? null : Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "openlineage-subset-jobs");
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     @Override
@@ -51,17 +95,107 @@ public final class ListenerEventForwarder implements InvocationHandler {
             }
             return "openlineage-subset listener";
         }
-        if ("onOtherEvent".equals(name) && args != null && args.length == 1 && args[0] != null
-                && forwarded.contains(args[0].getClass().getName())) {
-            try {
-                consumer.accept(args[0]);
-            } catch (VirtualMachineError fatal) {
-                throw fatal;  // out of memory: the JVM cannot go on either way
-            } catch (Throwable error) {
-                System.err.println("openlineage-subset: lineage capture of a Spark event failed"
-                        + " (the job goes on): " + error);
+        if (args == null || args.length != 1 || args[0] == null) {
+            return null;
+        }
+        try {
+            if ("onOtherEvent".equals(name)) {
+                if (forwarded.contains(args[0].getClass().getName())) {
+                    consumer.accept(args[0]);
+                }
+            } else if (scheduler != null && "onJobStart".equals(name)) {
+                jobStarted(args[0]);
+            } else if (scheduler != null && "onJobEnd".equals(name)) {
+                jobEnded(args[0]);
             }
+        } catch (VirtualMachineError fatal) {
+            throw fatal;  // out of memory: the JVM cannot go on either way
+        } catch (Throwable error) {
+            say(error);
         }
         return null;  // every method of a Spark listener returns nothing
+    }
+
+    /**
+     * Waits until every job ended so far has been handed over (or the time is up).
+     *
+     * @return whether they all were
+     */
+    public boolean awaitDelivered(long timeoutMillis) {
+        if (delivery == null) {
+            return true;
+        }
+        try {
+            Future<?> marker = delivery.submit(() -> { });
+            marker.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (RejectedExecutionException stopped) {
+            return true;
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (TimeoutException | java.util.concurrent.ExecutionException notYet) {
+            return false;
+        }
+    }
+
+    /** Hands over no more jobs (those already ended still are); the thread then ends. */
+    public void stop() {
+        jobs.clear();
+        if (delivery != null) {
+            delivery.shutdown();
+        }
+    }
+
+    private void jobStarted(Object start) throws ReflectiveOperationException {
+        Object properties = call(start, "properties");
+        if (properties instanceof Properties
+                && ((Properties) properties).getProperty(EXECUTION_ID) != null) {
+            return;  // part of a SQL execution: its action is captured at the execution's end
+        }
+        Object stage = null;
+        String problem = null;
+        try {
+            Object active = call(call(scheduler, "jobIdToActiveJob"), "get", call(start, "jobId"));
+            if (Boolean.TRUE.equals(call(active, "isDefined"))) {
+                stage = call(call(active, "get"), "finalStage");
+            }
+        } catch (ReflectiveOperationException | RuntimeException error) {
+            problem = String.valueOf(error);
+        }
+        jobs.put(call(start, "jobId"), new Object[] {start, stage, null, problem});
+    }
+
+    private void jobEnded(Object end) throws ReflectiveOperationException {
+        Object[] job = jobs.remove(call(end, "jobId"));
+        if (job == null) {
+            return;  // a job of a SQL execution, or one that started before this listener
+        }
+        job[2] = end;
+        delivery.execute(() -> {
+            try {
+                consumer.accept(job);
+            } catch (VirtualMachineError fatal) {
+                throw fatal;
+            } catch (Throwable error) {
+                say(error);
+            }
+        });
+    }
+
+    /** A public method of {@code target} by name, called with {@code arguments}. */
+    private static Object call(Object target, String name, Object... arguments)
+            throws ReflectiveOperationException {
+        for (Method method : target.getClass().getMethods()) {
+            if (method.getName().equals(name) && method.getParameterCount() == arguments.length) {
+                return method.invoke(target, arguments);
+            }
+        }
+        throw new NoSuchMethodException(target.getClass().getName() + "." + name);
+    }
+
+    private static void say(Throwable error) {
+        System.err.println("openlineage-subset: lineage capture of a Spark event failed"
+                + " (the job goes on): " + error);
     }
 }

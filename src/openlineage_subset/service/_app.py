@@ -36,7 +36,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openlineage_subset._validate import validate
-from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
+from openlineage_subset.lineage._arguments import (
+    LineageQueryError,
+    count_from_text,
+    partition_from_text,
+)
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._events import parse
 from openlineage_subset.lineage._history import dataset_partitions, history
@@ -310,12 +314,7 @@ class _Arguments:
 
     def number(self, name: str, default: int | None = None) -> int | None:
         text = self.one(name)
-        if text is None:
-            return default
-        try:
-            return int(text)
-        except ValueError:
-            raise LineageQueryError(f"{name} must be a whole number, got {text!r}") from None
+        return default if text is None else count_from_text(name, text)
 
 
 def _issues(body: bytes, message: str | None) -> list[str]:

@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from openlineage_subset._printable import printable_json
 from openlineage_subset.lineage._arguments import (
     LineageQueryError,
     count_from_text,
@@ -283,7 +284,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
 
 
 def _json(value: Any) -> str:
-    return indented_json(value, ensure_ascii=False) + "\n"
+    return printable_json(indented_json(value, ensure_ascii=False)) + "\n"
 
 
 class UiGate:

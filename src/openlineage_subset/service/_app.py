@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset._printable import printable_json
+from openlineage_subset._printable import printable, printable_json
 from openlineage_subset._validate import validate
 from openlineage_subset.lineage._arguments import (
     LineageQueryError,
@@ -366,7 +366,7 @@ def _json_on_failure(
         try:
             return await handler(request)
         except Exception as error:
-            where = f"{request.method} {request.url.path}"
+            where = printable(f"{request.method} {request.url.path}")
             _LOG.exception("%s failed unexpectedly", where)
             return _error(
                 500,

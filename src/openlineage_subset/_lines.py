@@ -28,6 +28,9 @@ from openlineage_subset._issues import json_path
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 """The longest line a reader takes by default: 16 MiB, sixteen of the largest event this
 package writes by default."""
+LARGEST_LINE_LIMIT = 4 << 30
+"""The largest line limit taken (4G): more is no limit in practice, and a number past what a
+read can be asked for would be a failure of ours, not a refusal."""
 MAX_LINE_BYTES_VARIABLE = "OL_SUBSET_MAX_LINE_BYTES"
 RAISE_IT = f"raise the limit with --max-line-bytes or ${MAX_LINE_BYTES_VARIABLE}"
 _SKIPPED_LINES = 64
@@ -71,8 +74,8 @@ def parse_max_line_bytes(text: str) -> int:
         value = int(number) * unit
     except ValueError:
         value = 0
-    if value < 1:
-        raise ValueError(f"a number of bytes, 1 or more (such as 64M), got {text!r}")
+    if not 1 <= value <= LARGEST_LINE_LIMIT:
+        raise ValueError(f"a number of bytes, 1 or more and at most 4G (such as 64M), got {text!r}")
     return value
 
 

@@ -23,6 +23,10 @@ pytest.importorskip("starlette", reason="the serve extra: pip install 'openlinea
 pytest.importorskip("uvicorn", reason="the serve extra: pip install 'openlineage-subset[serve]'")
 
 _STARTUP_SECONDS = 30
+_LIMITED = (
+    "import resource, runpy; resource.setrlimit(resource.RLIMIT_NOFILE, ({files}, {files})); "
+    "runpy.run_module('openlineage_subset', run_name='__main__', alter_sys=True)"
+)
 
 
 def command(*args: str) -> list[str]:
@@ -52,10 +56,12 @@ class Server:
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> tuple[int, Any]:
-        """Status and JSON answer of one request."""
-        request = urllib.request.Request(
-            self.url + path, data=body, method=method, headers=dict(headers or {})
-        )
+        """Status and JSON answer of one request (a body is sent as JSON unless ``headers``
+        say otherwise: urllib would call it a form)."""
+        given = dict(headers or {})
+        if body is not None and not any(name.lower() == "content-type" for name in given):
+            given["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.url + path, data=body, method=method, headers=given)
         try:
             with urllib.request.urlopen(request, timeout=30) as answer:
                 return answer.status, json.loads(answer.read())
@@ -73,10 +79,17 @@ class Server:
         return self.process.wait(timeout=30)
 
 
-def start(db: str, *args: str, env: Mapping[str, str] | None = None) -> Server:
-    """Start ``lineage serve --db DB --port 0 ARGS`` and wait for its ready line."""
+def start(
+    db: str, *args: str, env: Mapping[str, str] | None = None, files: int | None = None
+) -> Server:
+    """Start ``lineage serve --db DB --port 0 ARGS`` and wait for its ready line; ``files``:
+    its limit of open files (``ulimit -n``)."""
+
+    started = command("lineage", "serve", "--db", db, "--port", "0", *args)
+    if files is not None:  # set by the new process itself: no preexec_fn in a threaded one
+        started[1:3] = ["-c", _LIMITED.format(files=files)]
     process = subprocess.Popen(
-        command("lineage", "serve", "--db", db, "--port", "0", *args),
+        started,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -105,8 +118,13 @@ def serve(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     the end."""
     started: list[Server] = []
 
-    def starter(*args: str, db: str | None = None, env: Mapping[str, str] | None = None) -> Server:
-        server = start(db or str(tmp_path / "lineage.db"), *args, env=env)
+    def starter(
+        *args: str,
+        db: str | None = None,
+        env: Mapping[str, str] | None = None,
+        files: int | None = None,
+    ) -> Server:
+        server = start(db or str(tmp_path / "lineage.db"), *args, env=env, files=files)
         started.append(server)
         return server
 

@@ -80,7 +80,7 @@ def test_without_the_serve_extra_it_says_how_to_install_it(
 
 def test_unusable_settings_are_one_line_each(tmp_path: Path) -> None:
     db = str(tmp_path / "l.db")
-    assert "--max-body-bytes must be 1 or more" in refused("--db", db, "--max-body-bytes", "0")
+    assert "--max-body-bytes must be between 1 and" in refused("--db", db, "--max-body-bytes", "0")
     assert "cannot read the key" in refused("--db", db, "--api-key-file", str(tmp_path / "no"))
     assert "must be printable ASCII text, not empty" in refused(
         "--db", db, env=environment(OL_SUBSET_API_KEY="")
@@ -130,3 +130,32 @@ def test_a_signal_stops_it_cleanly_with_every_acknowledged_event_stored(
     assert len(acknowledged) <= count <= len(acknowledged) + 1
     _, err = server.process.communicate()
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "low", "high"),
+    [
+        ("--port", 0, 65535),
+        ("--max-body-bytes", 1, 1 << 30),
+        ("--max-header-bytes", 1024, 1 << 20),
+        ("--header-timeout", 1, 3600),
+        ("--keep-alive", 0, 3600),
+        ("--max-connections", 1, 100_000),
+    ],
+)
+def test_every_number_option_is_bounded_in_one_line(
+    tmp_path: Path, option: str, low: int, high: int
+) -> None:
+    db = str(tmp_path / "l.db")
+    for value in (low - 1, high + 1, 10**23):
+        line = refused("--db", db, option, str(value))
+        assert line == (
+            f"ol-subset lineage serve: {option} must be between {low} and {high}, got {value}"
+        )
+    assert not Path(db).exists(), "refused before the database is made"
+
+
+@pytest.mark.parametrize("name", ["", "a b", "http://x", "x/y", "x:99999999", "\u202ex"])
+def test_an_allowed_host_that_is_no_host_name_is_refused(tmp_path: Path, name: str) -> None:
+    line = refused("--db", str(tmp_path / "l.db"), "--allowed-host", name)
+    assert "--allowed-host takes a host name or address" in line

@@ -7,13 +7,15 @@ import json
 import sqlite3
 import subprocess
 import threading
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.lineage.events import HOSTILE_NAME, pipeline_history, run, write_events
+from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run, write_events
 from tests.service.conftest import Server, command, environment
 
 QUERIES = [
@@ -103,12 +105,15 @@ def test_the_api_answers_as_the_command_line(serve: Callable[..., Server], histo
         ("/api/v1/impact", "name the dataset"),
         ("/api/v1/impact?dataset=clean&partition=day", "partition takes COLUMN=VALUE"),
         ("/api/v1/impact?dataset=clean&depth=two", "depth must be a whole number"),
-        ("/api/v1/impact?dataset=clean&depth=0", "depth must be a whole number of at least 1"),
+        (
+            "/api/v1/impact?dataset=clean&depth=0",
+            "depth must be a whole number from 1 to 1000000000",
+        ),
         ("/api/v1/impact?dataset=clean&since=soon", "not an ISO-8601 time"),
         ("/api/v1/impact?dataset=nowhere", "no dataset named 'nowhere'"),
         ("/api/v1/history?dataset=clean&since=2024-10-01", "unknown query parameter 'since'"),
         ("/api/v1/partitions?dataset=clean&dataset=raw", "given more than once"),
-        ("/api/v1/runs?limit=0", "limit must be a whole number of at least 1"),
+        ("/api/v1/runs?limit=0", "limit must be a whole number from 1 to 1000000000"),
     ],
 )
 def test_a_bad_argument_is_a_400_with_a_message(
@@ -205,3 +210,35 @@ def test_a_command_line_query_after_a_server_query_leaves_the_server_s_log_alone
     status, answer = server.get("/api/v1/impact?dataset=raw")
     assert status == 200, answer
     assert command_line_runs() == len(events) // 2
+
+
+OUT_OF_RANGE = ["9223372036854775808", "99999999999999999999999", "1000000001", "-1", "0"]
+NOT_A_COUNT = ["1e3", "+1", "1_0", " 1", "\u0663", "1.0", "x" * 5000]
+
+
+def test_every_number_argument_is_bounded_a_400_never_a_500(
+    serve: Callable[..., Server], history_db: str
+) -> None:
+    server = serve(db=history_db)
+    numbers = [
+        ("/api/v1/impact?dataset=clean&", "depth"),
+        ("/api/v1/provenance?dataset=clean&", "depth"),
+        ("/api/v1/runs?", "limit"),
+    ]
+    for path, name in numbers:
+        for value in [*OUT_OF_RANGE, *NOT_A_COUNT]:
+            asked = path + urllib.parse.urlencode({name: value})
+            status, answer = server.get(asked)
+            assert status == 400, (asked, answer)
+            assert answer["error"].startswith(f"{name} must be a whole number from 1 to 1000000000")
+        assert server.get(path + f"{name}=1000000000")[0] == 200, "the largest is answered"
+    # the UI's answer page, as its form sends a depth
+    for value in OUT_OF_RANGE:
+        page = f"/answer?namespace=file&name={urllib.parse.quote(LAKE)}/clean&depth={value}"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server.url + page, timeout=30)
+        assert refused.value.code == 400
+        assert "depth must be a whole number from 1 to 1000000000" in refused.value.read().decode()
+    server.stop()
+    _, err = server.process.communicate()
+    assert "Traceback" not in err and "failed unexpectedly" not in err

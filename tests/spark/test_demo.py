@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 
 from openlineage_subset import validate
 from tests.spark.conftest import dims, partition_dirs
+from tests.spark.listening import beyond_loopback, listening
 
 pytestmark = pytest.mark.spark
 
@@ -31,6 +33,8 @@ class DemoRun:
     workdir: Path
     cwd: Path
     done: subprocess.CompletedProcess[str]
+    sockets: set[tuple[str, int]]
+    """Every TCP socket the demo (and Spark's JVM) listened on while it ran, as seen."""
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -42,15 +46,20 @@ class DemoRun:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     workdir = tmp_path_factory.mktemp("demo")
     cwd = tmp_path_factory.mktemp("cwd")
-    done = subprocess.run(
-        [sys.executable, "-m", "openlineage_subset", "demo", "--workdir", str(workdir)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-        check=False,
+    command = [sys.executable, "-m", "openlineage_subset", "demo", "--workdir", str(workdir)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
     )
-    return DemoRun(workdir, cwd, done)
+    sockets: set[tuple[str, int]] = set()
+    outputs: list[tuple[str, str]] = []
+    reader = threading.Thread(target=lambda: outputs.append(process.communicate(timeout=600)))
+    reader.start()
+    while reader.is_alive():  # the sockets of the demo and its JVM while Spark runs
+        sockets |= listening(process.pid)
+        reader.join(timeout=0.2)
+    ((out, err),) = outputs
+    done = subprocess.CompletedProcess(command, process.returncode, out, err)
+    return DemoRun(workdir, cwd, done, sockets)
 
 
 def _completed_with(events: list[dict[str, Any]], side: str, root: Path) -> list[dict[str, Any]]:
@@ -88,6 +97,11 @@ def test_the_demo_succeeds_and_says_all_events_are_valid(demo: DemoRun) -> None:
     assert demo.done.returncode == 0, demo.done.stderr[-3000:]
     assert "Traceback" not in demo.done.stderr
     assert f"written to {demo.workdir / 'events.jsonl'}, all valid (strict)" in demo.done.stdout
+
+
+def test_the_demos_spark_listens_on_loopback_only(demo: DemoRun) -> None:
+    assert len(demo.sockets) >= 2, f"the driver and its block manager: {demo.sockets}"
+    assert beyond_loopback(demo.sockets) == set()
 
 
 def test_the_demo_writes_nothing_in_the_current_directory(demo: DemoRun) -> None:

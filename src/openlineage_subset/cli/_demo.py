@@ -43,6 +43,7 @@ from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
 from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable
 from openlineage_subset.spark._errors import first_error_line, spark_errors
+from openlineage_subset.spark._loopback import local_session_on_loopback
 
 if TYPE_CHECKING:  # the spark extra is imported where used: this module imports without it
     from pyspark.sql import DataFrame, SparkSession
@@ -202,7 +203,7 @@ def _local_spark(paths: DemoPaths) -> Iterator[SparkSession]:
     """A local SparkSession whose warehouse, metastore and Derby files are in the work directory."""
     from pyspark.sql import SparkSession  # noqa: PLC0415
 
-    spark = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName(APP_NAME)
         .config("spark.ui.enabled", "false")
@@ -215,8 +216,9 @@ def _local_spark(paths: DemoPaths) -> Iterator[SparkSession]:
         )
         .config("spark.driver.extraJavaOptions", _java_options(paths))
         .enableHiveSupport()
-        .getOrCreate()
     )
+    with local_session_on_loopback(builder):  # the driver on 127.0.0.1, not the network
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
         yield spark

@@ -2,8 +2,8 @@
 
 Checks what it is given before anything listens: the extra installed, one API key at most (an
 option, a file or ``OL_SUBSET_API_KEY``), a key for any address but loopback unless
-``--insecure``, a body limit of at least 1 byte, an address it can listen on, a usable database.
-Each refusal is one line on standard error and exit status 2.
+``--insecure``, every number within its bounds, the names of ``--allowed-host``, an address it
+can listen on, a usable database. Each refusal is one line on standard error and exit status 2.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import argparse
 import importlib.util
 import ipaddress
 import os
+import re
 import sys
 from typing import Any
 
@@ -22,6 +23,21 @@ DEFAULT_MAX_BODY = 4 * 1024 * 1024
 """The largest event a request may carry, in bytes, before and after decompression."""
 KEY_VARIABLE = "OL_SUBSET_API_KEY"
 _EXTRA_HINT = "pip install 'openlineage-subset[serve]'"
+# The defaults of service/_connections.py, which needs the extra: a test keeps them equal.
+DEFAULT_HEADER_BYTES = 32 * 1024
+DEFAULT_HEADER_TIMEOUT = 10
+DEFAULT_KEEP_ALIVE = 5
+DEFAULT_CONNECTIONS = 1000
+_BOUNDS = {
+    "port": (0, 65535),
+    "max_body_bytes": (1, 1 << 30),
+    "max_header_bytes": (1024, 1 << 20),
+    "header_timeout": (1, 3600),
+    "keep_alive": (0, 3600),
+    "max_connections": (1, 100_000),
+}
+"""Each number option's smallest and largest value."""
+_HOST_NAME = re.compile(r"[A-Za-z0-9._-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
 def add_serve_parser(actions: Any) -> None:
@@ -43,6 +59,15 @@ def add_serve_parser(actions: Any) -> None:
     serve.add_argument(
         "--port", type=int, default=5000, help="port to listen on (5000; 0: a free one)"
     )
+    serve.add_argument(
+        "--allowed-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a name requests may give as Host (and pages as Origin) besides the address "
+        "listened on (and localhost, 127.0.0.1, [::1] on loopback): NAME with any port, or "
+        "NAME:PORT; repeat for each (a name behind a proxy)",
+    )
     key = serve.add_mutually_exclusive_group()
     key.add_argument(
         "--api-key",
@@ -62,6 +87,39 @@ def add_serve_parser(actions: Any) -> None:
         default=DEFAULT_MAX_BODY,
         help=f"the largest event accepted, before and after gzip (default {DEFAULT_MAX_BODY})",
     )
+    serve.add_argument(
+        "--max-header-bytes",
+        metavar="N",
+        type=int,
+        default=DEFAULT_HEADER_BYTES,
+        help="the largest request line and headers, answered 431 beyond (default "
+        f"{DEFAULT_HEADER_BYTES}; at most 100 headers)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        metavar="SECONDS",
+        type=int,
+        default=DEFAULT_HEADER_TIMEOUT,
+        help="close a connection whose request line and headers are not complete this long "
+        "after they start, or whose body stops arriving for as long "
+        f"(default {DEFAULT_HEADER_TIMEOUT})",
+    )
+    serve.add_argument(
+        "--keep-alive",
+        metavar="SECONDS",
+        type=int,
+        default=DEFAULT_KEEP_ALIVE,
+        help=f"close a connection idle this long between requests (default {DEFAULT_KEEP_ALIVE})",
+    )
+    serve.add_argument(
+        "--max-connections",
+        metavar="N",
+        type=int,
+        default=DEFAULT_CONNECTIONS,
+        help="connections open at most (default "
+        f"{DEFAULT_CONNECTIONS}, and at most half of ulimit -n); one more closes the one idle "
+        "longest",
+    )
     serve.set_defaults(handler=serve_command)
 
 
@@ -78,19 +136,45 @@ def serve_command(args: argparse.Namespace) -> int:
             f"--host {args.host} is reachable from other machines: give an API key "
             f"(--api-key, --api-key-file or {KEY_VARIABLE}), or --insecure to serve without one"
         )
-    if args.max_body_bytes < 1:
-        return _fail(f"--max-body-bytes must be 1 or more, got {args.max_body_bytes}")
-    if not 0 <= args.port <= 65535:
-        return _fail(f"--port must be between 0 and 65535, got {args.port}")
+    for name, (low, high) in _BOUNDS.items():
+        value = getattr(args, name)
+        if not low <= value <= high:
+            option = "--" + name.replace("_", "-")
+            return _fail(f"{option} must be between {low} and {high}, got {value}")
+    for name in args.allowed_host:
+        if not _HOST_NAME.fullmatch(name):
+            return _fail(
+                f"--allowed-host takes a host name or address, with a port or not "
+                f"(lineage.example.com, lineage.example.com:8443), got {name!r}"
+            )
     # Imported here: the other commands run without the serve extra.
-    from openlineage_subset.service import ServiceError, listen, serve  # noqa: PLC0415
+    from openlineage_subset.service import (  # noqa: PLC0415
+        ConnectionLimits,
+        ServiceError,
+        listen,
+        serve,
+    )
 
+    limits = ConnectionLimits(
+        header_bytes=args.max_header_bytes,
+        header_timeout=args.header_timeout,
+        keep_alive=args.keep_alive,
+        connections=args.max_connections,
+    )
     try:
         sock = listen(args.host, args.port)
     except ServiceError as error:
         return _fail(str(error))
     try:
-        serve(args.db, sock, api_key=api_key, max_body=args.max_body_bytes)
+        serve(
+            args.db,
+            sock,
+            api_key=api_key,
+            max_body=args.max_body_bytes,
+            host=args.host,
+            allowed_hosts=args.allowed_host,
+            limits=limits,
+        )
     except LineageDatabaseError as error:
         return _fail(str(error))
     return EXIT_OK

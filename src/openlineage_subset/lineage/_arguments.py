@@ -1,5 +1,6 @@
 """What every lineage query checks before it reads anything: the database it is given, the
-partition asked about, ``since`` and ``depth``; and :class:`LineageQueryError`, what a query
+partition asked about, ``since``, ``depth`` and ``limit`` (a count from 1 to
+:data:`LARGEST_COUNT`, also when given as text); and :class:`LineageQueryError`, what a query
 raises for a question it cannot answer as asked (:class:`UnknownPartitionColumnError`: a
 partition column the dataset never had)."""
 
@@ -15,6 +16,10 @@ from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import normal_time
 
 _NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+LARGEST_COUNT = 1_000_000_000
+"""The largest ``depth`` or ``limit`` a query takes: more is no limit in practice, and a number
+the database cannot hold (over 2**63 - 1) would be a failure of ours, not a refusal."""
+_COUNT = f"a whole number from 1 to {LARGEST_COUNT}"
 
 
 class LineageQueryError(ValueError):
@@ -114,15 +119,53 @@ def checked_since(since: str | _dt.datetime | None) -> str | None:
     return found
 
 
+def checked_count(name: str, value: int | None) -> int | None:
+    """``value`` when it is None (no limit) or a whole number from 1 to :data:`LARGEST_COUNT`;
+    ``name``: the argument, as the error names it.
+
+    >>> checked_count("depth", 2)
+    2
+    >>> checked_count("limit", 10**20)
+    Traceback (most recent call last):
+    ...
+    openlineage_subset.lineage._arguments.LineageQueryError: limit must be a whole number \
+from 1 to 1000000000, got 100000000000000000000
+    """
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= LARGEST_COUNT
+    ):
+        raise LineageQueryError(f"{name} must be {_COUNT}, got {value!r}")
+    return value
+
+
+def count_from_text(name: str, text: str) -> int:
+    """The count written ``text`` (ASCII digits, as a query parameter or an option gives it),
+    checked as :func:`checked_count` checks it; ``name``: the argument, as the error names it.
+
+    >>> count_from_text("limit", "50")
+    50
+    >>> count_from_text("depth", "\u0663")
+    Traceback (most recent call last):
+    ...
+    openlineage_subset.lineage._arguments.LineageQueryError: depth must be a whole number \
+from 1 to 1000000000, got '\u0663'
+    """
+    # Digits only, and few of them: int() also reads '+1', ' 1', '1_000' and other scripts'
+    # digits, and spends quadratic time on thousands of them.
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(LARGEST_COUNT))):
+        raise LineageQueryError(f"{name} must be {_COUNT}, got {text!r}")
+    found = checked_count(name, int(text))
+    assert found is not None
+    return found
+
+
 def checked_depth(depth: int | None) -> int | None:
-    """``depth`` when it is None (no limit) or a whole number of at least 1.
+    """``depth`` when it is None (no limit) or a whole number from 1 to :data:`LARGEST_COUNT`.
 
     >>> checked_depth(2)
     2
     """
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
-        raise LineageQueryError(f"depth must be a whole number of at least 1, got {depth!r}")
-    return depth
+    return checked_count("depth", depth)
 
 
 def checked_partition(partition: Mapping[str, str | None] | None) -> dict[str, str | None] | None:

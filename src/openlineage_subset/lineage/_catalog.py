@@ -8,7 +8,7 @@ import json
 import os
 from typing import Any
 
-from openlineage_subset.lineage._arguments import LineageQueryError, open_store
+from openlineage_subset.lineage._arguments import LineageQueryError, checked_count, open_store
 from openlineage_subset.lineage._model import DatasetRef, RunRef
 from openlineage_subset.lineage._rendering import rendered as _rendered
 from openlineage_subset.lineage._store import LineageStore
@@ -118,8 +118,7 @@ def runs(
     """The runs of the database (of the job named ``job``, ``NAMESPACE.NAME`` or its name
     alone), the most recently started first, at most ``limit`` of them (None: all); each with
     what it read and wrote."""
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise LineageQueryError(f"limit must be a whole number of at least 1, got {limit!r}")
+    checked_count("limit", limit)
     if job is not None and (not isinstance(job, str) or not job):
         raise LineageQueryError("job: name the job (its name, or NAMESPACE.NAME)")
     store, close = open_store(db)

@@ -30,7 +30,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset._lines import RAISE_IT, LongLine, max_line_bytes, read_at_most, read_lines
+from openlineage_subset._lines import (
+    LARGEST_LINE_LIMIT,
+    RAISE_IT,
+    LongLine,
+    max_line_bytes,
+    read_at_most,
+    read_lines,
+)
 from openlineage_subset.lineage._events import (
     EVENT,
     INVALID,
@@ -394,8 +401,15 @@ def _lines(
 
 
 def _line_limit(given: int | None) -> int:
-    if given is not None and (isinstance(given, bool) or not isinstance(given, int) or given < 1):
-        raise ValueError(f"max_line_bytes is a number of bytes, 1 or more; got {given!r}")
+    if given is not None and (
+        isinstance(given, bool)
+        or not isinstance(given, int)
+        or not 1 <= given <= LARGEST_LINE_LIMIT
+    ):
+        raise ValueError(
+            f"max_line_bytes is a number of bytes, 1 or more and at most {LARGEST_LINE_LIMIT}; "
+            f"got {given!r}"
+        )
     return max_line_bytes(given)
 
 

@@ -5,6 +5,8 @@ Needs the ``serve`` extra (Starlette, uvicorn); imported by ``ol-subset lineage 
 - :mod:`._app`: the ASGI application (``POST /api/v1/lineage``, ``GET /api/v1/...``);
 - :mod:`._sink`: the one writer thread storing posted events as ``ingest`` does;
 - :mod:`._run`: listening, the ready line, a clean stop on SIGTERM or SIGINT;
+- :mod:`._guard`: the Host, Origin and Content-Type every request is checked for first;
+- :mod:`._connections`: uvicorn's HTTP protocol with bounded heads, time and connections;
 - :mod:`._ui`, :mod:`._pages`, :mod:`._details`: the web UI at ``/`` (``static/``: its style
   sheet and script).
 
@@ -12,7 +14,18 @@ docs/serve.md describes the endpoints.
 """
 
 from openlineage_subset.service._app import make_app
+from openlineage_subset.service._connections import ConnectionLimits
+from openlineage_subset.service._guard import AllowedHosts
 from openlineage_subset.service._run import ServiceError, listen, serve
 from openlineage_subset.service._sink import EventSink, Outcome
 
-__all__ = ["EventSink", "Outcome", "ServiceError", "listen", "make_app", "serve"]
+__all__ = [
+    "AllowedHosts",
+    "ConnectionLimits",
+    "EventSink",
+    "Outcome",
+    "ServiceError",
+    "listen",
+    "make_app",
+    "serve",
+]

@@ -35,8 +35,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from openlineage_subset._printable import printable, printable_json
 from openlineage_subset._validate import validate
-from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
+from openlineage_subset.lineage._arguments import (
+    LineageQueryError,
+    count_from_text,
+    partition_from_text,
+)
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._events import parse
 from openlineage_subset.lineage._history import dataset_partitions, history
@@ -83,7 +88,7 @@ def make_app(
                 return _error(400, str(error))
             except LineageDatabaseError as error:
                 return _error(503, str(error))
-            return JSONResponse(report.as_json())
+            return _JsonAnswer(report.as_json())
 
         return answer
 
@@ -271,10 +276,20 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
 
 
 def _json_bytes(content: Any) -> bytes:
-    """``content`` as :class:`~starlette.responses.JSONResponse` spells it."""
-    return json.dumps(
+    """``content`` as :class:`~starlette.responses.JSONResponse` spells it, but each character
+    that does not print as itself written as its escape (the same JSON value): an answer shown
+    in a browser or a terminal does not reorder or hide text."""
+    encoded = json.dumps(
         content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-    ).encode("utf-8")
+    )
+    return printable_json(encoded).encode("utf-8")
+
+
+class _JsonAnswer(JSONResponse):
+    """A JSON answer, spelled as :func:`_json_bytes` spells it."""
+
+    def render(self, content: Any) -> bytes:
+        return _json_bytes(content)
 
 
 async def _not_allowed(request: Request) -> Response:  # pragma: no cover - never routed to
@@ -310,12 +325,7 @@ class _Arguments:
 
     def number(self, name: str, default: int | None = None) -> int | None:
         text = self.one(name)
-        if text is None:
-            return default
-        try:
-            return int(text)
-        except ValueError:
-            raise LineageQueryError(f"{name} must be a whole number, got {text!r}") from None
+        return default if text is None else count_from_text(name, text)
 
 
 def _issues(body: bytes, message: str | None) -> list[str]:
@@ -356,7 +366,7 @@ def _json_on_failure(
         try:
             return await handler(request)
         except Exception as error:
-            where = f"{request.method} {request.url.path}"
+            where = printable(f"{request.method} {request.url.path}")
             _LOG.exception("%s failed unexpectedly", where)
             return _error(
                 500,
@@ -368,7 +378,7 @@ def _json_on_failure(
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status)
+    return _JsonAnswer({"error": message}, status)
 
 
 class _KeyCheck:
@@ -384,7 +394,7 @@ class _KeyCheck:
                 (value for name, value in scope["headers"] if name == b"authorization"), b""
             )
             if not hmac.compare_digest(given, self.expected):
-                response = JSONResponse(
+                response = _JsonAnswer(
                     {"error": "an API key is needed: send Authorization: Bearer KEY"},
                     401,
                     headers={"WWW-Authenticate": "Bearer"},

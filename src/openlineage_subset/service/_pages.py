@@ -1,11 +1,14 @@
 """The web UI's pages as HTML: the dataset list, a dataset and its partitions, an answer, a run.
 
 Every name, value and message here may come from an event anyone wrote: each is escaped where
-it is put (:func:`text` in an element, :func:`attribute` in an attribute), a control or
-bidirectional character shown as its escape. The pages hold no inline script or handler: the
-one script and the one style sheet are the package's own (``/static/ui.js``, ``ui.css``), and
-an answer's graph and grids are the static report's (:mod:`openlineage_subset.lineage._html`),
-whose ``<style>`` the response's Content-Security-Policy allows by its hash.
+it is put (:func:`text` in an element, :func:`attribute` in an attribute: the report's
+:mod:`~openlineage_subset.lineage._markup`), a control or bidirectional character shown as its
+escape, marked; JSON as JSON escapes (:func:`~openlineage_subset._printable.printable_json`),
+marked too; the text to copy with its escapes bare, as the command line writes them. The pages
+hold no inline script or handler: the one script and the one style sheet are the package's own
+(``/static/ui.js``, ``ui.css``), and an answer's graph and grids are the static report's
+(:mod:`openlineage_subset.lineage._html`), whose ``<style>`` the response's
+Content-Security-Policy allows by its hash.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
 from openlineage_subset import __version__
-from openlineage_subset._printable import escapes, printable
+from openlineage_subset._printable import json_escapes, printable, printable_json
 from openlineage_subset.lineage._catalog import DatasetsReport, DatasetSummary, RunAccess
 from openlineage_subset.lineage._grids import GRID_STYLE
+from openlineage_subset.lineage._markup import attribute, marked, text
 from openlineage_subset.lineage._model import (
     DatasetRef,
     Dimensions,
@@ -39,21 +43,6 @@ DATASET_STYLES = (GRID_STYLE,)
 
 MAX_HISTORY = 40
 """Runs listed on a dataset's page: the latest."""
-
-
-def text(value: object) -> str:
-    """``value`` as an element's text: escaped, each control or bidirectional character shown
-    as its escape in a ``<span class="escape">``."""
-    return "".join(
-        f'<span class="escape">{html.escape(piece, quote=False)}</span>'
-        if escaped
-        else html.escape(piece, quote=False)
-        for piece, escaped in escapes(str(value))
-    )
-
-
-def attribute(value: object) -> str:
-    return html.escape(printable(str(value)), quote=True)
 
 
 def dataset_link(dataset: DatasetRef) -> str:
@@ -222,10 +211,9 @@ def _dataset_facets(found: DatasetFacets | None) -> str:
 
 
 def _json_text(value: object) -> str:
-    """``value`` as indented JSON in a ``<pre>``: JSON escapes control characters in strings;
-    each line goes through :func:`text` for the bidirectional ones."""
-    lines = json.dumps(value, indent=2, ensure_ascii=False).split("\n")
-    return "\n".join(text(line) for line in lines)
+    """``value`` as indented JSON in a ``<pre>``, each character that does not print as its
+    JSON escape, marked as :func:`text` marks escapes."""
+    return marked(json_escapes(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
 def _facet_groups(details: RunDetails) -> str:
@@ -375,8 +363,14 @@ def _copyable(number: str, label: str, content: str) -> str:
     return (
         f"<h3>{text(label)}</h3>"
         f'<button type="button" class="copy" data-copy="{identifier}" hidden>Copy</button>'
-        f'<pre class="copyable" id="{identifier}">{html.escape(content, quote=False)}</pre>'
+        f'<pre class="copyable" id="{identifier}">{_plain_lines(content)}</pre>'
     )
+
+
+def _plain_lines(content: str) -> str:
+    """Text to copy, escaped, what does not print (left in it) written as its escape, bare:
+    what is copied is the text shown."""
+    return "\n".join(html.escape(printable(line), quote=False) for line in content.split("\n"))
 
 
 def answer_page(
@@ -418,7 +412,8 @@ def plan_text(backfill: Sequence[PartitionSet], heading: str) -> str:
 
 
 def plan_json(backfill: Sequence[PartitionSet]) -> str:
-    return json.dumps({"backfill": [part.as_json() for part in backfill]}, indent=2) + "\n"
+    plan = {"backfill": [part.as_json() for part in backfill]}
+    return printable_json(json.dumps(plan, indent=2, ensure_ascii=False)) + "\n"
 
 
 def error_page(status: int, message: str, back: DatasetRef | None = None) -> str:

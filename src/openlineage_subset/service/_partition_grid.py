@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 
+from openlineage_subset._printable import printable_json
 from openlineage_subset.lineage._arguments import open_store
 from openlineage_subset.lineage._graph import Graph, write_overlap
 from openlineage_subset.lineage._grids import grid_html, legend_html
@@ -36,8 +37,10 @@ FAILED = ("FAIL", "ABORT")
 
 
 def partition_value(partition: PartitionRef) -> str:
-    """A partition as the UI's forms send it (``p``): its columns and values as JSON."""
-    return json.dumps(dict(partition.dimensions), separators=(",", ":"), ensure_ascii=False)
+    """A partition as the UI's forms send it (``p``): its columns and values as JSON (what
+    does not print as its JSON escape: shown in the page as it is sent back)."""
+    dimensions = dict(partition.dimensions)
+    return printable_json(json.dumps(dimensions, separators=(",", ":"), ensure_ascii=False))
 
 
 def _unit(partition: PartitionRef) -> Dimensions:

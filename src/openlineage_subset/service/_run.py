@@ -4,19 +4,32 @@ The socket is bound here (port 0: a free one), so that an address in use is one 
 and ``ready: http://HOST:PORT`` (the real port) is printed once uvicorn accepts connections. On
 SIGTERM or SIGINT, uvicorn stops accepting, finishes the requests under way, and the writer
 commits what it was handed and closes the database: nothing is left half-written.
+
+uvicorn serves with the bounded protocol of :mod:`._connections` (heads, time, connections),
+without WebSockets, and every request passes :mod:`._guard` (Host, Origin, JSON) first.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import socket
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 import uvicorn
 
 from openlineage_subset.service._app import make_app
+from openlineage_subset.service._connections import (
+    ConnectionLimits,
+    bounded_protocol,
+    connection_cap,
+)
+from openlineage_subset.service._guard import AllowedHosts, RequestGuard
 from openlineage_subset.service._sink import EventSink
+
+DEFAULT_LIMITS = ConnectionLimits()
 
 
 class ServiceError(Exception):
@@ -61,14 +74,26 @@ def serve(
     *,
     api_key: str | None,
     max_body: int,
+    host: str | None = None,
+    allowed_hosts: Sequence[str] = (),
+    limits: ConnectionLimits = DEFAULT_LIMITS,
     out: TextIO | None = None,
 ) -> None:
-    """Serve the database ``db`` on the listening socket until SIGTERM or SIGINT."""
+    """Serve the database ``db`` on the listening socket until SIGTERM or SIGINT.
+
+    ``host``: the name it was asked to listen on (else the socket's address), which requests
+    may name, as the names ``allowed_hosts`` (see :class:`~._guard.AllowedHosts`)."""
     sink = EventSink(db)  # raises LineageDatabaseError before anything listens
     stream = sys.stdout if out is None else out
+    address, port = sock.getsockname()[:2]
+    hosts = AllowedHosts.serving([address, *([host] if host else [])], port, allowed_hosts)
+    limits = dataclasses.replace(limits, connections=connection_cap(limits.connections))
     try:
         config = uvicorn.Config(
-            make_app(db, sink, api_key=api_key, max_body=max_body),
+            RequestGuard(make_app(db, sink, api_key=api_key, max_body=max_body), hosts),
+            http=bounded_protocol(limits),
+            ws="none",
+            timeout_keep_alive=limits.keep_alive,
             lifespan="off",
             access_log=False,
             log_level="warning",

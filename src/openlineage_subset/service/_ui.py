@@ -34,7 +34,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
+from openlineage_subset._printable import printable_json
+from openlineage_subset.lineage._arguments import (
+    LineageQueryError,
+    count_from_text,
+    partition_from_text,
+)
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._html import page as report_page
@@ -225,10 +230,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
         )
     since = params.get("since") or None
     depth_text = params.get("depth") or None
-    try:
-        depth = None if depth_text is None else int(depth_text)
-    except ValueError:
-        raise LineageQueryError(f"depth must be a whole number, got {depth_text!r}") from None
+    depth = None if depth_text is None else count_from_text("depth", depth_text)
     if query == "provenance" and since is not None:
         raise LineageQueryError("since is for impact; provenance follows the latest writers back")
     sections, styles, plans = [], [], []
@@ -282,7 +284,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
 
 
 def _json(value: Any) -> str:
-    return indented_json(value, ensure_ascii=False) + "\n"
+    return printable_json(indented_json(value, ensure_ascii=False)) + "\n"
 
 
 class UiGate:

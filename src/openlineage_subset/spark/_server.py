@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._jvm import PLUGIN, connect_server_port, stop_connect_server
+from openlineage_subset.spark._loopback import is_loopback, local_session_on_loopback
 
 log = scrubbed_logger("openlineage_subset.spark")
 
@@ -74,7 +76,10 @@ def start_connect_server(
     """Start Spark with a Connect server on ``host``:``port`` (0: a free port) and capture on.
 
     ``conf`` goes to Spark as ``--conf`` would (``spark.openlineage.*`` included); ``master``
-    and ``jars`` as ``--master`` and ``--jars``. Raises what Spark raises when it cannot start.
+    and ``jars`` as ``--master`` and ``--jars``. On a loopback ``host`` with a master of this
+    machine, Spark's driver, block manager and web UI listen on loopback too
+    (:mod:`._loopback`), unless ``conf`` says where. Raises what Spark raises when it cannot
+    start.
 
     Example::
 
@@ -100,7 +105,10 @@ def start_connect_server(
     builder = builder.config("spark.api.mode", "classic")
     if jars:
         builder = builder.config("spark.jars", jars)
-    spark = builder.getOrCreate()
+    # A Connect port on loopback, a Spark of this machine: its own sockets on loopback too.
+    on_loopback = local_session_on_loopback(builder) if is_loopback(host) else nullcontext()
+    with on_loopback:
+        spark = builder.getOrCreate()
     try:
         handle = enable(spark, output=output, outbox=outbox, namespace=namespace)
         bound = connect_server_port(spark)

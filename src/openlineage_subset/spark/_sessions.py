@@ -7,7 +7,8 @@ starting a local Spark Connect server for ``builder.remote("local")``) gets
 :func:`~openlineage_subset.spark.enable`, which captures every session of that application
 from then on. A Spark Connect session whose server runs
 elsewhere has no JVM in this process to capture from: the caller is told once per session,
-and the session runs on uncaptured.
+and the session runs on uncaptured. A session that starts a Spark of this machine binds its
+driver, block manager and web UI to loopback (:mod:`._loopback`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from openlineage_subset.spark._capture import CaptureHandle, capture_of, enable
 from openlineage_subset.spark._jvm import is_spark_connect
+from openlineage_subset.spark._loopback import local_session_on_loopback
 
 
 class NewSessionCapture:
@@ -67,7 +69,8 @@ class NewSessionCapture:
             captured(session)
 
         def get_or_create(builder: Any) -> Any:
-            session = original_get(builder)  # an existing session is not made anew
+            with local_session_on_loopback(builder):  # a Spark of this machine: on loopback
+                session = original_get(builder)  # an existing session is not made anew
             captured(session)
             return session
 

@@ -26,6 +26,7 @@ from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,
     JvmCallback,
+    java_array_type,
     java_class,
     once_per_jvm,
 )
@@ -39,6 +40,8 @@ CLASSES = Path(__file__).parent / "classes"
 FORWARDER = "openlineage_subset.jvm.ListenerEventForwarder"
 EXECUTION_END = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd"
 LISTENER_INTERFACE = "org.apache.spark.scheduler.SparkListenerInterface"
+_NOTHING = object()
+"""No second argument: the forwarder handed over an event, not an action's facts."""
 QUEUE = "openlineage-subset"
 """The listener bus queue the application listener gets to itself."""
 
@@ -76,26 +79,24 @@ class ApplicationListener(JvmCallback):
         self._proxy: JavaObject = None
         """The ``SparkListenerInterface`` proxy registered on the listener bus."""
 
-    def accept(self, event: JavaObject) -> None:
-        """Called by the Java forwarder, on the listener's queue thread: once per execution,
-        and once per Spark Connect session closed."""
+    def accept(self, event: JavaObject, held: JavaObject = _NOTHING) -> None:
+        """Called by the Java forwarder, on the listener's queue thread: once per action, as
+        ``accept("name NUL duration_ns", query_execution)`` or, for an action that failed,
+        ``accept("name NUL 0", [query_execution, failure])`` (the forwarder reads those facts
+        of the event and drops executions that are no action); and once per Spark Connect
+        session closed, as ``accept(event)``."""
         try:
-            if str(event.getClass().getName()) == SESSION_CLOSED:
+            if held is _NOTHING:
                 closed = (str(event.userId()), str(event.sessionId()), int(event.eventTime()))
                 if self.on_session_end is not None:
                     self.on_session_end(*closed)
                 return
-            name = event.executionName()
-            query_execution = event.qe()
-            if not name.isDefined() or query_execution is None:
-                return  # not an action (Spark's listeners skip it too)
-            failure = event.executionFailure()
-            action = (
-                str(name.get()),
-                query_execution,
-                0 if failure.isDefined() else int(event.duration()),
-                failure.get() if failure.isDefined() else None,
-            )
+            name, _, duration = str(event).partition("\u0000")
+            if isinstance(held, java_array_type()):
+                failed: Any = held  # [query execution, failure]: two round trips
+                action = (name, failed[0], 0, failed[1])
+            else:
+                action = (name, held, int(duration), None)
         except Exception as error:
             self.on_error("reading the end of an action from Spark's listener bus", error)
             return
@@ -113,7 +114,10 @@ class ApplicationListener(JvmCallback):
             spark.sparkContext._jsc.sc().listenerBus().removeListener(self._proxy)
 
     class Java:
-        implements: ClassVar[list[str]] = ["java.util.function.Consumer"]
+        implements: ClassVar[list[str]] = [
+            "java.util.function.Consumer",
+            "java.util.function.BiConsumer",
+        ]
 
 
 def forwarder_proxy(

@@ -16,10 +16,6 @@ import pytest
 from pyspark.sql import SparkSession
 
 from openlineage_subset import validate
-from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._facts import RddJobFacts, RddWriteFacts, ScanFacts
-from openlineage_subset.spark._jvm._rdds import input_paths, scanned_file
-from openlineage_subset.spark._rdds import LOST, LOST_JOBS, rdd_job_events
 from tests.spark.conftest import Capture, data_files, dims, ol_subset
 
 pytestmark = pytest.mark.spark
@@ -330,66 +326,3 @@ def test_rdd_actions_under_ol_subset_run_leave_no_lineage_line(tmp_path: Path) -
     assert summary.startswith("ol-subset run: 2 action(s) captured; ")
     ours = [line for line in lines if "lineage" in line.lower() or "openlineage" in line.lower()]
     assert ours == [], ours
-
-
-def _job(**changes: Any) -> RddJobFacts:
-    facts: dict[str, Any] = {"job_id": 7, "action": "saveAsTextFile", "started_ms": 1_000}
-    facts["ended_ms"] = 2_000
-    return RddJobFacts(**{**facts, **changes})
-
-
-def _events(job: RddJobFacts) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    from openlineage_subset.producer._events import JobRef
-
-    said: list[tuple[str, str]] = []
-    events = rdd_job_events(
-        job,
-        parent=JobRef("lake", "daily", "r-0"),
-        run_id="r-1",
-        spark_version="4.0.0",
-        config=SubsetConfig(),
-        report=lambda dataset, what: said.append((dataset, what)),
-    )
-    return events, said
-
-
-def test_a_lost_job_is_said_and_no_run() -> None:
-    assert _events(_job(lost=True)) == ([], [(LOST_JOBS, LOST)])
-
-
-def test_what_names_no_dataset_is_said_and_the_rest_kept() -> None:
-    read = ScanFacts("HadoopRDD", None, ("file:/lake/logs",), directories=("file:/lake/logs",))
-    job = _job(
-        reads=(read,),
-        unnamed=("org.apache.spark.rdd.ReliableCheckpointRDD",),
-        writes=(RddWriteFacts(None, "org.example.DatabaseOutputFormat"),),
-    )
-    events, said = _events(job)
-    assert [e["eventType"] for e in events] == ["START", "COMPLETE"]
-    assert [d["name"] for d in events[1]["inputs"]] == ["/lake/logs"]
-    assert events[1]["outputs"] == []
-    assert events[1]["job"]["name"] == "daily.save_as_text_file.lake_logs"
-    assert [dataset for dataset, _ in said] == [
-        "(an input read by org.apache.spark.rdd.ReliableCheckpointRDD)",
-        "(an output written by org.example.DatabaseOutputFormat)",
-    ]
-
-
-def test_dataframe_scans_read_only_are_no_run_unless_the_script_called_the_action() -> None:
-    scan = ScanFacts("FileScanRDD", None, ("file:/lake/j",), directories=("file:/lake/j",))
-    assert _events(_job(action="json", reads=(scan,)))[0] == []
-    events, _ = _events(_job(action="count", reads=(scan,), called_by_script=True))
-    assert events[1]["job"]["name"] == "daily.count.lake_j"
-
-
-def test_pyspark_type_checks_before_a_save_are_no_run() -> None:
-    read = ScanFacts("HadoopRDD", None, ("file:/lake/a",), directories=("file:/lake/a",))
-    assert _events(_job(action="first", reads=(read,), type_check=True))[0] == []
-
-
-def test_hadoop_input_paths_and_scanned_files_are_read_back() -> None:
-    assert input_paths(r"file:/a\,b,/c\\d,,/e") == ["file:/a,b", "/c\\d", "/e"]
-    assert scanned_file("path: s3a://b/k%3Dv/f%20g.orc, range: 0-1, partition values: [x]") == (
-        "s3a://b/k=v/f g.orc"
-    )
-    assert scanned_file("something else") is None

@@ -80,9 +80,11 @@ class JobListener(JvmCallback):
         most ``timeout`` seconds). Whether they all were."""
         if self._proxy is None:
             return True
-        spark.sparkContext._jsc.sc().listenerBus().removeListener(self._proxy)
-        delivered = self.wait_delivered(timeout)
-        self._forwarder.stop()
+        try:
+            spark.sparkContext._jsc.sc().listenerBus().removeListener(self._proxy)
+        finally:  # a stopped Spark has no bus, and its last jobs are still to be handed over
+            delivered = self.wait_delivered(timeout)
+            self._forwarder.stop()
         return delivered
 
     class Java:

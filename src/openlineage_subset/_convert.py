@@ -10,7 +10,6 @@ more than ``MAX_DEPTH`` levels, or containing itself, raises ``SubsetDocumentErr
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import sys
 import types
@@ -29,7 +28,7 @@ from openlineage_subset_generated._support import (
 )
 
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
-from openlineage_subset._nesting import check_nesting, stack_room
+from openlineage_subset._nesting import check_nesting, model_properties, stack_room
 from openlineage_subset._versions import (
     INPUT_FACET_DEF,
     OUTPUT_FACET_DEF,
@@ -251,7 +250,7 @@ def _dump(model: Any) -> Any:
 
 def _dump_object(model: JsonObject) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for attribute, json_name, optional in _fields(type(model)):
+    for attribute, json_name, optional in model_properties(type(model)):
         value = getattr(model, attribute)
         if value is None and optional:
             continue
@@ -266,24 +265,7 @@ def _dump_object(model: JsonObject) -> dict[str, Any]:
     return out
 
 
-_FIELDS: dict[type, tuple[tuple[str, str, bool], ...]] = {}
 _CONVERTERS: dict[type, Converter] = {}
-
-
-def _fields(cls: type) -> tuple[tuple[str, str, bool], ...]:
-    """(attribute, JSON name, optional) for each schema property of a generated class."""
-    found = _FIELDS.get(cls)
-    if found is None:
-        names: dict[str, str] = {}
-        for klass in reversed(cls.__mro__):
-            names.update(klass.__dict__.get("JSON_NAMES", {}))
-        found = tuple(
-            (f.name, names.get(f.name, f.name), f.default is None)
-            for f in dataclasses.fields(cls)
-            if f.name != "additional_properties"
-        )
-        _FIELDS[cls] = found
-    return found
 
 
 def _object_converter(cls: type) -> Converter:
@@ -292,7 +274,10 @@ def _object_converter(cls: type) -> Converter:
     if cached is not None:
         return cached
     hints = typing.get_type_hints(cls)
-    plan = [(attr, json_name, _converter(hints[attr], cls)) for attr, json_name, _ in _fields(cls)]
+    plan = [
+        (attr, json_name, _converter(hints[attr], cls))
+        for attr, json_name, _ in model_properties(cls)
+    ]
     known = {json_name for _, json_name, _ in plan}
 
     def convert(data: Mapping[str, Any]) -> Any:
@@ -357,7 +342,7 @@ def _discriminator(classes: list[type]) -> tuple[str, dict[str, type]]:
         literals.append(
             {
                 json_name: typing.get_args(hints[attr])[0]
-                for attr, json_name, _ in _fields(cls)
+                for attr, json_name, _ in model_properties(cls)
                 if typing.get_origin(hints[attr]) is Literal
             }
         )

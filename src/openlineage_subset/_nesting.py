@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import sys
 import threading
 from collections.abc import Iterable, Mapping
@@ -140,7 +139,7 @@ def _children(node: object) -> Iterable[object] | None:
     if isinstance(node, (list, tuple)):
         return node
     if isinstance(node, JsonObject):
-        values = [getattr(node, attribute) for attribute, _ in _properties(type(node))]
+        values = [getattr(node, attribute) for attribute, _, _ in model_properties(type(node))]
         values.extend(node.additional_properties.values())
         return values
     return None
@@ -162,25 +161,32 @@ def _named_children(node: object) -> list[tuple[Part, object]] | None:
 def _model_items(model: JsonObject) -> list[tuple[Part, object]]:
     """A model's values by JSON name, as ``dump()`` writes them."""
     items: list[tuple[Part, object]] = [
-        (json_name, getattr(model, attribute)) for attribute, json_name in _properties(type(model))
+        (json_name, getattr(model, attribute))
+        for attribute, json_name, _ in model_properties(type(model))
     ]
     items.extend(model.additional_properties.items())
     return items
 
 
-@functools.cache
-def _properties(cls: type) -> tuple[tuple[str, str], ...]:
-    """(attribute, JSON name) of each schema property of a generated class, read once per
-    class: ``dataclasses.fields`` and the names of every base class cost a tenth of a
+_PROPERTIES: dict[type, tuple[tuple[str, str, bool], ...]] = {}
+
+
+def model_properties(cls: type) -> tuple[tuple[str, str, bool], ...]:
+    """(attribute, JSON name, optional) of each schema property of a generated class, read
+    once per class: ``dataclasses.fields`` and the names of every base class cost a tenth of a
     millisecond a model, and capture dumps a few dozen models per action."""
-    names: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        names.update(klass.__dict__.get("JSON_NAMES", {}))
-    return tuple(
-        (f.name, names.get(f.name, f.name))
-        for f in dataclasses.fields(cls)
-        if f.name != "additional_properties"
-    )
+    found = _PROPERTIES.get(cls)
+    if found is None:
+        names: dict[str, str] = {}
+        for klass in reversed(cls.__mro__):
+            names.update(klass.__dict__.get("JSON_NAMES", {}))
+        found = tuple(
+            (f.name, names.get(f.name, f.name), f.default is None)
+            for f in dataclasses.fields(cls)
+            if f.name != "additional_properties"
+        )
+        _PROPERTIES[cls] = found
+    return found
 
 
 def _where_too_deep(value: object) -> ValidationIssue:

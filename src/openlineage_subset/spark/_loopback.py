@@ -108,11 +108,18 @@ def _submitted() -> dict[str, str]:
 def _defaults_file() -> dict[str, str]:
     """The settings of ``spark-defaults.conf`` (in ``$SPARK_CONF_DIR``, else
     ``$SPARK_HOME/conf``, else PySpark's), as Java reads a properties file: a key, then
-    ``=``, ``:`` or spaces, then its value; ``#`` or ``!`` for comments."""
-    import pyspark  # noqa: PLC0415  (the spark extra)
-
-    home = os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__)
-    folder = os.environ.get("SPARK_CONF_DIR") or os.path.join(home, "conf")
+    ``=``, ``:`` or spaces, then its value; ``#`` or ``!`` for comments. Empty without a
+    Spark to read them (neither folder set, and no PySpark installed)."""
+    folder = os.environ.get("SPARK_CONF_DIR")
+    if not folder:
+        home = os.environ.get("SPARK_HOME")
+        if not home:
+            try:
+                import pyspark  # noqa: PLC0415  (the spark extra)
+            except ImportError:
+                return {}
+            home = os.path.dirname(pyspark.__file__)
+        folder = os.path.join(home, "conf")
     try:
         text = (Path(folder) / "spark-defaults.conf").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

@@ -213,13 +213,16 @@ def _lineage_types(spark: Any) -> None:
         SCHEMA_VERSION,
         AffectedRun,
         ArchiveProblems,
+        DatasetPartitions,
         DatasetRef,
+        Dimensions,
         EventArchive,
         HistoryEntry,
         HistoryReport,
         ImpactReport,
         IngestProblem,
         IngestReport,
+        JobUse,
         Label,
         LineageDatabaseError,
         LineageQueryError,
@@ -228,19 +231,26 @@ def _lineage_types(spark: Any) -> None:
         PartitionSet,
         PartitionsReport,
         PartitionState,
+        PictureSource,
         ProvenanceInput,
         ProvenanceReport,
         ProvenanceStep,
         RunRef,
+        Touched,
+        Unit,
         UnknownPartitionColumnError,
         dataset_partitions,
         history,
         impact,
         ingest,
+        part_heading,
         partition_overlap,
+        picture_source,
         provenance,
-        report_html,
+        shown_time,
+        unseen_note,
     )
+    from openlineage_subset.report import report_html
 
     report = ingest(["events.jsonl"], "lineage.db", jobs=2)
     assert_type(report, IngestReport)
@@ -272,6 +282,17 @@ def _lineage_types(spark: Any) -> None:
         dataset_partitions("lineage.db", "lake/sales").partitions, tuple[PartitionState, ...]
     )
     assert_type(report_html("lineage.db", "lake/sales", provenance=True), str)
+    with picture_source(store) as source:
+        assert_type(source, PictureSource)
+        known = source.partitions(answer.start.dataset)
+        assert_type(known, DatasetPartitions)
+        assert_type(known.known, tuple[Dimensions, ...])
+        assert_type(source.reads(answer.runs[0].run), tuple[Touched, ...])
+        assert_type(source.writes(answer.runs[0].run, "definite")[0].units[0][0], Unit)
+        assert_type(source.job_uses(), tuple[JobUse, ...])
+    assert_type(part_heading(answer.start), str)
+    assert_type(unseen_note(answer.start), str)
+    assert_type(shown_time(answer.runs[0].run.started_at), str)
     assert_type(partition_overlap(ols.field("day") == "x", {"day": "x"}), bool | None)
     assert_type(answer.as_json(), dict[str, Any])
 

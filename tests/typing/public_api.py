@@ -315,6 +315,54 @@ def _lineage_types(spark: Any) -> None:
     UnknownPartitionColumnError("dayy")  # type: ignore[arg-type, call-arg]  # built from facts
 
 
+# -- openlineage_subset.report: an answer drawn as HTML and SVG ----------------------------------
+
+
+def _report_types() -> None:
+    from openlineage_subset.lineage import DatasetRef
+    from openlineage_subset.report import (
+        GRID_STYLE,
+        NULL_VALUE,
+        STYLE,
+        CellState,
+        Grid,
+        GridCell,
+        Picture,
+        arranged,
+        attribute,
+        body,
+        grid_html,
+        impact_picture,
+        legend_html,
+        marked,
+        page,
+        provenance_picture,
+        report_html,
+        report_picture,
+        text,
+    )
+
+    assert_type(report_html("lineage.db"), str)
+    picture = report_picture("lineage.db", "lake/sales", partition={"day": "2024-10-15"})
+    assert_type(picture, Picture)
+    assert_type(impact_picture("lineage.db", "lake/sales", since="2024-10-01"), Picture)
+    assert_type(provenance_picture("lineage.db", "lake/sales", depth=2), Picture)
+    assert_type(picture.grids, tuple[Grid, ...])
+    assert_type(page(picture, source="lineage.db"), str)
+    assert_type(body(picture), str)
+    assert_type(STYLE, str)
+    report_picture("lineage.db", "lake/sales", True)  # type: ignore[call-arg]  # keyword-only
+    state: CellState = "affected"
+    cells: dict[tuple[tuple[str, str | None], ...], GridCell] = {
+        (("day", "2024-10-15"),): GridCell(state, ("written by run 1",))
+    }
+    grid = arranged(DatasetRef("file", "/lake/sales"), cells, ["day"])
+    assert_type(grid, Grid)
+    assert_type(grid_html(grid, [NULL_VALUE], heading=False), str)
+    assert_type(legend_html("impact") + GRID_STYLE, str)
+    assert_type(text("name\u202e", limit=20) + attribute("name") + marked([("a", False)]), str)
+
+
 # -- openlineage_subset.spark: capture from Spark's plans -----------------------------------------
 
 

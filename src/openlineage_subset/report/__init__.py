@@ -7,8 +7,8 @@ shows the same drawing inside its own pages. The room reads the store only throu
 :func:`~openlineage_subset.lineage.picture_source`), never the other way round.
 
 - :func:`report_html`: the answer as one self-contained page (the CLI's ``--html``);
-- :func:`report_picture` (:func:`impact_picture`, :func:`provenance_picture`,
-  :func:`overview_picture`): the answer as a :class:`Picture`, plain data;
+- :func:`report_picture` (:func:`impact_picture`, :func:`provenance_picture`): the answer (or
+  without a dataset, the overview) as a :class:`Picture`, plain data;
 - :func:`page` draws a picture as the whole page; :func:`body` as what the page's ``<body>``
   holds, drawn with :data:`STYLE`, for a page of someone else's (the service's);
 - :func:`arranged`, :func:`grid_html`, :func:`legend_html` and :data:`GRID_STYLE`: any set of
@@ -18,7 +18,7 @@ shows the same drawing inside its own pages. The room reads the store only throu
 """
 
 from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
-from openlineage_subset.report._html import POLICY, STYLE, body, page, report_html
+from openlineage_subset.report._html import STYLE, body, page, report_html
 from openlineage_subset.report._markup import attribute, marked, text
 from openlineage_subset.report._picture import (
     NULL_VALUE,
@@ -28,7 +28,6 @@ from openlineage_subset.report._picture import (
     Picture,
     arranged,
     impact_picture,
-    overview_picture,
     provenance_picture,
     report_picture,
 )
@@ -36,7 +35,6 @@ from openlineage_subset.report._picture import (
 __all__ = [
     "GRID_STYLE",
     "NULL_VALUE",
-    "POLICY",
     "STYLE",
     "CellState",
     "Grid",
@@ -49,7 +47,6 @@ __all__ = [
     "impact_picture",
     "legend_html",
     "marked",
-    "overview_picture",
     "page",
     "provenance_picture",
     "report_html",

@@ -21,8 +21,7 @@ from openlineage_subset.lineage import (
     impact,
     provenance,
 )
-from openlineage_subset.report import report_html
-from openlineage_subset.report._picture import impact_picture
+from openlineage_subset.report import impact_picture, report_html
 from tests.lineage.conftest import Build
 from tests.lineage.events import LAKE, Json, compare, day, parts, run, write_events
 

@@ -2,9 +2,9 @@
 grows past what a reader takes in.
 
 The rooms (docs/architecture.md draws them): the SDK at the package root; ``producer``,
-``delivery``, ``lineage``, ``spark``, ``service`` and ``cli`` above it. Every import is read
-from the source (those inside functions too), so an arrow back up fails here, not in a user's
-traceback.
+``delivery``, ``lineage``, ``report``, ``spark``, ``service`` and ``cli`` above it. Every
+import is read from the source (those inside functions too), so an arrow back up fails here,
+not in a user's traceback.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "delivery": frozenset({SDK, "producer", "delivery"}),
     "lineage": frozenset({SDK, "producer", "lineage"}),
     "spark": frozenset({SDK, "producer", "delivery", "spark"}),
-    "service": frozenset({SDK, "producer", "lineage", "service"}),
-    "cli": frozenset({SDK, "producer", "delivery", "lineage", "spark", "service", "cli"}),
+    "report": frozenset({SDK, "lineage", "report"}),
+    "service": frozenset({SDK, "producer", "lineage", "report", "service"}),
+    "cli": frozenset({SDK, "producer", "delivery", "lineage", "report", "spark", "service", "cli"}),
 }
 """Which rooms each room may import from: arrows point down, never up or sideways."""
 JVM_LAYER = PACKAGE / "spark" / "_jvm"

@@ -14,7 +14,12 @@ import pytest
 from tests.helpers import ROOT
 
 TYPE_CHECKS = ROOT / "tests" / "typing" / "public_api.py"
-PUBLIC = ("openlineage_subset", "openlineage_subset.spark", "openlineage_subset.lineage")
+PUBLIC = (
+    "openlineage_subset",
+    "openlineage_subset.spark",
+    "openlineage_subset.lineage",
+    "openlineage_subset.report",
+)
 
 
 def _names_used() -> set[str]:

@@ -20,9 +20,8 @@ from openlineage_subset.lineage import (
     history,
     impact,
     provenance,
-    report_html,
 )
-from openlineage_subset.lineage._picture import impact_picture
+from openlineage_subset.report import impact_picture, report_html
 from tests.lineage.conftest import Build
 from tests.lineage.events import LAKE, Json, compare, day, parts, run, write_events
 

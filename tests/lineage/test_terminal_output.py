@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.cli import main
-from openlineage_subset.lineage import report_html
+from openlineage_subset.report import report_html
 from tests.lineage.events import LAKE, Json, day, run, write_events
 
 RETITLE, CLEAR, BELL = "\x1b]0;owned", "\x1b[2J", "\x07"

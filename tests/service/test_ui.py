@@ -341,7 +341,7 @@ def test_years_of_days_by_tens_of_countries_are_a_calendar_of_checkboxes() -> No
 
 
 def test_a_larger_grid_draws_the_newest_days_and_says_what_it_left_out() -> None:
-    from openlineage_subset.lineage import _picture
+    from openlineage_subset.report import _picture
 
     days, countries = _days(2022, 2024), [f"C{number:03d}" for number in range(100)]
     page, drawn = _big_page(days, countries)

@@ -213,13 +213,16 @@ def _lineage_types(spark: Any) -> None:
         SCHEMA_VERSION,
         AffectedRun,
         ArchiveProblems,
+        DatasetPartitions,
         DatasetRef,
+        Dimensions,
         EventArchive,
         HistoryEntry,
         HistoryReport,
         ImpactReport,
         IngestProblem,
         IngestReport,
+        JobUse,
         Label,
         LineageDatabaseError,
         LineageQueryError,
@@ -228,19 +231,26 @@ def _lineage_types(spark: Any) -> None:
         PartitionSet,
         PartitionsReport,
         PartitionState,
+        PictureSource,
         ProvenanceInput,
         ProvenanceReport,
         ProvenanceStep,
         RunRef,
+        Touched,
+        Unit,
         UnknownPartitionColumnError,
         dataset_partitions,
         history,
         impact,
         ingest,
+        part_heading,
         partition_overlap,
+        picture_source,
         provenance,
-        report_html,
+        shown_time,
+        unseen_note,
     )
+    from openlineage_subset.report import report_html
 
     report = ingest(["events.jsonl"], "lineage.db", jobs=2)
     assert_type(report, IngestReport)
@@ -272,6 +282,17 @@ def _lineage_types(spark: Any) -> None:
         dataset_partitions("lineage.db", "lake/sales").partitions, tuple[PartitionState, ...]
     )
     assert_type(report_html("lineage.db", "lake/sales", provenance=True), str)
+    with picture_source(store) as source:
+        assert_type(source, PictureSource)
+        known = source.partitions(answer.start.dataset)
+        assert_type(known, DatasetPartitions)
+        assert_type(known.known, tuple[Dimensions, ...])
+        assert_type(source.reads(answer.runs[0].run), tuple[Touched, ...])
+        assert_type(source.writes(answer.runs[0].run, "definite")[0].units[0][0], Unit)
+        assert_type(source.job_uses(), tuple[JobUse, ...])
+    assert_type(part_heading(answer.start), str)
+    assert_type(unseen_note(answer.start), str)
+    assert_type(shown_time(answer.runs[0].run.started_at), str)
     assert_type(partition_overlap(ols.field("day") == "x", {"day": "x"}), bool | None)
     assert_type(answer.as_json(), dict[str, Any])
 
@@ -292,6 +313,54 @@ def _lineage_types(spark: Any) -> None:
     assert_type(typo.closest, dict[str, str])
     assert_type(typo.dataset, DatasetRef)
     UnknownPartitionColumnError("dayy")  # type: ignore[arg-type, call-arg]  # built from facts
+
+
+# -- openlineage_subset.report: an answer drawn as HTML and SVG ----------------------------------
+
+
+def _report_types() -> None:
+    from openlineage_subset.lineage import DatasetRef
+    from openlineage_subset.report import (
+        GRID_STYLE,
+        NULL_VALUE,
+        STYLE,
+        CellState,
+        Grid,
+        GridCell,
+        Picture,
+        arranged,
+        attribute,
+        body,
+        grid_html,
+        impact_picture,
+        legend_html,
+        marked,
+        page,
+        provenance_picture,
+        report_html,
+        report_picture,
+        text,
+    )
+
+    assert_type(report_html("lineage.db"), str)
+    picture = report_picture("lineage.db", "lake/sales", partition={"day": "2024-10-15"})
+    assert_type(picture, Picture)
+    assert_type(impact_picture("lineage.db", "lake/sales", since="2024-10-01"), Picture)
+    assert_type(provenance_picture("lineage.db", "lake/sales", depth=2), Picture)
+    assert_type(picture.grids, tuple[Grid, ...])
+    assert_type(page(picture, source="lineage.db"), str)
+    assert_type(body(picture), str)
+    assert_type(STYLE, str)
+    report_picture("lineage.db", "lake/sales", True)  # type: ignore[call-arg]  # keyword-only
+    state: CellState = "affected"
+    cells: dict[tuple[tuple[str, str | None], ...], GridCell] = {
+        (("day", "2024-10-15"),): GridCell(state, ("written by run 1",))
+    }
+    grid = arranged(DatasetRef("file", "/lake/sales"), cells, ["day"])
+    assert_type(grid, Grid)
+    assert_type(grid_html(grid, [NULL_VALUE], heading=False), str)
+    assert_type(legend_html("impact") + GRID_STYLE, str)
+    assert_type(text("name\u202e", limit=20) + attribute("name") + marked([("a", False)]), str)
 
 
 # -- openlineage_subset.spark: capture from Spark's plans -----------------------------------------

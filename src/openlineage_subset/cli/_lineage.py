@@ -27,11 +27,9 @@ from openlineage_subset.cli._serve import add_serve_parser
 from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
 from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport, datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._html import page
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import ingest
 from openlineage_subset.lineage._model import indented_json
-from openlineage_subset.lineage._picture import report_picture
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import LOCK_WAIT, LineageDatabaseError
 from openlineage_subset.lineage._text import (
@@ -40,6 +38,7 @@ from openlineage_subset.lineage._text import (
     partitions_text,
     provenance_text,
 )
+from openlineage_subset.report import page, report_picture
 
 DEFAULT_DB = "lineage.db"
 

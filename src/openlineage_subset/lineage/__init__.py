@@ -11,7 +11,8 @@ no recorded run read or wrote is answered with ``seen`` False, not as a confiden
 - :func:`provenance`: the runs (and their inputs) a partition's data came from;
 - :func:`history`: the runs that read or wrote a dataset or partition, in time order;
 - :func:`dataset_partitions`: each known partition, its last writer and its readers since;
-- :func:`report_html`: an impact or provenance answer as a page: run graph, partition grids;
+- :func:`picture_source`: what the report (:mod:`openlineage_subset.report`) draws besides an
+  answer: who read and wrote which partitions, each dataset's known partitions;
 - :class:`EventArchive`: impact and provenance over an archive too large for one file, with
   Spark (the ``spark`` extra).
 
@@ -21,13 +22,14 @@ docs/lineage.md states the rules and the JSON output.
 from openlineage_subset._evaluate import partition_overlap
 from openlineage_subset.lineage._archive import ArchiveProblems, EventArchive
 from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
+from openlineage_subset.lineage._conditions import Unit
 from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._html import report_html
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
 from openlineage_subset.lineage._model import (
     AffectedRun,
     DatasetRef,
+    Dimensions,
     HistoryEntry,
     HistoryReport,
     ImpactReport,
@@ -41,6 +43,13 @@ from openlineage_subset.lineage._model import (
     ProvenanceStep,
     RunRef,
 )
+from openlineage_subset.lineage._picture_facts import (
+    DatasetPartitions,
+    JobUse,
+    PictureSource,
+    Touched,
+    picture_source,
+)
 from openlineage_subset.lineage._provenance import provenance
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
@@ -48,19 +57,24 @@ from openlineage_subset.lineage._store import (
     LineageDatabaseError,
     LineageStore,
 )
+from openlineage_subset.lineage._text import part_heading, unseen_note
+from openlineage_subset.lineage._time import shown_time
 
 __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "AffectedRun",
     "ArchiveProblems",
+    "DatasetPartitions",
     "DatasetRef",
+    "Dimensions",
     "EventArchive",
     "HistoryEntry",
     "HistoryReport",
     "ImpactReport",
     "IngestProblem",
     "IngestReport",
+    "JobUse",
     "Label",
     "LineageDatabaseError",
     "LineageQueryError",
@@ -69,16 +83,22 @@ __all__ = [
     "PartitionSet",
     "PartitionState",
     "PartitionsReport",
+    "PictureSource",
     "ProvenanceInput",
     "ProvenanceReport",
     "ProvenanceStep",
     "RunRef",
+    "Touched",
+    "Unit",
     "UnknownPartitionColumnError",
     "dataset_partitions",
     "history",
     "impact",
     "ingest",
+    "part_heading",
     "partition_overlap",
+    "picture_source",
     "provenance",
-    "report_html",
+    "shown_time",
+    "unseen_note",
 ]

@@ -1,14 +1,14 @@
 """The web UI's pages as HTML: the dataset list, a dataset and its partitions, an answer, a run.
 
 Every name, value and message here may come from an event anyone wrote: each is escaped where
-it is put (:func:`text` in an element, :func:`attribute` in an attribute: the report's
-:mod:`~openlineage_subset.lineage._markup`), a control or bidirectional character shown as its
+it is put (:func:`text` in an element, :func:`attribute` in an attribute: the report's,
+:mod:`openlineage_subset.report`), a control or bidirectional character shown as its
 escape, marked; JSON as JSON escapes (:func:`~openlineage_subset._printable.printable_json`),
 marked too; the text to copy with its escapes bare, as the command line writes them. The pages
 hold no inline script or handler: the one script and the one style sheet are the package's own
-(``/static/ui.js``, ``ui.css``), and an answer's graph and grids are the static report's
-(:mod:`openlineage_subset.lineage._html`), whose ``<style>`` the response's
-Content-Security-Policy allows by its hash.
+(``/static/ui.js``, ``ui.css``), and an answer's graph and grids are the static report's body
+(:func:`openlineage_subset.report.body`), whose style (:data:`~openlineage_subset.report.STYLE`)
+the response's Content-Security-Policy allows by its hash.
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
 from openlineage_subset import __version__
 from openlineage_subset._printable import json_escapes, printable, printable_json
 from openlineage_subset.lineage._catalog import DatasetsReport, DatasetSummary, RunAccess
-from openlineage_subset.lineage._grids import GRID_STYLE
-from openlineage_subset.lineage._markup import attribute, marked, text
 from openlineage_subset.lineage._model import (
     DatasetRef,
     Dimensions,
@@ -35,6 +32,7 @@ from openlineage_subset.lineage._model import (
     RunRef,
 )
 from openlineage_subset.lineage._time import shown_time
+from openlineage_subset.report import GRID_STYLE, attribute, marked, text
 from openlineage_subset.service._details import DatasetFacets, Facet, RunDetails
 from openlineage_subset.service._partition_grid import dataset_grid
 
@@ -350,14 +348,6 @@ class Section:
     """(label, text) pairs shown in a ``<pre>`` with a copy button each."""
 
 
-def report_parts(document: str) -> tuple[str, list[str]]:
-    """The ``<body>`` of a static report page and its ``<style>`` blocks: the UI shows the
-    report's graph and grids as the report draws them."""
-    head, _, rest = document.partition("<body>")
-    body = rest.rpartition("</body>")[0]
-    return body, re.findall(r"<style>(.*?)</style>", head, flags=re.DOTALL)
-
-
 def _copyable(number: str, label: str, content: str) -> str:
     identifier = f"copy-{number}"
     return (
@@ -390,7 +380,7 @@ def answer_page(
         body.append(f'<section class="answer" aria-label="{attribute(section.heading)}">')
         if section.unseen:
             body.append(f'<p class="unseen">{text(section.unseen)}</p>')
-        body.append(f'<div class="report">{section.report_body}</div>')
+        body.append(f'<div class="report">\n{section.report_body}\n</div>')
         for number, (label, content) in enumerate(section.copies):
             body.append(_copyable(f"{index}-{number}", label, content))
         body.append("</section>")

@@ -1,6 +1,6 @@
 """A dataset's own partitions on the UI's dataset page, drawn as the answers' grids are.
 
-The grid is :mod:`openlineage_subset.lineage._grids`' (a calendar for dates: a column per day,
+The grid is :mod:`openlineage_subset.report`'s (a calendar for dates: a column per day,
 a band per month, a row per value of the other columns in each band), each cell a checkbox
 named ``p`` in the page's form, so that a click asks about a partition and several ticked
 boxes are asked about together, with or without a script. A cell is coloured by its last
@@ -20,7 +20,6 @@ from collections.abc import Collection, Mapping, Sequence
 from openlineage_subset._printable import printable_json
 from openlineage_subset.lineage._arguments import open_store
 from openlineage_subset.lineage._graph import Graph, write_overlap
-from openlineage_subset.lineage._grids import grid_html, legend_html
 from openlineage_subset.lineage._model import (
     DatasetRef,
     Dimensions,
@@ -29,8 +28,15 @@ from openlineage_subset.lineage._model import (
     PartitionState,
     RunRef,
 )
-from openlineage_subset.lineage._picture import NULL_VALUE, CellState, GridCell, arranged
 from openlineage_subset.lineage._time import shown_time
+from openlineage_subset.report import (
+    NULL_VALUE,
+    CellState,
+    GridCell,
+    arranged,
+    grid_html,
+    legend_html,
+)
 
 FAILED = ("FAIL", "ABORT")
 """Run states whose writes may have left a partition half written."""

@@ -42,16 +42,17 @@ from openlineage_subset.lineage._arguments import (
 )
 from openlineage_subset.lineage._catalog import datasets, runs
 from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._html import page as report_page
 from openlineage_subset.lineage._model import (
     DatasetRef,
     ImpactReport,
     ProvenanceReport,
     indented_json,
 )
-from openlineage_subset.lineage._picture import impact_picture, provenance_picture
 from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
+from openlineage_subset.report import STYLE as REPORT_STYLE
+from openlineage_subset.report import body as report_body
+from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
 from openlineage_subset.service._details import dataset_facets, run_details
 from openlineage_subset.service._partition_grid import failed_writes
@@ -233,7 +234,8 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
     depth = None if depth_text is None else count_from_text("depth", depth_text)
     if query == "provenance" and since is not None:
         raise LineageQueryError("since is for impact; provenance follows the latest writers back")
-    sections, styles, plans = [], [], []
+    sections, plans = [], []
+    styles = [REPORT_STYLE]  # the report's graph and grids, drawn inside this page
     for partition in asked or [None]:
         if query == "impact":
             picture = impact_picture(
@@ -265,9 +267,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
                 ("Provenance (JSON)", _json(found.as_json())),
             )
             unseen = None if found.seen else unseen_note(found.target)
-        body, found_styles = _pages.report_parts(report_page(picture))
-        styles += [style for style in found_styles if style not in styles]
-        sections.append(_pages.Section(heading, body, unseen, copies))
+        sections.append(_pages.Section(heading, report_body(picture), unseen, copies))
     combined: list[tuple[str, str]] = []
     if query == "impact" and len(plans) > 1:
         plan = _pages.merged(part for backfill in plans for part in backfill)

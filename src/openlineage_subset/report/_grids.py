@@ -19,8 +19,8 @@ from __future__ import annotations
 import calendar
 from collections.abc import Collection, Iterable
 
-from openlineage_subset.lineage._markup import attribute, lines, text
-from openlineage_subset.lineage._picture import CellState, Grid, is_day
+from openlineage_subset.report._markup import attribute, lines, text
+from openlineage_subset.report._picture import CellState, Grid, is_day
 
 CELL = 18
 """A cell's side in pixels, its white border included."""

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset.lineage._html import page
-from openlineage_subset.lineage._picture import (
+from openlineage_subset.report._html import page
+from openlineage_subset.report._picture import (
     GraphEdge,
     GraphNode,
     Picture,

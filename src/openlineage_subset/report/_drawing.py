@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import hashlib
 
-from openlineage_subset.lineage._layout import Box, Layout, Route, layout, path_data
-from openlineage_subset.lineage._markup import attribute, lines, plain, text
-from openlineage_subset.lineage._picture import GraphNode, Picture
+from openlineage_subset.report._layout import Box, Layout, Route, layout, path_data
+from openlineage_subset.report._markup import attribute, lines, plain, text
+from openlineage_subset.report._picture import GraphNode, Picture
 
 NODE_WIDTH, NODE_HEIGHT = 260.0, 48.0
 PADDING = 10.0

@@ -1,7 +1,8 @@
 """What ``ol-subset lineage report`` draws: a run graph and partition grids, from an answer.
 
 A :class:`Picture` is plain data, built from an impact or provenance answer and the database it
-came from (the partitions each run of the answer read and wrote); :mod:`._html` turns it into a
+came from (the partitions each run of the answer read and wrote, as
+:func:`~openlineage_subset.lineage.picture_source` finds them); :mod:`._html` turns it into a
 page. The graph is unrolled in layers from left to right, so a dataset appears once per hop that
 reaches it and a job that rewrites its own input draws no cycle. Each dataset of the answer gets
 a grid: one partition column down (the one with the most values), the others across, each cell
@@ -18,26 +19,29 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from openlineage_subset.lineage._arguments import LineageQueryError, open_store
-from openlineage_subset.lineage._conditions import Unit
-from openlineage_subset.lineage._graph import Graph, write_overlap
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._model import (
+from openlineage_subset.lineage import (
     AffectedRun,
     DatasetRef,
     Dimensions,
     ImpactReport,
+    JobUse,
     Label,
+    LineageQueryError,
+    LineageStore,
     PartitionRef,
     PartitionSet,
+    PictureSource,
     ProvenanceReport,
     ProvenanceStep,
     RunRef,
+    Unit,
+    impact,
+    part_heading,
+    picture_source,
+    provenance,
+    shown_time,
+    unseen_note,
 )
-from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LineageStore
-from openlineage_subset.lineage._text import part_heading, unseen_note
-from openlineage_subset.lineage._time import shown_time
 
 CellState = Literal["affected", "possible", "written", "earlier", "read", "known"]
 """Strongest first. ``possible``: possibly affected (impact), possibly read or written
@@ -133,8 +137,8 @@ class Picture:
 class _Builder:
     """Collects nodes, edges and cell states while an answer is walked, on an open database."""
 
-    def __init__(self, graph: Graph, *, overview: bool = False) -> None:
-        self.graph = graph
+    def __init__(self, source: PictureSource, *, overview: bool = False) -> None:
+        self.source = source
         self.overview = overview
         """Every partition is marked: a long grid draws its last rows (the newest dates)."""
         self.unmarked = (
@@ -232,9 +236,9 @@ class _Builder:
         )
 
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
-        dataset_id = self.graph.resolve(dataset.name, dataset.namespace)
+        partitions = self.source.partitions(dataset)
         units: dict[Dimensions, GridCell] = {
-            unit: GridCell("known", (self.unmarked,)) for unit in self.graph.known(dataset_id)
+            unit: GridCell("known", (self.unmarked,)) for unit in partitions.known
         }
         for unit, (state, notes) in marked.items():
             if unit is not None:
@@ -243,7 +247,7 @@ class _Builder:
         return arranged(
             dataset,
             units,
-            self.graph.column_order(dataset_id),
+            partitions.order,
             GridCell(whole[0], tuple(whole[1])) if whole else None,
             latest=self.overview,
         )
@@ -387,12 +391,16 @@ def impact_picture(
     each completed one wrote. The grids: the starting region and what affected runs wrote
     (affected, or possibly affected), and the rest of what they read (read).
     """
-    store, close = open_store(db)
-    try:
+    with picture_source(db) as source:
         report = impact(
-            store, dataset, partition=partition, since=since, depth=depth, namespace=namespace
+            source.store,
+            dataset,
+            partition=partition,
+            since=since,
+            depth=depth,
+            namespace=namespace,
         )
-        build = _Builder(Graph(store))
+        build = _Builder(source)
         build.dataset_node(report.start.dataset, 0, "start")
         build.mark_part(report.start, "affected", "the starting region")
         for item in report.runs:
@@ -414,26 +422,23 @@ def impact_picture(
             summary.insert(0, unseen_note(report.start))
         title = f"Impact of {part_heading(report.start)}"
         return build.picture("impact", title, summary, len(report.runs), report)
-    finally:
-        if close:
-            store.close()
 
 
 def _impact_run(build: _Builder, item: AffectedRun) -> None:
-    graph = build.graph
-    source = "the starting region" if item.upstream_run_id is None else item.upstream_run_id
+    source = build.source
+    upstream = "the starting region" if item.upstream_run_id is None else item.upstream_run_id
     notes = (
         f"{item.label}: read {item.dataset} where {item.condition or 'whole dataset'}",
-        f"hop {item.hops}, from {source}",
+        f"hop {item.hops}, from {upstream}",
     )
     key = build.run_node(item.run, 2 * item.hops - 1, item.label, notes)
     build.edges.append(
         GraphEdge(build.dataset_node(item.dataset, 2 * item.hops - 2), key, item.label)
     )
     read_note = f"read by {item.run.job} run {item.run.run_id}"
-    for read in graph.inputs(item.run):
-        for unit, _ in graph.read_units(read):
-            build.mark(graph.dataset(read.dataset_id), unit, "read", read_note)
+    for read in source.reads(item.run):
+        for unit, _ in read.units:
+            build.mark(read.dataset, unit, "read", read_note)
     affected_read = (None,) if item.partitions is None else [_unit(p) for p in item.partitions]
     for unit in affected_read:
         state: CellState = "affected" if item.label == "definite" else "possible"
@@ -441,10 +446,10 @@ def _impact_run(build: _Builder, item: AffectedRun) -> None:
     if item.run.status != "COMPLETE" or item.run.ended_at is None:
         return
     write_note = f"written by {item.run.job} run {item.run.run_id}"
-    for write in graph.outputs(item.run):
-        where = graph.dataset(write.dataset_id)
+    for write in source.writes(item.run, item.label):
+        where = write.dataset
         build.edges.append(GraphEdge(key, build.dataset_node(where, 2 * item.hops), item.label))
-        for unit, label in graph.written(write, item.label):
+        for unit, label in write.units:
             state = "affected" if label == "definite" else "possible"
             build.mark(where, unit, state, f"{_SURELY[label]} affected, {write_note}")
 
@@ -463,10 +468,11 @@ def provenance_picture(
     grids: what each writer wrote of what was asked (written) and what it read (read), possibly
     so where a condition depends on other columns than the partition columns.
     """
-    store, close = open_store(db)
-    try:
-        report = provenance(store, dataset, partition=partition, depth=depth, namespace=namespace)
-        build = _Builder(Graph(store))
+    with picture_source(db) as source:
+        report = provenance(
+            source.store, dataset, partition=partition, depth=depth, namespace=namespace
+        )
+        build = _Builder(source)
         build.dataset_node(report.target.dataset, 0, "target")
         build.mark_part(report.target, "known", "asked about")
         _provenance_steps(build, report.writers, _units(report.target), 1)
@@ -479,9 +485,6 @@ def provenance_picture(
             summary.insert(0, unseen_note(report.target))
         title = f"Provenance of {part_heading(report.target)}"
         return build.picture("provenance", title, summary, runs, report)
-    finally:
-        if close:
-            store.close()
 
 
 def _units(part: PartitionSet) -> list[Unit]:
@@ -492,7 +495,6 @@ def _units(part: PartitionSet) -> list[Unit]:
 def _provenance_steps(
     build: _Builder, steps: Iterable[ProvenanceStep], units: list[Unit], level: int
 ) -> None:
-    graph = build.graph
     for step in steps:
         notes = [f"{step.label}: wrote {step.dataset} where {step.condition or 'whole dataset'}"]
         notes += ["shown already: inputs not repeated"] if step.repeated else []
@@ -502,20 +504,13 @@ def _provenance_steps(
             GraphEdge(key, build.dataset_node(step.dataset, 2 * level - 2), step.label)
         )
         write_note = f"written by {step.run.job} run {step.run.run_id}"
-        dataset_id = graph.resolve(step.dataset.name, step.dataset.namespace)
-        for write in graph.outputs(step.run):
-            if write.dataset_id != dataset_id:
-                continue
-            for unit in units:
-                found = write_overlap(graph, write, unit)
-                if found is False:
-                    continue
-                # Deeper down, what a writer wrote is what a run behind the target read: the
-                # cell stays "read", the writer is in its notes.
-                state: CellState = "written" if level == 1 else "read"
-                if not found or step.label != "definite":
-                    state = "possible"
-                build.mark(step.dataset, unit, state, write_note)
+        for unit, found in build.source.overlaps(step.run, step.dataset, units):
+            # Deeper down, what a writer wrote is what a run behind the target read: the
+            # cell stays "read", the writer is in its notes.
+            state: CellState = "written" if level == 1 else "read"
+            if not found or step.label != "definite":
+                state = "possible"
+            build.mark(step.dataset, unit, state, write_note)
         read_note = f"read by {step.run.job} run {step.run.run_id}"
         for item in step.inputs:
             source = build.dataset_node(item.dataset, 2 * level)
@@ -592,38 +587,30 @@ def overview_picture(db: str | os.PathLike[str] | LineageStore) -> Picture:
     """Everything the database holds, by job: which jobs read and write which datasets (how
     many runs, the last one's state), and per dataset its partitions coloured by their last
     completed writer (the newest rows of a long grid)."""
-    store, close = open_store(db)
-    try:
-        build = _Builder(Graph(store), overview=True)
-        uses = store.connection.execute(
-            "SELECT r.job_namespace, r.job_name, a.dataset_id, a.direction, "
-            "count(DISTINCT r.run_id) FROM accesses a JOIN runs r USING (run_id) "
-            "GROUP BY r.job_namespace, r.job_name, a.dataset_id, a.direction"
-        ).fetchall()
+    with picture_source(db) as source:
+        build = _Builder(source, overview=True)
+        uses = source.job_uses()
         last: dict[tuple[str, str], tuple[RunRef, int]] = {}
-        for row in store.connection.execute(
-            "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
-            "ORDER BY started_at, run_id"
-        ):
-            run = RunRef(*row)
+        for run in source.runs():
             seen = last.get((run.job_namespace, run.job_name))
             last[(run.job_namespace, run.job_name)] = (run, 1 + (seen[1] if seen else 0))
-        jobs = {f"j:{ns}\0{job}": (ns, job) for ns, job, *_ in uses}
+        jobs = {_job_key(use): use for use in uses}
         edges = [
-            (f"j:{ns}\0{job}", f"d:{dataset}")
-            if direction == "output"
-            else (f"d:{dataset}", f"j:{ns}\0{job}")
-            for ns, job, dataset, direction, _ in uses
+            (_job_key(use), f"d:{use.dataset_id}")
+            if use.direction == "output"
+            else (f"d:{use.dataset_id}", _job_key(use))
+            for use in uses
         ]
         layers = _layers(edges)
         keys: dict[str, str] = {}
         for name, layer in sorted(layers.items(), key=lambda item: (item[1], item[0])):
             if name.startswith("d:"):
-                dataset = build.graph.dataset(int(name[2:]))
+                dataset = source.dataset(int(name[2:]))
                 keys[name] = build.dataset_node(dataset, layer)
                 _mark_last_writers(build, int(name[2:]))
             else:
-                run, count = last[jobs[name]]
+                use = jobs[name]
+                run, count = last[(use.job_namespace, use.job_name)]
                 keys[name] = build.job_node(run, count, layer)
         build.edges.extend(GraphEdge(keys[a], keys[b], "definite") for a, b in dict.fromkeys(edges))
         runs = sum(count for _, count in last.values())
@@ -633,9 +620,10 @@ def overview_picture(db: str | os.PathLike[str] | LineageStore) -> Picture:
             "Give a dataset (and --partition) for what depends on it, or where it came from",
         ]
         return build.picture("overview", f"Lineage database {_source(db)}", summary, runs)
-    finally:
-        if close:
-            store.close()
+
+
+def _job_key(use: JobUse) -> str:
+    return f"j:{use.job_namespace}\0{use.job_name}"
 
 
 def _source(db: str | os.PathLike[str] | LineageStore) -> str:
@@ -673,17 +661,18 @@ def _mark_last_writers(build: _Builder, dataset_id: int) -> None:
     """Each known partition of the dataset (or the dataset as a whole): its latest completed
     writer, as :func:`~openlineage_subset.lineage.dataset_partitions` finds it, walking the
     writes from the latest and stopping once every partition has one."""
-    graph = build.graph
-    dataset = graph.dataset(dataset_id)
+    source = build.source
+    dataset = source.dataset(dataset_id)
     build.cells.setdefault(dataset, {})
-    pending: set[Unit] = set(graph.known(dataset_id)) or {None}
-    writes = graph.writers_of(dataset_id, [], None)  # completed, the latest first
-    for write in writes:
-        if not pending:
+    pending: set[Unit] = set(source.partitions_of(dataset_id).known) or {None}
+    writes = source.latest_writes(dataset_id)  # completed, the latest first
+    while pending:
+        write = next(writes, None)
+        if write is None:
             break
         note = f"last written by {write.run.job} run {write.run.run_id}, ended "
         note += shown_time(write.run.ended_at or "")
-        for unit, label in graph.written(write, "definite"):
+        for unit, label in write.units:
             for found in list(pending) if unit is None else [unit] if unit in pending else []:
                 state: CellState = "written" if label == "definite" else "possible"
                 build.mark(dataset, found, state, note)

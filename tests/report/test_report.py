@@ -22,10 +22,10 @@ from openlineage_subset.lineage import (
     dataset_partitions,
     impact,
     provenance,
-    report_html,
 )
-from openlineage_subset.lineage._html import page
-from openlineage_subset.lineage._picture import (
+from openlineage_subset.report import report_html
+from openlineage_subset.report._html import page
+from openlineage_subset.report._picture import (
     MAX_DAYS,
     MAX_ROWS,
     Grid,
@@ -335,7 +335,7 @@ def test_a_graph_too_large_is_cut_and_says_so(
 ) -> None:
     db = lineage_db(pipeline_history())
     whole = impact_picture(db, "raw")
-    monkeypatch.setattr("openlineage_subset.lineage._picture.MAX_NODES", 5)
+    monkeypatch.setattr("openlineage_subset.report._picture.MAX_NODES", 5)
     cut = impact_picture(db, "raw")
     assert len(cut.nodes) == 5 and cut.hidden_nodes == len(whole.nodes) - 5
     assert {node.layer for node in cut.nodes} <= {0, 1}, "the first layers are kept"

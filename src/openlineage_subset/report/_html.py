@@ -11,9 +11,9 @@ and reorder what follows it) is written as its escape (``\\u202e``), as the text
 it: in text, marked in a ``<span class="escape">`` (``<tspan>`` in the graph) so that it stands
 out; in hover texts and attributes, which hold no markup, as the bare escape (:mod:`._markup`).
 
-The graph is drawn by :mod:`._drawing`, the grids by :mod:`._grids`; the service's pages use
-the same three (:func:`page` whole, or :func:`~._drawing.graph_svg`,
-:func:`~._grids.grid_html` and :data:`STYLE`).
+The graph is drawn by :mod:`._drawing`, the grids by :mod:`._grids`. A page is its
+:func:`body` under a head with :data:`STYLE`: the service's pages put the same body and style
+inside their own (:func:`page` is the whole static page).
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import os
 from collections.abc import Mapping
 
 from openlineage_subset import __version__
-from openlineage_subset.lineage._drawing import GRAPH_STYLE, graph_svg
-from openlineage_subset.lineage._grids import GRID_STYLE, LEGEND, grid_html, legend_html
-from openlineage_subset.lineage._markup import plain, text
-from openlineage_subset.lineage._picture import Picture, report_picture
-from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage import LineageStore
+from openlineage_subset.report._drawing import GRAPH_STYLE, graph_svg
+from openlineage_subset.report._grids import GRID_STYLE, LEGEND, grid_html, legend_html
+from openlineage_subset.report._markup import plain, text
+from openlineage_subset.report._picture import Picture, report_picture
 
-__all__ = ["LEGEND", "POLICY", "STYLE", "page", "report_html"]
+__all__ = ["LEGEND", "POLICY", "STYLE", "body", "page", "report_html"]
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """The page's Content-Security-Policy: nothing fetched, no script."""
@@ -79,7 +79,8 @@ def report_html(
 
 
 def page(picture: Picture, *, source: str = "") -> str:
-    """The whole HTML page of ``picture``; ``source`` (the database) is named in the footer."""
+    """The whole HTML page of ``picture``: its :func:`body` under a head with :data:`STYLE`
+    and :data:`POLICY`."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -91,6 +92,17 @@ def page(picture: Picture, *, source: str = "") -> str:
         f"<style>{STYLE}</style>",
         "</head>",
         "<body>",
+        body(picture, source=source),
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def body(picture: Picture, *, source: str = "") -> str:
+    """What the page of ``picture`` shows (the elements inside its ``<body>``, one a line),
+    drawn with :data:`STYLE`; ``source`` (the database) is named in the footer."""
+    parts = [
         f"<h1>{text(picture.title)}</h1>",
         *(f'<p class="summary">{text(line)}</p>' for line in picture.summary),
         "<h2>Jobs</h2>" if picture.query == "overview" else "<h2>Runs</h2>",
@@ -101,7 +113,5 @@ def page(picture: Picture, *, source: str = "") -> str:
         f"<footer>ol-subset {text(__version__)} lineage report"
         + (f" from {text(source)}" if source else "")
         + ". Hover over a cell or a run for its runs and conditions.</footer>",
-        "</body>",
-        "</html>",
     ]
-    return "\n".join(parts) + "\n"
+    return "\n".join(parts)

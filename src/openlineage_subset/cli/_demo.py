@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from openlineage_subset import validate
 from openlineage_subset.cli._show import summary_lines
-from openlineage_subset.delivery._sending import JsonLinesTransport
+from openlineage_subset.delivery import JsonLinesTransport
 from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
 from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable

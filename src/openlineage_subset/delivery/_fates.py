@@ -291,6 +291,22 @@ class Counts(Mapping[str, int]):
             )
         return clauses
 
+    def problems(self) -> list[str]:
+        """Each count that means lost, late or failed lineage of this capture, as ``"<n> <its
+        name>"``, in the order of the names: errors, events in the outbox, events kept.
+
+        >>> Counts({CaptureCount.ERRORS: 1, EMITTED: 4, IN_OUTBOX: 2}).problems()
+        ['1 errors', '2 in outbox']
+        """
+        return [f"{n} {text}" for text, n in sorted(self._problem_texts())]
+
+    def _problem_texts(self) -> Iterator[tuple[str, int]]:
+        for key, n in self._by_key.items():
+            if key in (CaptureCount.ERRORS, IN_OUTBOX) or (
+                isinstance(key, Outcome) and key.fate in _KEPT and not key.earlier
+            ):
+                yield _text(key), n
+
     def _outcomes(self) -> Iterator[tuple[Outcome, int]]:
         return ((key, n) for key, n in self._by_key.items() if isinstance(key, Outcome))
 

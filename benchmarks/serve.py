@@ -56,8 +56,7 @@ from typing import Any
 import requests
 from openlineage.client.transport.http import HttpConfig, HttpTransport
 
-from openlineage_subset.delivery._emitter import Emitter
-from openlineage_subset.delivery._openlineage_client import wire_event
+from openlineage_subset.delivery import Emitter, wire_event
 from openlineage_subset.lineage import ingest
 
 sys.path.insert(0, str(Path(__file__).parent))

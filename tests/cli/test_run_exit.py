@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -12,7 +11,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from openlineage_subset.cli._run import run_script
-from openlineage_subset.delivery._emitter import ExitBudget
+from openlineage_subset.delivery import Counts, ExitBudget, Places
 from openlineage_subset.spark import _capture, _sessions
 
 
@@ -32,13 +31,9 @@ class SpentHandle:
         self._closing = False
         self.given: list[float | None] = []
         self.emitter = SimpleNamespace(
-            close_timeout=budget,
-            delivery=SimpleNamespace(sink="nowhere"),
-            outbox_path=Path("outbox"),
-            quarantine_path=Path("q.jsonl"),
-            quarantine=SimpleNamespace(path=Path("q.jsonl"), write_error=None),
+            close_timeout=budget, places=Places("nowhere", Path("outbox"), Path("q.jsonl"))
         )
-        self.counts: Counter[str] = Counter()
+        self.counts = Counts()
 
     def close(self, timeout: float | None = None, *, error: BaseException | None = None) -> bool:
         self._closing = True

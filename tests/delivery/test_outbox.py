@@ -24,13 +24,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset.delivery import _outbox
+from openlineage_subset.delivery import Reason, Tally, _outbox
+from openlineage_subset.delivery._fates import IN_OUTBOX
 from openlineage_subset.delivery._outbox import Outbox, append_line, event_line
 from openlineage_subset.delivery._sending import (
     Delivery,
     JsonLinesTransport,
     Quarantine,
-    Tally,
     resolve_transport,
 )
 
@@ -346,7 +346,7 @@ def test_a_hanging_transport_cannot_hold_delivery_past_its_deadline(tmp_path: Pa
     outbox = Outbox(path)
     _append(outbox, _event(1), _event(2))
     tally = Tally()
-    tally.add("in outbox", 2)
+    tally.add(IN_OUTBOX, 2)
     transport = _Hanging()
     delivery = Delivery(outbox, transport, Quarantine(tmp_path / "q.jsonl"), tally, sink="hang")
     started = time.monotonic()
@@ -367,7 +367,7 @@ def test_a_rejected_event_is_quarantined_and_an_unwritable_quarantine_logs_it_wh
     outbox = Outbox(tmp_path / "outbox")
     _append(outbox, _event(1), _event(2))
     tally = Tally()
-    tally.add("in outbox", 2)
+    tally.add(IN_OUTBOX, 2)
     unwritable = Quarantine(tmp_path / "file" / "q.jsonl")
     delivery = Delivery(outbox, _Rejecting(), unwritable, tally, sink="rejecting")
     assert delivery.drain(time.monotonic() + 10)
@@ -476,8 +476,8 @@ def test_quarantine_reasons_carry_no_secrets(tmp_path: Path) -> None:
 
     quarantine = Quarantine(tmp_path / "q.jsonl")
     error = "ConnectionError: http://lineage:hunter2@backend:5000/api/v1/lineage?api_key=abc123"
-    where = quarantine.keep({"eventType": "START"}, "undelivered", error=error)
-    assert where == "quarantined (undelivered)"
+    where = quarantine.keep({"eventType": "START"}, Reason.UNDELIVERED, error=error)
+    assert str(where) == "quarantined (undelivered)"
     kept = (tmp_path / "q.jsonl").read_text()
     assert "hunter2" not in kept and "abc123" not in kept
     assert "backend:5000" in kept, "the rest stays readable"

@@ -11,7 +11,6 @@ here.
 from __future__ import annotations
 
 import warnings
-from collections import Counter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +64,7 @@ from openlineage_subset import (
     ValidationIssue,
 )
 from openlineage_subset._convert import JsonValue
+from openlineage_subset.delivery import Counts
 from openlineage_subset.spark import (
     PRODUCER,
     CaptureHandle,
@@ -382,7 +382,9 @@ def _spark_types(spark: SparkSession, df: DataFrame, query_execution: QueryExecu
 
     handle = enable(spark, namespace="analytics", config=config)
     assert_type(handle, CaptureHandle)
-    assert_type(handle.counts, Counter[str])
+    assert_type(handle.counts, Counts)
+    assert_type(handle.counts["errors"], int)
+    assert_type(handle.counts.in_outbox, int)
     assert_type(handle.config, SubsetConfig)
     assert_type(handle.closed, bool)
     assert_type(handle.flush(timeout=5), bool)

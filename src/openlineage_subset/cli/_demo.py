@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from openlineage_subset import validate
 from openlineage_subset.cli._show import summary_lines
-from openlineage_subset.delivery._sending import JsonLinesTransport
+from openlineage_subset.delivery import JsonLinesTransport
 from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
 from openlineage_subset.lineage._text import impact_text
 from openlineage_subset.spark import enable
@@ -178,9 +178,7 @@ def _capture_pipeline(paths: DemoPaths) -> list[str]:
             _run_pipeline(spark, paths)
         finally:
             delivered = handle.close()
-    problems = [
-        f"{count} {kind}" for kind, count in sorted(handle.counts.items()) if _is_problem(kind)
-    ]
+    problems = handle.counts.problems()
     if not delivered:
         problems.append("some events still undelivered when the time ran out")
     return problems
@@ -191,11 +189,6 @@ def _file_transport(path: Path) -> Any:
     is set up to send them elsewhere: the demo's events are for reading here, not for a real
     lineage backend."""
     return JsonLinesTransport.create(path)
-
-
-def _is_problem(count_kind: str) -> bool:
-    """Whether a kind of ``CaptureHandle.counts`` means lost, late or failed lineage."""
-    return count_kind in ("errors", "in outbox") or count_kind.startswith("quarantined")
 
 
 @contextmanager

@@ -35,10 +35,10 @@ from openlineage_subset.cli._output import (
 from openlineage_subset.cli._run import add_capture_arguments
 from openlineage_subset.cli._show import show_command
 from openlineage_subset.cli._validate import validate_command
-from openlineage_subset.delivery._emitter import MAX_CLOSE_TIMEOUT
-from openlineage_subset.delivery._replay import (
+from openlineage_subset.delivery import (
     ARGUMENT_HELP,
     DEFAULT_REPLAY_TIMEOUT,
+    MAX_CLOSE_TIMEOUT,
     REPLAY_DESCRIPTION,
     REPLAY_HELP,
     replay_command,

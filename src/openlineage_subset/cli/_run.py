@@ -96,34 +96,13 @@ def _say_connect() -> None:
 
 
 def summary(handle: CaptureHandle) -> str:
-    """One line on what a closed capture did, from its counts: the actions, where the events
-    went, what is left in the outbox or quarantine, the datasets degraded and the errors.
+    """One line on what a closed capture did, from its counts (their text is made in
+    ``delivery``: ``Counts.summary``): the actions, where the events went, what is left in the
+    outbox or quarantine, the datasets degraded and the errors.
 
     Example: ``2 action(s) captured; 6 event(s) sent to the JSON Lines file /x/events.jsonl``.
     """
-    counts = handle.counts
-    emitter = handle.emitter
-    in_file = sum(n for key, n in counts.items() if key.startswith("quarantined ("))
-    logged = sum(n for key, n in counts.items() if key.startswith("quarantined to the log ("))
-    parts = [
-        f"{counts['actions']} action(s) captured; {counts['emitted']} event(s) sent to "
-        f"{emitter.delivery.sink}"
-    ]
-    if counts["in outbox"]:
-        parts.append(f"{counts['in outbox']} left in the outbox {emitter.outbox_path}")
-    if in_file:
-        parts.append(f"{in_file} quarantined in {emitter.quarantine_path}")
-    if logged:  # only what reached the file is said to be in it
-        why = emitter.quarantine.write_error or "unwritable"
-        parts.append(
-            f"{logged} could not be written to {emitter.quarantine_path} ({why}): logged whole "
-            "on lines starting 'OpenLineage event not quarantined'"
-        )
-    if counts["datasets degraded"]:
-        parts.append(f"{counts['datasets degraded']} dataset(s) degraded (see the log)")
-    if counts["errors"]:
-        parts.append(f"{counts['errors']} capture error(s) (see the log)")
-    return "; ".join(parts)
+    return handle.counts.summary(handle.emitter.places)
 
 
 def _from_script(trace: TracebackType | None, script: str) -> TracebackType | None:

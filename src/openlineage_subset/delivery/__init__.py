@@ -4,8 +4,61 @@
 - ``_outbox``: the durable local outbox (segments in lanes, a cursor per lane);
 - ``_trust``: an outbox another user could have written is refused, as ssh refuses keys;
 - ``_sending``: transports (openlineage-python's, or a JSON Lines file), retries, quarantine;
+- ``_fates``: where every event went (its fate, a quarantine's reason) and the counts of a
+  capture, with their text;
 - ``_replay``: ``ol-subset replay OUTBOX``, what an outbox still holds, sent;
 - ``_openlineage_client``: the bridge to openlineage-python (its configuration and Serde).
 
-Arrows point down: ``spark`` and ``cli`` use this room; it uses the producer room and the SDK.
+Arrows point down: ``spark`` and ``cli`` use this room, through the names below; it uses the
+producer room and the SDK.
 """
+
+from openlineage_subset.delivery._emitter import (
+    EXIT_BUDGET,
+    MAX_CLOSE_TIMEOUT,
+    Emitter,
+    ExitBudget,
+    open_emitter,
+)
+from openlineage_subset.delivery._fates import (
+    CaptureCount,
+    Counts,
+    Fate,
+    Outcome,
+    Places,
+    Reason,
+    Tally,
+)
+from openlineage_subset.delivery._openlineage_client import new_run_id, wire_event
+from openlineage_subset.delivery._replay import (
+    ARGUMENT_HELP,
+    DEFAULT_REPLAY_TIMEOUT,
+    REPLAY_DESCRIPTION,
+    REPLAY_HELP,
+    replay_command,
+)
+from openlineage_subset.delivery._sending import JsonLinesTransport, Transport
+
+__all__ = [
+    "ARGUMENT_HELP",
+    "DEFAULT_REPLAY_TIMEOUT",
+    "EXIT_BUDGET",
+    "MAX_CLOSE_TIMEOUT",
+    "REPLAY_DESCRIPTION",
+    "REPLAY_HELP",
+    "CaptureCount",
+    "Counts",
+    "Emitter",
+    "ExitBudget",
+    "Fate",
+    "JsonLinesTransport",
+    "Outcome",
+    "Places",
+    "Reason",
+    "Tally",
+    "Transport",
+    "new_run_id",
+    "open_emitter",
+    "replay_command",
+    "wire_event",
+]

@@ -11,11 +11,11 @@ receiver rejects (HTTP 400, 413 or 422).
 What is promised, and its limits:
 
 - **Nothing vanishes.** Once ``flush()`` returned True, or after ``close()``, every event
-  produced is counted in exactly one of ``emitted`` (a transport took it), ``in outbox`` (on
-  disk, sent by the next capture on the same outbox or by ``ol-subset replay OUTBOX``),
-  ``quarantined (<reason>)``, or ``quarantined to the log (<reason>)`` when the quarantine
-  file cannot be written (the event is then logged whole). Events earlier captures left in the
-  outbox are sent first and counted apart (``replayed``, ``earlier in outbox``).
+  produced is counted in exactly one outcome (``_fates``): ``emitted`` (a transport took it),
+  ``in outbox`` (on disk, sent by the next capture on the same outbox or by ``ol-subset replay
+  OUTBOX``), ``quarantined (<reason>)``, or ``quarantined to the log (<reason>)`` when the
+  quarantine file cannot be written (the event is then logged whole). Events earlier captures
+  left in the outbox are sent first and counted apart (``replayed``, ``earlier in outbox``).
 - **At least once.** An event sent just before a crash, or by a hanging call that ``close()``
   gave up on, may be sent again: receivers deduplicate by ``runId`` and ``eventType``.
 - **Bounded close.** ``close()`` sends for at most its budget (``close_timeout``, else
@@ -40,22 +40,28 @@ from __future__ import annotations
 import math
 import os
 import queue
-import shlex
 import threading
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from openlineage_subset._validate import validate
+from openlineage_subset.delivery._fates import (
+    EARLIER_IN_OUTBOX,
+    IN_MEMORY,
+    IN_OUTBOX,
+    Counts,
+    Places,
+    Reason,
+    Tally,
+)
 from openlineage_subset.delivery._outbox import Outbox, event_line
 from openlineage_subset.delivery._sending import (
     DEFAULT_CLOSE_TIMEOUT,
     Delivery,
     Quarantine,
-    Tally,
     Transport,
     local_paths,
     resolve_transport,
@@ -68,7 +74,6 @@ log = scrubbed_logger("openlineage_subset.delivery")
 _STOP = object()
 _WRITE_GRACE = 0.5
 """Seconds ``close()`` lets the writer finish appending to the outbox, even with no budget."""
-_UNSENT = ("(undelivered)", "(unwritten)")
 
 __all__ = ["EXIT_BUDGET", "Emitter", "ExitBudget", "Transport", "close_budget", "open_emitter"]
 
@@ -243,9 +248,16 @@ class Emitter:
         self._writer.start()
 
     @property
-    def counts(self) -> Counter[str]:
+    def counts(self) -> Counts:
         """What happened to the events so far (see the module docstring)."""
         return self.tally.snapshot()
+
+    @property
+    def places(self) -> Places:
+        """Where the events go: the transport, the outbox and the quarantine."""
+        return Places(
+            self.delivery.sink, self.outbox_path, self.quarantine_path, self.quarantine.write_error
+        )
 
     def submit(self, events: list[dict[str, Any]]) -> None:
         """Queue events for validation, the outbox and delivery, in order."""
@@ -255,9 +267,9 @@ class Emitter:
                     self._queue.put(event)
                 return
         for event in events:  # a listener call racing close(): kept, and said
-            self.tally.add(self.quarantine.keep(event, "submitted after close"))
+            self.tally.add(self.quarantine.keep(event, Reason.SUBMITTED_AFTER_CLOSE))
 
-    def keep(self, event: dict[str, Any], reason: str, **details: Any) -> None:
+    def keep(self, event: dict[str, Any], reason: Reason, **details: Any) -> None:
         """Quarantine ``event`` instead of sending it (counted ``quarantined (<reason>)``)."""
         self.tally.add(self.quarantine.keep(event, reason, **details))
 
@@ -272,7 +284,7 @@ class Emitter:
                 if remaining <= 0:
                     return False
                 self._queue.all_tasks_done.wait(remaining)
-        return self.tally.wait(_settled, deadline)
+        return self.tally.wait(lambda counts: counts.settled, deadline)
 
     def close(self, timeout: float | None = None) -> bool:
         """Send what is pending for at most ``timeout`` seconds (default: the close budget),
@@ -298,10 +310,10 @@ class Emitter:
             log.warning("the outbox %s is busy in a stalled file operation", self.outbox_path)
         for event in left:
             reason = self.delivery.last_error or f"close() ran out of its {budget:g} s"
-            self.tally.move("in memory", self.quarantine.keep(event, "undelivered", error=reason))
+            kept = self.quarantine.keep(event, Reason.UNDELIVERED, error=reason)
+            self.tally.move(IN_MEMORY, kept)
         counts = self.tally.snapshot()
-        unsent = sum(n for key, n in counts.items() if key.endswith(_UNSENT))
-        self._result = not stalled and counts["in outbox"] == 0 and unsent == 0
+        self._result = not stalled and counts.in_outbox == 0 and counts.unsent == 0
         self._report(budget, counts)
         return self._result
 
@@ -335,7 +347,7 @@ class Emitter:
             )
             return None
         if outbox.earlier:
-            self.tally.add("earlier in outbox", outbox.earlier)
+            self.tally.add(EARLIER_IN_OUTBOX, outbox.earlier)
             log.info(
                 "sending first the %d event(s) earlier captures left in the outbox %s",
                 outbox.earlier,
@@ -359,7 +371,9 @@ class Emitter:
                     return
                 self._write(event)
             except Exception as error:  # never lose the thread: count, keep the event
-                self.tally.add(self.quarantine.keep(event, "internal error", error=repr(error)))
+                self.tally.add(
+                    self.quarantine.keep(event, Reason.INTERNAL_ERROR, error=repr(error))
+                )
             finally:
                 self._queue.task_done()
 
@@ -367,14 +381,14 @@ class Emitter:
         issues = validate(event, strict=True)
         if issues:
             details = [{"path": issue.path, "message": issue.message} for issue in issues]
-            self.tally.add(self.quarantine.keep(event, "invalid", issues=details))
+            self.tally.add(self.quarantine.keep(event, Reason.INVALID, issues=details))
             return
         line = event_line(event)
         if self.outbox is not None and self._appending:
             try:
                 with self.outbox.lock:
                     self.outbox.append(line)
-                    self.tally.add("in outbox")
+                    self.tally.add(IN_OUTBOX)
             except Exception as error:
                 self._appending = False
                 log.warning(
@@ -400,23 +414,10 @@ class Emitter:
             if event is not _STOP:
                 line = event_line(event).decode().rstrip("\n")
                 why = "the outbox writer is stalled (a disk that does not answer?)"
-                self.tally.add(self.quarantine.to_log(line, "unwritten", why))
+                self.tally.add(self.quarantine.to_log(line, Reason.UNWRITTEN, why))
 
-    def _report(self, budget: float, counts: Counter[str]) -> None:
-        mine, earlier = counts["in outbox"], counts["earlier in outbox"]
-        clauses = []
-        if mine or earlier:
-            clauses.append(
-                f"{mine + earlier} event(s) stay in the outbox {self.outbox_path} ({mine} of "
-                f"this run, {earlier} left by earlier ones): the next capture on this outbox "
-                f"sends them, or run `ol-subset replay {shlex.quote(str(self.outbox_path))}`"
-            )
-        unsent = sum(n for key, n in counts.items() if key.endswith(_UNSENT))
-        if unsent:
-            clauses.append(
-                f"{unsent} event(s) the outbox could not take are kept unsent in the "
-                f"quarantine {self.quarantine.path} (or the log, if it cannot be written)"
-            )
+    def _report(self, budget: float, counts: Counts) -> None:
+        clauses = counts.left_behind(self.places)
         if not clauses:
             return
         error = self.delivery.last_error
@@ -426,7 +427,3 @@ class Emitter:
             "; ".join(clauses),
             f" (last error: {error})" if error else "",
         )
-
-
-def _settled(counts: Counter[str]) -> bool:
-    return counts["in outbox"] <= 0 and counts["in memory"] <= 0

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TextIO
 
 from openlineage_subset._printable import printable
+from openlineage_subset.delivery._fates import EARLIER_IN_OUTBOX, Tally
 from openlineage_subset.delivery._outbox import Outbox
 from openlineage_subset.delivery._sending import (
     Delivery,
     Quarantine,
-    Tally,
     local_paths,
     resolve_transport,
 )
@@ -97,7 +97,7 @@ def replay_command(
     for problem in sink.problems:
         _say(f"warning: {problem}", sys.stderr)
     tally = Tally()
-    tally.add("earlier in outbox", box.earlier)
+    tally.add(EARLIER_IN_OUTBOX, box.earlier)
     kept = Quarantine(local_paths(output=output, quarantine=quarantine, outbox=None).quarantine)
     delivery = Delivery(box, sink.transport, kept, tally, sink=sink.description)
     try:
@@ -106,11 +106,11 @@ def replay_command(
         delivery.stop()
         box.close(timeout=1.0)
     counts = tally.snapshot()
-    stay = counts["earlier in outbox"]
-    quarantined = sum(n for key, n in counts.items() if key.startswith("replayed, "))
+    stay = counts.earlier_in_outbox
+    quarantined = counts.kept(earlier=True)
     held = sum(pending for pending, _ in box.in_use.values())
     if box.earlier:
-        sent = f"sent {counts['replayed']} of {box.earlier} event(s) from {outbox}"
+        sent = f"sent {counts.replayed} of {box.earlier} event(s) from {outbox}"
         clauses = [f"{sent} to {sink.description}"]
     else:
         clauses = [f"nothing to send in {outbox}"]
@@ -130,10 +130,10 @@ def replay_command(
 def _send_while_progressing(delivery: Delivery, tally: Tally, timeout: float) -> None:
     """Let ``delivery`` send until nothing is left, or ``timeout`` seconds pass without one
     event settled."""
-    left = tally.snapshot()["earlier in outbox"]
+    left = tally.snapshot().earlier_in_outbox
     deadline = time.monotonic() + timeout
     while not delivery.drain(min(deadline, time.monotonic() + 0.5)):
-        now_left = tally.snapshot()["earlier in outbox"]
+        now_left = tally.snapshot().earlier_in_outbox
         if now_left < left:
             left, deadline = now_left, time.monotonic() + timeout
         elif time.monotonic() >= deadline or delivery.transport is None:

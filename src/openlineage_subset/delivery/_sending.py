@@ -1,4 +1,4 @@
-"""Where events go, and getting them there: transports, quarantine, counts, retries.
+"""Where events go, and getting them there: transports, quarantine, retries.
 
 :class:`Delivery` sends what an :class:`~openlineage_subset.delivery._outbox.Outbox` holds (and
 events held in memory when the outbox cannot take them) through one transport, in order, at least
@@ -17,13 +17,22 @@ import os
 import random
 import threading
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
+from openlineage_subset.delivery._fates import (
+    EMITTED,
+    IN_MEMORY,
+    IN_OUTBOX,
+    Fate,
+    Outcome,
+    Reason,
+    Tally,
+)
 from openlineage_subset.delivery._openlineage_client import configured_transport, wire_event
 from openlineage_subset.delivery._outbox import (
     Outbox,
@@ -287,7 +296,7 @@ def local_paths(
     return LocalPaths(quarantine_path, outbox_path)
 
 
-# Quarantine, counts, backoff ------------------------------------------------------------------
+# Quarantine, backoff --------------------------------------------------------------------------
 
 
 class Quarantine:
@@ -305,10 +314,10 @@ class Quarantine:
         self._said: set[str] = set()
         self._lock = threading.Lock()
 
-    def keep(self, event: Any, reason: str, **details: Any) -> str:
-        """Keep ``event``; the count key of where it went, ``quarantined (<reason>)`` or
-        ``quarantined to the log (<reason>)``. Never raises."""
-        record = {"reason": reason, **_scrubbed(details), "event": event}
+    def keep(self, event: Any, reason: Reason, **details: Any) -> Outcome:
+        """Keep ``event``; where it went, the file (``Fate.QUARANTINED``) or the log
+        (``Fate.LOGGED``). Never raises."""
+        record = {"reason": reason.value, **_scrubbed(details), "event": event}
         try:
             line = json.dumps(record, default=_enum_value_or_text)
         except Exception:  # a circular structure: its text is what can be kept
@@ -318,18 +327,18 @@ class Quarantine:
             append_line(self.path, (line + "\n").encode())
         except Exception as error:
             return self.to_log(line, reason, f"{type(error).__name__}: {error}")
-        if self._first(reason):
+        if self._first(reason.value):
             log.error(
                 "OpenLineage event %s (%s run %s): kept in %s; later ones like it are counted",
-                reason,
+                reason.value,
                 _field(event, "eventType"),
                 _field(_field(event, "run"), "runId"),
                 self.path,
             )
-        return f"quarantined ({reason})"
+        return Outcome(Fate.QUARANTINED, reason)
 
-    def to_log(self, line: str, reason: str, why: str) -> str:
-        """Log a record whole (the quarantine of last resort); its count key."""
+    def to_log(self, line: str, reason: Reason, why: str) -> Outcome:
+        """Log a record whole (the quarantine of last resort); ``Fate.LOGGED``."""
         why = scrub_text(why)
         self.write_error = why
         if self._first("unwritable"):
@@ -339,8 +348,8 @@ class Quarantine:
                 self.path,
                 why,
             )
-        log.error("OpenLineage event not quarantined (%s): %s", reason, line)
-        return f"quarantined to the log ({reason})"
+        log.error("OpenLineage event not quarantined (%s): %s", reason.value, line)
+        return Outcome(Fate.LOGGED, reason)
 
     def _first(self, kind: str) -> bool:
         with self._lock:
@@ -368,47 +377,6 @@ def _enum_value_or_text(value: Any) -> Any:
 
 def _field(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
-
-
-class Tally:
-    """Event counts shared by the threads of a delivery, and a way to wait on them.
-
-    >>> tally = Tally()
-    >>> tally.add("in outbox", 2)
-    >>> tally.move("in outbox", "emitted")
-    >>> tally.snapshot()
-    Counter({'in outbox': 1, 'emitted': 1})
-    """
-
-    def __init__(self) -> None:
-        self._counts: Counter[str] = Counter()
-        self._changed = threading.Condition()
-
-    def add(self, key: str, amount: int = 1) -> None:
-        with self._changed:
-            self._counts[key] += amount
-            self._changed.notify_all()
-
-    def move(self, source: str, target: str) -> None:
-        with self._changed:
-            self._counts[source] -= 1
-            self._counts[target] += 1
-            self._changed.notify_all()
-
-    def snapshot(self) -> Counter[str]:
-        """The counts now, without zeros."""
-        with self._changed:
-            return +self._counts
-
-    def wait(self, done: Callable[[Counter[str]], bool], deadline: float) -> bool:
-        """Wait until ``done(counts)`` or ``deadline`` (``time.monotonic()``); which came."""
-        with self._changed:
-            while not done(self._counts):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._changed.wait(remaining)
-            return True
 
 
 class Backoff:
@@ -458,9 +426,9 @@ class Delivery:
     transport is called outside every lock, so when it hangs :meth:`drain` gives up at its
     deadline and the event stays in the outbox (a late success means it is sent twice).
 
-    Counts in ``tally``: this process's events move from ``in outbox`` / ``in memory`` to
-    ``emitted`` or a ``quarantined`` key; events found in the outbox move from
-    ``earlier in outbox`` to ``replayed`` or ``replayed, quarantined (<reason>)``.
+    Counts in ``tally`` (see ``_fates``): this process's events move from ``IN_OUTBOX`` or
+    ``IN_MEMORY`` to their outcome (``EMITTED``, or kept in the quarantine); events found in the
+    outbox move the same way, counted as an earlier capture's (``Outcome.as_earlier``).
 
     Example::
 
@@ -510,7 +478,7 @@ class Delivery:
         """Send ``event`` from memory (the outbox could not take it); counted ``in memory``."""
         with self._wake:
             self._memory.append(event)
-            self.tally.add("in memory")
+            self.tally.add(IN_MEMORY)
             self._signals += 1
             self._wake.notify_all()
 
@@ -566,7 +534,7 @@ class Delivery:
         if isinstance(item, Record) and item.event is None:
             line = item.line.decode(errors="replace").rstrip("\n")
             details = {} if item.problem is None else {"error": item.problem}
-            self._settle(item, self.quarantine.keep(line, "unreadable", **details))
+            self._settle(item, self.quarantine.keep(line, Reason.UNREADABLE, **details))
             return
         event = item.event if isinstance(item, Record) else item
         assert event is not None and self.transport is not None
@@ -575,13 +543,14 @@ class Delivery:
         except Exception as error:
             if _rejected(error):
                 backoff.reset()
-                self._settle(item, self.quarantine.keep(event, "rejected", error=_describe(error)))
+                kept = self.quarantine.keep(event, Reason.REJECTED, error=_describe(error))
+                self._settle(item, kept)
                 return
             self._failed(error)
             self._stop.wait(backoff.next())
             return
         backoff.reset()
-        self._settle(item, "emitted")
+        self._settle(item, EMITTED)
 
     def _next(self) -> Record | dict[str, Any] | None:
         if self.outbox is not None and self._reading:
@@ -604,7 +573,7 @@ class Delivery:
         with self._wake:
             return self._memory[0] if self._memory else None
 
-    def _settle(self, item: Record | dict[str, Any], key: str) -> None:
+    def _settle(self, item: Record | dict[str, Any], outcome: Outcome) -> None:
         if isinstance(item, Record):
             assert self.outbox is not None
             with self.outbox.lock:
@@ -612,16 +581,15 @@ class Delivery:
                     raise _Stopped
                 self.outbox.settle(item)
                 if item.earlier:
-                    target = "replayed" if key == "emitted" else f"replayed, {key}"
-                    self.tally.move("earlier in outbox", target)
+                    self.tally.move(IN_OUTBOX.as_earlier(), outcome.as_earlier())
                 else:
-                    self.tally.move("in outbox", key)
+                    self.tally.move(IN_OUTBOX, outcome)
             return
         with self._wake:
             if self._stopped:
                 raise _Stopped
             self._memory.popleft()
-            self.tally.move("in memory", key)
+            self.tally.move(IN_MEMORY, outcome)
 
     def _save(self) -> None:
         if self.outbox is None or not self._reading:

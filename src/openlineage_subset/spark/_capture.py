@@ -25,14 +25,22 @@ import os
 import threading
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage_subset._convert import dump
-from openlineage_subset.delivery._emitter import EXIT_BUDGET, Emitter, Transport, open_emitter
-from openlineage_subset.delivery._openlineage_client import new_run_id
+from openlineage_subset.delivery import (
+    EXIT_BUDGET,
+    CaptureCount,
+    Counts,
+    Emitter,
+    Reason,
+    Tally,
+    Transport,
+    new_run_id,
+    open_emitter,
+)
 from openlineage_subset.producer import _excepthook
 from openlineage_subset.producer._budget import bound_event
 from openlineage_subset.producer._degrade import warn_once
@@ -123,7 +131,7 @@ class CaptureHandle:
     catalog_watch: CatalogWatch = field(default_factory=CatalogWatch, init=False)
     """Where tables lived before DROP TABLE and RENAME (see ``CatalogWatch``)."""
     _catalog_unwatchable: bool = field(default=False, init=False)
-    _own_counts: Counter[str] = field(default_factory=Counter, init=False)
+    _own_counts: Tally = field(default_factory=Tally, init=False)
     _closing: bool = field(default=False, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _logged: set[str] = field(default_factory=set, init=False)
@@ -160,14 +168,15 @@ class CaptureHandle:
         return ("session", session_key(self.spark))
 
     @property
-    def counts(self) -> Counter[str]:
+    def counts(self) -> Counts:
         """What happened so far: ``actions`` captured, ``errors`` caught, ``datasets degraded``
         (reported whole or left out, each said once in the log), and events: ``emitted``,
         ``in outbox`` (not delivered yet), ``quarantined (<reason>)`` (``quarantined to the
         log (<reason>)`` when the quarantine file cannot be written); after ``flush()`` or
         ``close()`` these add up to the events produced. Events earlier captures left in the
-        outbox count apart: ``replayed``, ``earlier in outbox`` (see ``_emit``)."""
-        return self._own_counts + self.emitter.counts
+        outbox count apart: ``replayed``, ``earlier in outbox`` (see ``delivery``'s ``Counts``,
+        read by those names or by typed ones: ``counts.errors``)."""
+        return self._own_counts.snapshot() + self.emitter.counts
 
     def watch_catalog(self) -> None:
         """Start watching the catalog for drops and renames, once Spark has created it.
@@ -266,20 +275,20 @@ class CaptureHandle:
                 bounded += bound_event(event, self.config.max_event_bytes, report=keep)
             except Exception as error:
                 self.record_error("bounding the size of an event", error)
-                self.emitter.keep(event, "over max_event_bytes", error=f"{error}")
+                self.emitter.keep(event, Reason.OVER_MAX_EVENT_BYTES, error=f"{error}")
         for name, what in dropped.items():
             self.report_degraded(name, what)
         self.emitter.submit(bounded)
 
     def report_degraded(self, dataset: str, what: str) -> None:
         """Count a dataset that lost its subset facet or its place, and say so once."""
-        self._own_counts["datasets degraded"] += 1
+        self._own_counts.add(CaptureCount.DATASETS_DEGRADED)
         warn_once(dataset, what)
 
     def record_error(self, context: str, error: BaseException) -> None:
         """Count an error of capture's own; log the first of each kind in one line (its
         traceback at DEBUG)."""
-        self._own_counts["errors"] += 1
+        self._own_counts.add(CaptureCount.ERRORS)
         kind = f"{context}: {type(error).__name__}"
         if kind not in self._logged:
             self._logged.add(kind)
@@ -331,7 +340,7 @@ class CaptureHandle:
                 failure=failure,
             )
             if events:
-                self._own_counts["actions"] += 1
+                self._own_counts.add(CaptureCount.ACTIONS)
                 self.submit(events)
         except Exception as error:
             self.record_error(f"capturing the {func_name!r} action", error)
@@ -351,7 +360,7 @@ class CaptureHandle:
                 report=self.report_degraded,
             )
             if events:
-                self._own_counts["actions"] += 1
+                self._own_counts.add(CaptureCount.ACTIONS)
                 self.submit(events)
         except Exception as error:
             self.record_error(f"capturing the {job.action!r} job", error)

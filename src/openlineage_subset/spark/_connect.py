@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from openlineage_subset.delivery._openlineage_client import new_run_id
+from openlineage_subset.delivery import new_run_id
 from openlineage_subset.producer._events import (
     JobRef,
     engine_facet,

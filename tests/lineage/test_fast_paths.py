@@ -150,8 +150,9 @@ PLAIN = [*DATES, "DE", "PL", "de", "a b"]
 def test_a_coarser_partition_holds_those_with_its_values_as_text(
     value: str, day: str | None, country: str | None
 ) -> None:
-    """``Graph._coarser`` finds the partitions of (day, country) inside one of the day by the
-    day's text: with text and ISO dates, exactly those ``partition_overlap`` says are inside."""
+    """``PartitionCatalog.coarser`` finds the partitions of (day, country) inside one of the
+    day by the day's text: with text and ISO dates, exactly those ``partition_overlap`` says
+    are inside."""
     coarser = {"type": "partition", "partitions": [{"dimensions": {"day": value}}]}
     inside = _reference(coarser, {"day": day, "country": country}) is True
     assert inside == (day == value), (value, day, country)

@@ -6,13 +6,14 @@ compares them on a large history)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from openlineage_subset.lineage import _graph, impact, ingest, provenance
+from openlineage_subset.lineage import LineageStore, dataset_partitions, impact, ingest, provenance
+from openlineage_subset.lineage._partitions import PartitionCatalog
+from openlineage_subset.lineage._timeline import Timeline
 from tests.lineage.events import HOSTILE_NAME, pipeline_history, write_events
 
 
@@ -35,21 +36,18 @@ QUESTIONS = {
 }
 
 
-def test_a_day_or_a_date_range_does_not_read_every_partition(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db = _db(tmp_path, 8)
-    whole_reads = []
-    known = _graph.Graph.known
+def _store(db: str) -> LineageStore:
+    return LineageStore.open(db, create=False)
 
-    def counted(graph: _graph.Graph, dataset_id: int) -> Any:
-        whole_reads.append(graph.dataset(dataset_id).name)
-        return known(graph, dataset_id)
 
-    monkeypatch.setattr(_graph.Graph, "known", counted)
-    impact(db, "raw", partition={"day": "2024-10-04"})
-    provenance(db, "rolling", partition={"day": "2024-10-05"})  # reads clean by a range
-    assert whole_reads == []
+def test_a_day_or_a_date_range_does_not_read_every_partition(tmp_path: Path) -> None:
+    with _store(_db(tmp_path, 8)) as store:
+        impact(store, "raw", partition={"day": "2024-10-04"})
+        provenance(store, "rolling", partition={"day": "2024-10-05"})  # reads clean by a range
+        assert store.reads.whole_datasets == 0
+        assert store.reads.conditions > 0, "the store counts what its queries read"
+        dataset_partitions(store, "raw")  # every partition of it, read
+        assert store.reads.whole_datasets > 0
 
 
 def test_the_answers_are_those_of_reading_every_partition_and_every_write(
@@ -57,68 +55,50 @@ def test_the_answers_are_those_of_reading_every_partition_and_every_write(
 ) -> None:
     db = _db(tmp_path, 8)
     fast = {name: question(db).as_json() for name, question in QUESTIONS.items()}
-    monkeypatch.setattr(_graph.Graph, "_coarser", lambda *arguments: None)
-    monkeypatch.setattr(_graph.Graph, "_within_dates", lambda *arguments: None)
-    every_write = _graph.Graph.writers_of
+    # The narrowing seams of the catalog and the timeline, turned off: every partition is
+    # evaluated, every write read.
+    monkeypatch.setattr(PartitionCatalog, "coarser", lambda *arguments: None)
+    monkeypatch.setattr(PartitionCatalog, "within_dates", lambda *arguments: None)
+    every_write = Timeline.writers_of
 
-    def all_writes(graph: _graph.Graph, dataset_id: int, units: Any, before: Any) -> Any:
-        return every_write(graph, dataset_id, [], before)  # no unit: every write, unfiltered
+    def all_writes(timeline: Timeline, dataset_id: int, units: Any, before: Any) -> Any:
+        return every_write(timeline, dataset_id, [], before)  # no unit: every write, unfiltered
 
-    monkeypatch.setattr(_graph.Graph, "writers_of", all_writes)
+    monkeypatch.setattr(Timeline, "writers_of", all_writes)
     slow = {name: question(db).as_json() for name, question in QUESTIONS.items()}
     assert fast == slow
     assert fast["impact of a day of raw"]["runs"], "the day was read"
     assert fast["provenance of rolling"]["writers"], "the partition was written"
 
 
-def _count_parsed_conditions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The JSON texts the queries' graph parses (its conditions), as they are parsed."""
-    parsed: list[str] = []
-
-    class CountingJson:
-        dumps = staticmethod(json.dumps)
-
-        @staticmethod
-        def loads(text: str) -> Any:
-            parsed.append(text)
-            return json.loads(text)
-
-    monkeypatch.setattr(_graph, "json", CountingJson)
-    return parsed
-
-
 def test_provenance_reads_the_conditions_of_a_partitions_writers_not_of_every_write(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """Provenance of the first day: the writes of later days are left out unread, however many
     days the history holds."""
-    parsed = _count_parsed_conditions(monkeypatch)
     counts = []
     for days in (6, 18):
-        db = _db(tmp_path, days)
-        parsed.clear()
-        answer = provenance(db, "rolling", partition={"day": "2024-10-01"})
-        assert answer.writers
-        counts.append(len(parsed))
+        with _store(_db(tmp_path, days)) as store:
+            answer = provenance(store, "rolling", partition={"day": "2024-10-01"})
+            assert answer.writers
+            counts.append(store.reads.conditions)
     assert counts[0] == counts[1], counts
 
 
 def test_impact_leaves_out_unread_the_reads_of_other_days_partitions_and_a_filter(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """Impact of a day of ``rolling``, read each day by the report as that day's partition
     ``AND score > 0.5`` (not only a partition list, so ``access_partitions`` alone cannot
     leave it out): the range of days ingest stores for such a read leaves out the reads of
     other days, however many days the history holds."""
-    parsed = _count_parsed_conditions(monkeypatch)
     counts = []
     for days in (6, 18):
-        db = _db(tmp_path, days)
-        parsed.clear()
-        answer = impact(db, "rolling", partition={"day": "2024-10-02"})
-        assert [run.run.job_name for run in answer.runs] == ["report"]
-        assert answer.runs[0].label == "possible", "the score decides"
-        counts.append(len(parsed))
+        with _store(_db(tmp_path, days)) as store:
+            answer = impact(store, "rolling", partition={"day": "2024-10-02"})
+            assert [run.run.job_name for run in answer.runs] == ["report"]
+            assert answer.runs[0].label == "possible", "the score decides"
+            counts.append(store.reads.conditions)
     assert counts[0] == counts[1], counts
 
 

@@ -55,8 +55,8 @@ def read_bounds(condition: Any) -> dict[str, Bound]:
     ``access_partitions`` finds): a day's partitions ``AND amount > 0``.
 
     Sound where the queries use the stored ranges, for a dataset whose partition columns
-    each compare as their text (``Graph.plain_shape``): there every value listed for a
-    column of dates is a date or null, and another day's partition is not selected. (For a
+    each compare as their text (``PartitionCatalog.plain_shape``): there every value listed
+    for a column of dates is a date or null, and another day's partition is not selected. (For a
     partition of mixed kinds :func:`partition_overlap` may call it unknown: a listed country
     'DE' is not compared with a country '2024-10-15'.)
 

@@ -201,7 +201,7 @@ class Listing:
 
 @dataclasses.dataclass(frozen=True)
 class Node:
-    """A condition prepared for ``Graph._evaluate``: ``both`` (AND, OR of two parts),
+    """A condition prepared for ``Evaluation._evaluate``: ``both`` (AND, OR of two parts),
     ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
     they name), or ``other`` (evaluated as is, with the partition's path). ``serial`` tells
     apart the leaves of the conditions of one query (its answers are cached by it)."""

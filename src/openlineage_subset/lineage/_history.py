@@ -1,15 +1,17 @@
-"""History: the runs that touched a dataset or partition; and each known partition's state."""
+"""History: the runs that touched a dataset or partition; each known partition's state; and
+the partitions a failed run may have left half written since their last completed write."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from openlineage_subset.lineage._arguments import checked_partition, open_store
 from openlineage_subset.lineage._conditions import sort_key
-from openlineage_subset.lineage._graph import Access, Graph, region
+from openlineage_subset.lineage._graph import Access, Graph, region, write_overlap
 from openlineage_subset.lineage._labels import read_label
 from openlineage_subset.lineage._model import (
+    DatasetRef,
     Dimensions,
     HistoryEntry,
     HistoryReport,
@@ -17,8 +19,12 @@ from openlineage_subset.lineage._model import (
     PartitionRef,
     PartitionsReport,
     PartitionState,
+    RunRef,
 )
 from openlineage_subset.lineage._store import LineageStore
+
+FAILED = ("FAIL", "ABORT")
+"""Run states whose writes may have left a partition half written."""
 
 
 def history(
@@ -98,6 +104,40 @@ def dataset_partitions(
         if close:
             store.close()
     return PartitionsReport(found, tuple(states))
+
+
+def failed_writes(
+    db: str | os.PathLike[str] | LineageStore,
+    dataset: DatasetRef,
+    states: Sequence[PartitionState],
+) -> dict[Dimensions, RunRef]:
+    """For each partition of ``states`` that a failed (or aborted) run may have written after
+    the partition's last completed writer started: the latest such run."""
+    store, close = open_store(db)
+    try:
+        graph = Graph(store)
+        dataset_id = graph.resolve(dataset.name, dataset.namespace)
+        failed = sorted(
+            (w for w in graph.accesses(dataset_id, "output") if w.run.status in FAILED),
+            key=lambda write: (write.run.started_at, write.run.run_id),
+            reverse=True,
+        )
+        found: dict[Dimensions, RunRef] = {}
+        if not failed:
+            return found
+        for state in states:
+            since = "" if state.writer is None else state.writer.started_at
+            unit = tuple(sorted(state.partition.dimensions))
+            for write in failed:
+                if write.run.started_at <= since:
+                    break
+                if write_overlap(graph, write, unit) is not False:
+                    found[unit] = write.run
+                    break
+        return found
+    finally:
+        if close:
+            store.close()
 
 
 def _last_writers(

@@ -4,17 +4,13 @@ checks of a query's arguments that read the database."""
 from __future__ import annotations
 
 import difflib
-import json
 import sqlite3
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from openlineage_subset._printable import printable
 from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._conditions import named_columns
-
-if TYPE_CHECKING:
-    from openlineage_subset.lineage._graph import Graph
+from openlineage_subset.lineage._partitions import PartitionCatalog
 
 _SHOWN_CANDIDATES = 10
 
@@ -60,7 +56,7 @@ def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
 
 
 def check_columns(
-    graph: Graph, dataset_id: int, partition: Mapping[str, str | None] | None
+    catalog: PartitionCatalog, dataset_id: int, partition: Mapping[str, str | None] | None
 ) -> None:
     """Raise :class:`UnknownPartitionColumnError` when ``partition`` names a column the
     dataset never had: no known partition of it has it, and no condition on it names it
@@ -68,16 +64,13 @@ def check_columns(
     which nothing names a column (read and written whole) is not known to lack any."""
     if not partition:
         return
-    columns = graph.column_order(dataset_id)
+    columns = catalog.column_order(dataset_id)
     unknown = [column for column in partition if column not in columns]
     if not unknown:
         return
     named: set[str] = set()
-    for (text,) in graph.db.execute(
-        "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? AND condition IS NOT NULL",
-        (dataset_id,),
-    ):
-        named_columns(json.loads(text), named)
+    for condition in catalog.conditions(dataset_id):
+        named_columns(condition, named)
     unknown = [column for column in unknown if column not in named]
     if not unknown or not (columns or named):
         return
@@ -88,5 +81,5 @@ def check_columns(
         if near:
             closest[column] = near[0]
     raise UnknownPartitionColumnError(
-        graph.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
+        catalog.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
     )

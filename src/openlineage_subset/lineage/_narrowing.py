@@ -5,9 +5,9 @@ keeps, and the reads and writes that list some partitions (the ``access_partitio
 The partitions of a dataset are keyed by their canonical JSON (keys sorted), so those whose
 first columns have given values, or whose first column is an ISO date within a range, are a
 range of the ``partitions`` key: found without reading the others. A query uses these only for
-a dataset of one set of columns whose values compare as their text (``Graph.plain_shape``),
-where they give exactly what evaluating every partition gives (tests/lineage/test_fast_paths.py
-and test_query_scaling.py hold them to that).
+a dataset of one set of columns whose values compare as their text
+(``PartitionCatalog.plain_shape``), where they give exactly what evaluating every partition
+gives (tests/lineage/test_fast_paths.py and test_query_scaling.py hold them to that).
 """
 
 from __future__ import annotations

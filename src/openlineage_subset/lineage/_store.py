@@ -46,6 +46,7 @@ Tables:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -180,6 +181,17 @@ class LineageDatabaseError(Exception):
     """
 
 
+@dataclasses.dataclass
+class ReadCounts:
+    """What the queries over a store have read, counted: what a question costs, for the tests
+    and benchmarks that hold a query to reading what it needs, not the whole history."""
+
+    conditions: int = 0
+    """Conditions (distinct JSON texts, per query) parsed."""
+    whole_datasets: int = 0
+    """Datasets whose every known partition a query read."""
+
+
 class LineageStore:
     """An open lineage database; use :meth:`open`, and close it (or use ``with``).
 
@@ -195,6 +207,8 @@ class LineageStore:
         self.path = path
         self.wait = wait
         """Seconds to wait for the write lock while its holder commits nothing."""
+        self.reads = ReadCounts()
+        """What the queries over this store have read (see :class:`ReadCounts`)."""
 
     @classmethod
     def open(

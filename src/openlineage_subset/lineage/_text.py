@@ -21,7 +21,10 @@ from openlineage_subset.lineage._model import (
     ProvenanceStep,
     RunRef,
 )
+from openlineage_subset.lineage._partitions import PartitionCatalog
+from openlineage_subset.lineage._rendering import ConditionText
 from openlineage_subset.lineage._time import shown_time
+from openlineage_subset.lineage._timeline import Access
 
 _SHOWN_PARTITIONS = 12
 _WIDTH = 100
@@ -204,3 +207,19 @@ def partitions_text(report: PartitionsReport) -> list[str]:
             )
         lines.append(f"  {state.partition}: {written}; read by {state.reads_since} run(s) since")
     return _shown(lines)
+
+
+class AccessText:
+    """The conditions of one query's accesses as text, each made once."""
+
+    def __init__(self, catalog: PartitionCatalog) -> None:
+        self.catalog = catalog
+        self._text = ConditionText()
+
+    def rendered(self, access: Access) -> str | None:
+        """The access's condition as text (None: the whole dataset), the columns of the
+        partitions it lists in the dataset's ``column_order``."""
+        if access.text is None:
+            return None
+        order = self.catalog.column_order(access.dataset_id)
+        return self._text.text(access.text, access.condition, order)

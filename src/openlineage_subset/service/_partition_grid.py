@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 
 from openlineage_subset._printable import printable_json
-from openlineage_subset.lineage._arguments import open_store
-from openlineage_subset.lineage._graph import Graph, write_overlap
 from openlineage_subset.lineage._model import (
-    DatasetRef,
     Dimensions,
     PartitionRef,
     PartitionsReport,
@@ -38,9 +34,6 @@ from openlineage_subset.report import (
     legend_html,
 )
 
-FAILED = ("FAIL", "ABORT")
-"""Run states whose writes may have left a partition half written."""
-
 
 def partition_value(partition: PartitionRef) -> str:
     """A partition as the UI's forms send it (``p``): its columns and values as JSON (what
@@ -51,38 +44,6 @@ def partition_value(partition: PartitionRef) -> str:
 
 def _unit(partition: PartitionRef) -> Dimensions:
     return tuple(sorted(partition.dimensions))
-
-
-def failed_writes(
-    db: str | os.PathLike[str], dataset: DatasetRef, states: Sequence[PartitionState]
-) -> dict[Dimensions, RunRef]:
-    """For each partition of ``states`` that a failed (or aborted) run may have written after
-    the partition's last completed writer started: the latest such run."""
-    store, close = open_store(db)
-    try:
-        graph = Graph(store)
-        dataset_id = graph.resolve(dataset.name, dataset.namespace)
-        failed = sorted(
-            (w for w in graph.accesses(dataset_id, "output") if w.run.status in FAILED),
-            key=lambda write: (write.run.started_at, write.run.run_id),
-            reverse=True,
-        )
-        found: dict[Dimensions, RunRef] = {}
-        if not failed:
-            return found
-        for state in states:
-            since = "" if state.writer is None else state.writer.started_at
-            unit = _unit(state.partition)
-            for write in failed:
-                if write.run.started_at <= since:
-                    break
-                if write_overlap(graph, write, unit) is not False:
-                    found[unit] = write.run
-                    break
-        return found
-    finally:
-        if close:
-            store.close()
 
 
 def _colour(state: PartitionState, latest: str | None, failed: RunRef | None) -> CellState:

@@ -41,7 +41,8 @@ from openlineage_subset.lineage._arguments import (
     partition_from_text,
 )
 from openlineage_subset.lineage._catalog import datasets, runs
-from openlineage_subset.lineage._history import dataset_partitions, history
+from openlineage_subset.lineage._details import dataset_facets, run_details
+from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
 from openlineage_subset.lineage._model import (
     DatasetRef,
     ImpactReport,
@@ -54,8 +55,6 @@ from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
 from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
-from openlineage_subset.service._details import dataset_facets, run_details
-from openlineage_subset.service._partition_grid import failed_writes
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24

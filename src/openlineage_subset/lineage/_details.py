@@ -1,4 +1,5 @@
-"""What the web UI reads that no lineage query answers: one run as the database holds it.
+"""What the web UI shows that no lineage query answers: one run as the database holds it, and
+a dataset's facets, as frozen dataclasses the service renders.
 
 The database keeps, per run, its merged state and times, the events it was built from (type,
 time, where each was first read), what it read and wrote (the subset conditions, rendered as
@@ -18,6 +19,17 @@ from openlineage_subset.lineage._catalog import RunAccess
 from openlineage_subset.lineage._facets import NOT_KEPT, facets_of
 from openlineage_subset.lineage._model import DatasetRef, RunRef
 from openlineage_subset.lineage._rendering import rendered as _rendered
+from openlineage_subset.lineage._store import LineageStore
+
+__all__ = [
+    "DatasetFacets",
+    "Facet",
+    "FacetGroup",
+    "RunDetails",
+    "RunEvent",
+    "dataset_facets",
+    "run_details",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +68,7 @@ class RunDetails:
     """Events whose facets the database does not hold, with why."""
 
 
-def run_details(db: str | os.PathLike[str], run_id: str) -> RunDetails | None:
+def run_details(db: str | os.PathLike[str] | LineageStore, run_id: str) -> RunDetails | None:
     """The run ``run_id`` of the database ``db``; None when it holds no such run."""
     store, close = open_store(db)
     try:
@@ -160,7 +172,9 @@ class DatasetFacets:
 _RUNS_LOOKED_AT = 20
 
 
-def dataset_facets(db: str | os.PathLike[str], dataset: DatasetRef) -> DatasetFacets | None:
+def dataset_facets(
+    db: str | os.PathLike[str] | LineageStore, dataset: DatasetRef
+) -> DatasetFacets | None:
     """The facets of ``dataset`` (its ``facets`` and those of the read or write) in the latest
     of its runs, among the last few, whose events gave it any; None when none did."""
     store, close = open_store(db)

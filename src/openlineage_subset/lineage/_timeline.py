@@ -1,0 +1,170 @@
+"""The timeline a query walks: which runs read (``input``) and wrote (``output``) a dataset,
+and when, as :class:`Access` records read from SQL once per query.
+
+- a read depends on a write only if the write's run completed before the read's run started;
+- only completed runs wrote anything: a failed, aborted or unfinished run is listed when it
+  read affected data, and its outputs go no further.
+
+The reads and writes that only list partitions and list none of those asked about are left out
+by SQLite (the ``access_partitions`` index and the date ranges of ``access_bounds``), unread.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import json
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from openlineage_subset.lineage._conditions import Unit, canonical_unit, date_spans
+from openlineage_subset.lineage._model import RunRef
+from openlineage_subset.lineage._narrowing import READERS, WRITERS, WRITERS_BY_ID
+from openlineage_subset.lineage._partitions import PartitionCatalog
+from openlineage_subset.lineage._store import ReadCounts
+
+__all__ = ["Access", "ParsedConditions", "Timeline"]
+
+
+class ParsedConditions:
+    """The conditions read, by their JSON: shared by the accesses of a query, so that a
+    condition many accesses have (a day's partition list, read and written) is read once."""
+
+    def __init__(self, counts: ReadCounts) -> None:
+        self._found: dict[str, Any] = {}
+        self._counts = counts
+
+    def of(self, text: str) -> Any:
+        found = self._found.get(text)
+        if found is None:
+            found = self._found[text] = json.loads(text)
+            self._counts.conditions += 1
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    """A run's read (``input``) or write (``output``) of a dataset, under its condition."""
+
+    run: RunRef
+    dataset_id: int
+    direction: str
+    text: str | None  # the condition's canonical JSON; None: the whole dataset
+    parsed: ParsedConditions = dataclasses.field(
+        default_factory=lambda: ParsedConditions(ReadCounts()), compare=False, repr=False
+    )
+
+    @functools.cached_property
+    def condition(self) -> Any:
+        """The condition (JSON), read when first asked: most accesses a query loads are only
+        compared by time."""
+        return None if self.text is None else self.parsed.of(self.text)
+
+
+class Timeline:
+    """The reads and writes of one query, read from the database as it asks."""
+
+    def __init__(self, db: sqlite3.Connection, catalog: PartitionCatalog) -> None:
+        self.db = db
+        self.catalog = catalog
+        self._accesses: dict[tuple[int, str], list[Access]] = {}
+        self._starts: dict[tuple[int, str], list[str]] = {}
+        self._by_run: dict[tuple[str, str], list[Access]] = {}
+        self._parsed = ParsedConditions(catalog.counts)
+
+    def accesses(self, dataset_id: int, direction: str) -> list[Access]:
+        """Reads (``input``) or writes (``output``) of a dataset, by run start time."""
+        key = (dataset_id, direction)
+        found = self._accesses.get(key)
+        if found is None:
+            found = [
+                self._access(row, dataset_id, direction)
+                for row in self.db.execute(
+                    "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+                    "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
+                    "WHERE a.dataset_id = ? AND a.direction = ? ORDER BY r.started_at, r.run_id",
+                    key,
+                )
+            ]
+            self._accesses[key] = found
+            self._starts[key] = [access.run.started_at for access in found]
+        return found
+
+    def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
+        """Reads of the dataset by runs started after ``after`` (None: any time)."""
+        reads = self.accesses(dataset_id, "input")
+        if after is None:
+            return reads
+        starts = self._starts[(dataset_id, "input")]
+        cut = bisect.bisect_left if inclusive else bisect.bisect_right
+        return reads[cut(starts, after) :]
+
+    def readers_of(
+        self, dataset_id: int, units: Iterable[Unit], after: str | None, inclusive: bool
+    ) -> list[Access]:
+        """:meth:`readers_after`, less the reads that only list partitions and list none of
+        ``units``: known partitions of a dataset with a ``plain_shape``, which such a read
+        does not select (found with the ``access_partitions`` index), and the reads whose date
+        ranges (``access_bounds``) leave every unit out. In the same order."""
+        units = list(units)
+        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
+        rows = self.db.execute(
+            READERS.format(since=since),
+            (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
+        )
+        return [self._access(row, dataset_id, "input") for row in rows]
+
+    def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
+        """The writes of the dataset by runs that completed before ``before`` (None: ever),
+        the latest first; less, when every unit is a known partition of a dataset with a
+        ``plain_shape``, the writes that only list partitions and list none of the units
+        (found with the ``access_partitions`` index), which do not write them."""
+        catalog = self.catalog
+        listed = all(catalog.identifier(dataset_id, unit) is not None for unit in units)
+        if not units or not listed or catalog.plain_shape(dataset_id) is None:
+            writes = [
+                write
+                for write in self.accesses(dataset_id, "output")
+                if write.run.status == "COMPLETE"
+                and write.run.ended_at is not None
+                and (before is None or write.run.ended_at < before)
+            ]
+            writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
+            return writes[::-1]
+        ids = catalog.partition_ids(dataset_id)
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, before, before, json.dumps(found))
+            rows = self.db.execute(WRITERS_BY_ID, params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        return [self._access(row, dataset_id, "output") for row in rows]
+
+    def outputs(self, run: RunRef) -> list[Access]:
+        return self._of_run(run, "output")
+
+    def inputs(self, run: RunRef) -> list[Access]:
+        return self._of_run(run, "input")
+
+    def _of_run(self, run: RunRef, direction: str) -> list[Access]:
+        key = (run.run_id, direction)
+        found = self._by_run.get(key)
+        if found is None:
+            found = [
+                Access(run, dataset_id, direction, text, self._parsed)
+                for dataset_id, text in self.db.execute(
+                    "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
+                    "direction = ? ORDER BY dataset_id",
+                    key,
+                )
+            ]
+            self._by_run[key] = found
+        return found
+
+    def _access(self, row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
+        return Access(RunRef(*row[:6]), dataset_id, direction, row[6], self._parsed)

@@ -13,8 +13,12 @@ import copy
 import gc
 import hashlib
 import json
+import os
 import random
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openlineage_subset import spec
 from openlineage_subset.lineage import LineageStore
 from openlineage_subset.lineage import _events as events_module
 from openlineage_subset.lineage._events import EVENT, INVALID, LINE, canonical, check_chunk
@@ -93,9 +98,9 @@ def test_events_that_differ_in_one_value_get_different_digests(
 
 
 def _condition_checks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Record each condition the generated validators check at the top of a subset facet."""
-    from openlineage_subset_generated.v1_0_0 import validators
-
+    """Record each condition the generated validators check at the top of a subset facet:
+    those of the newest spec version, which the test events' facets name (tests.helpers)."""
+    validators = spec().validators
     seen: list[Any] = []
     original = validators._BaseSubsetCondition
 
@@ -204,3 +209,47 @@ def test_a_transaction_of_one_chunk_runs_no_statement_it_does_not_need(tmp_path:
         assert writes == [], f"{name} is unchanged, yet written to: {writes}"
     reads_of_old_accesses = [text for text in statements if "FROM accesses WHERE" in text]
     assert reads_of_old_accesses == [], "a new run has no stored access to read"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_valid_condition_is_validated_once_after_a_spec_bump(tmp_path: Path) -> None:
+    """The newest facet folder copied to the next version with one more optional property and
+    the code regenerated (``python -m codegen``): the events now name the new version, and a
+    condition is still validated once, by that version's validators."""
+    newest = spec().version
+    major, minor, _ = newest.split("-")
+    bumped = f"{major}-{int(minor) + 1}-0"
+    schemas = tmp_path / "schemas"
+    shutil.copytree(ROOT / "schemas", schemas)
+    folder = schemas / "spec" / "facets"
+    shutil.copytree(folder / newest, folder / bumped)
+    facet = folder / bumped / "BaseSubsetDatasetFacet.json"
+    schema = json.loads(facet.read_text().replace(f"/{newest}/", f"/{bumped}/"))
+    reads = schema["$defs"]["InputSubsetInputDatasetFacet"]["allOf"][1]["properties"]
+    reads["note"] = {"type": "string"}  # optional: not among the required keys
+    facet.write_text(json.dumps(schema, indent=2))
+    generated = tmp_path / "generated"
+    command = [sys.executable, "-m", "codegen", "--schemas", str(schemas), "--output"]
+    done = subprocess.run(
+        [*command, str(generated)], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    path = os.pathsep.join(filter(None, [str(generated), os.environ.get("PYTHONPATH")]))
+    test = f"{Path(__file__).relative_to(ROOT)}::test_a_valid_condition_is_validated_once"
+    # the regenerated package must be the one imported, else the run proves nothing
+    script = (
+        "import sys, pytest; from openlineage_subset import spec; "
+        f"assert spec().version == {bumped!r}, spec().version; "
+        f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', {test!r}]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

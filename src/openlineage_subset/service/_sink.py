@@ -8,8 +8,8 @@ _events.check_chunk`, as ``ingest`` checks a chunk) and stores them in one trans
 is answered only once that transaction is committed. Under load, many events share one commit
 (a batch waits up to :data:`GATHER` for as many bodies as the last one had: a commit costs
 several events' storing); alone, an event is committed at once. A WAL database is committed
-without an fsync each time (:func:`relax_sync`): a killed server keeps every event it
-acknowledged.
+without an fsync each time (:func:`~openlineage_subset.lineage._writer.relax_sync`): a killed
+server keeps every event it acknowledged.
 
 The requests' event loop is woken once per batch, not once per event: the writer hands it the
 batch's outcomes in one call (:meth:`EventSink._answer`), which sets each request's future.
@@ -31,7 +31,7 @@ from typing import Any
 
 from openlineage_subset.lineage._events import EVENT, INVALID, LINE, SKIPPED, check_chunk
 from openlineage_subset.lineage._store import LineageDatabaseError, LineageStore
-from openlineage_subset.lineage._writer import Writer
+from openlineage_subset.lineage._writer import Writer, relax_sync
 
 LOCK_WAIT = 3.0
 """Seconds the writer waits for the write lock another process holds without committing: then
@@ -52,21 +52,6 @@ class Outcome:
     DatasetEvent or JobEvent: lineage keeps run events), ``failed`` (the database refused)."""
     message: str | None = None
     run_id: str | None = None
-
-
-def relax_sync(connection: sqlite3.Connection) -> bool:
-    """``synchronous = NORMAL`` on a WAL database (True), else nothing (False).
-
-    A commit then appends to the log without waiting for the disk (the log is synced at each
-    checkpoint): what is committed survives the process being killed, SIGKILL included; only
-    an operating system crash or a power loss can lose the last commits, and never corrupts
-    the file. Without WAL, ``NORMAL`` could corrupt it on a power loss: left ``FULL`` there.
-    """
-    mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
-    if str(mode).lower() != "wal":
-        return False
-    connection.execute("PRAGMA synchronous = NORMAL")
-    return True
 
 
 _Item = tuple[bytes, str, "asyncio.Future[Outcome]"]

@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 from openlineage_subset import spec
 from openlineage_subset.lineage import LineageStore
 from openlineage_subset.lineage import _events as events_module
-from openlineage_subset.lineage._events import EVENT, INVALID, LINE, canonical, check_chunk
+from openlineage_subset.lineage._checked import CheckedEvent, Invalid, Line
+from openlineage_subset.lineage._events import canonical, check_chunk
 from openlineage_subset.lineage._writer import Writer
 from tests.lineage.events import day, event, parts, pipeline_history
 
@@ -52,10 +53,11 @@ def _spellings(value: Any, chooser: random.Random) -> str:
 
 def _digests(texts: list[str]) -> list[str]:
     outcomes, _ = check_chunk(
-        [(LINE, "test", number, text.encode()) for number, text in enumerate(texts, 1)]
+        [Line("test", number, text.encode()) for number, text in enumerate(texts, 1)]
     )
-    assert [outcome[0] for outcome in outcomes] == [EVENT] * len(texts), outcomes
-    return [outcome[3] for outcome in outcomes]
+    events = [outcome for outcome in outcomes if isinstance(outcome, CheckedEvent)]
+    assert len(events) == len(texts), outcomes
+    return [event.digest for event in events]
 
 
 EVENTS = pipeline_history(days=3)
@@ -120,8 +122,8 @@ def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) ->
     runs = [event(number, "START", 0, reads=[("a", unique)]) for number in (1, 2)]
     runs.append(event(3, "START", 0, reads=[("a", unique), ("c", day("2031-02-03"))]))
     for number, document in enumerate(runs, 1):
-        outcomes, _ = check_chunk([(LINE, "t", number, json.dumps(document).encode())])
-        assert outcomes[0][0] == EVENT
+        outcomes, _ = check_chunk([Line("t", number, json.dumps(document).encode())])
+        assert isinstance(outcomes[0], CheckedEvent)
     # The second run's read is known valid; the third's other read is not: its event is
     # validated whole.
     assert seen == [unique, unique, day("2031-02-03")]
@@ -138,11 +140,11 @@ def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
     bad["inputs"][0]["inputFacets"]["subset"]["_producer"] = 3
     expected = events_module.problem(bad)
     assert expected is not None and "and 1 more" in expected
-    outcomes, _ = check_chunk([(LINE, "t", 1, json.dumps(good).encode())])
-    assert outcomes[0][0] == EVENT
+    outcomes, _ = check_chunk([Line("t", 1, json.dumps(good).encode())])
+    assert isinstance(outcomes[0], CheckedEvent)
     assert canonical_keys_known(condition)
-    outcomes, _ = check_chunk([(LINE, "t", 2, json.dumps(bad).encode())])
-    assert outcomes[0] == (INVALID, "t", 2, expected)
+    outcomes, _ = check_chunk([Line("t", 2, json.dumps(bad).encode())])
+    assert outcomes[0] == Invalid("t", 2, expected)
 
 
 def canonical_keys_known(condition: Any) -> bool:
@@ -164,7 +166,7 @@ def test_the_collector_sleeps_while_a_chunk_is_checked(
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:
-        check_chunk([(LINE, "t", 1, json.dumps(EVENTS[0]).encode())])
+        check_chunk([Line("t", 1, json.dumps(EVENTS[0]).encode())])
         assert gc.isenabled() == enabled, "the collector is left as it was found"
     finally:
         (gc.enable if was else gc.disable)()
@@ -184,14 +186,14 @@ def test_a_transaction_of_one_chunk_runs_no_statement_it_does_not_need(tmp_path:
     with LineageStore.open(tmp_path / "lineage.db", create=True) as store:
         writer = Writer(store)
         first = event(1, "START", 0, reads=[("a", day("2031-02-05"))])
-        outcomes, conditions = check_chunk([(LINE, "t", 1, json.dumps(first).encode())])
+        outcomes, conditions = check_chunk([Line("t", 1, json.dumps(first).encode())])
         writer.store(outcomes, conditions, lambda *_: None)
         writer.commit()
         before = _table_counts(store.connection)
         statements: list[str] = []
         store.connection.set_trace_callback(statements.append)
         second = event(2, "START", 0, reads=[("a", day("2031-02-05"))])
-        outcomes, conditions = check_chunk([(LINE, "t", 1, json.dumps(second).encode())])
+        outcomes, conditions = check_chunk([Line("t", 1, json.dumps(second).encode())])
         writer.store(outcomes, conditions, lambda *_: None)
         writer.commit()
         store.connection.set_trace_callback(None)

@@ -2,9 +2,10 @@
 
 :func:`check_chunk` is a pure function of its chunk, so that chunks can be checked in worker
 processes and their outcomes stored in input order with the same result. Each line is parsed
-strictly (a repeated key makes it invalid), validated, and turned into an :data:`EVENT` outcome
-holding everything the writer needs: the digest of the event's canonical JSON, the run's fields,
-and each dataset's condition as canonical JSON with the partitions it lists.
+strictly (a repeated key makes it invalid), validated, and turned into a
+:class:`~openlineage_subset.lineage._checked.CheckedEvent` holding everything the writer needs:
+the digest of the event's canonical JSON, the run's fields, and each dataset's condition as
+canonical JSON with the partitions it lists (the shapes are in :mod:`._checked`).
 """
 
 from __future__ import annotations
@@ -24,35 +25,28 @@ from openlineage_subset._evaluate import guessed_type
 from openlineage_subset._issues import SubsetDocumentError, json_error_text
 from openlineage_subset._lines import lone_surrogate, may_hold_surrogate
 from openlineage_subset._validate import validate, validate_within
+from openlineage_subset.lineage._checked import (
+    Access,
+    Checked,
+    CheckedEvent,
+    Condition,
+    Invalid,
+    Item,
+    Line,
+    Skipped,
+    Whole,
+)
 from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
 PLACES = (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "output"))
 
-# What a chunk holds (from the reader) and what checking it gives (to the writer): tuples whose
-# first member says which.
-LINE = 0  # (LINE, source, line number or None (a request's body), raw bytes)
-WHOLE = 1  # (WHOLE, source, bytes): a .json file that is one document over several lines
-UNREADABLE = 2  # (UNREADABLE, source, message): an input that could not be read
-INVALID = 3  # (INVALID, source, line or None, message)
-SKIPPED = 4  # (SKIPPED,): a DatasetEvent or JobEvent
-EVENT = 5  # (EVENT, source, line, digest, run id, job namespace, job name, type, time, accesses,
-# facets)
-"""``accesses``: (namespace, name, direction, index of the condition in the chunk's conditions
-or -1 for none), for each input then each output; ``facets``: what
-:func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event (bytes or None)."""
-
-Condition = tuple[str, bool, list[tuple[str, str | None]], tuple[str, ...], tuple[Any, ...]]
-"""A condition as the writer stores it: canonical JSON, whether it only lists partitions (see
-:func:`listed_partitions`), (canonical dimensions, identifier) of each partition it lists, the
-distinct column sets of those (canonical JSON arrays) and their distinct (column, kind)."""
-
 # A condition seen again (a run's START and COMPLETE, a partition list one job writes and the
 # next reads) is not worked through twice; bounded, it costs a few MB at most.
 _KNOWN_CONDITIONS: dict[str, Condition] = {}
 _KNOWN_CONDITIONS_MAX = 256
-_KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[Any, ...]]] = {}
+_KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[tuple[str, str], ...]]] = {}
 _KNOWN_DIMENSIONS_MAX = 4096
 # The placeholders that stand for conditions in the skeleton of an event (see _spell): a
 # location condition holding a private use character no event needs and the condition's number.
@@ -66,18 +60,19 @@ _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
 
 
-def check_chunk(items: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], list[Condition]]:
-    """The outcome of each item of a chunk, in order, and the conditions the events refer to."""
+def check_chunk(items: list[Item]) -> tuple[list[Checked], list[Condition]]:
+    """The outcome of each item of a chunk, in order (none for a blank line), and the
+    conditions the events refer to."""
     chunk = _Chunk()
     with _collector_paused():
         for item in items:
-            kind = item[0]
-            if kind == LINE:
-                chunk.line(item[1], item[2], item[3])
-            elif kind == WHOLE:
-                chunk.whole(item[1], item[2])
-            else:
-                chunk.outcomes.append(item)
+            match item:
+                case Line(source, number, raw):
+                    chunk.line(source, number, raw)
+                case Whole(source, data):
+                    chunk.whole(source, data)
+                case _:  # found unreadable or invalid as it was read
+                    chunk.outcomes.append(item)
     return chunk.outcomes, chunk.conditions
 
 
@@ -102,7 +97,7 @@ def _collector_paused() -> Iterator[None]:
 
 class _Chunk:
     def __init__(self) -> None:
-        self.outcomes: list[tuple[Any, ...]] = []
+        self.outcomes: list[Checked] = []
         self.conditions: list[Condition] = []
         self.numbers: dict[str, int] = {}
 
@@ -112,16 +107,16 @@ class _Chunk:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            self.outcomes.append((INVALID, source, number, f"not UTF-8 text ({error.reason})"))
+            self.outcomes.append(Invalid(source, number, f"not UTF-8 text ({error.reason})"))
             return
         try:
             document, spelled, levels = _read_line(raw, text)
         except ValueError as problem:
-            self.outcomes.append((INVALID, source, number, str(problem)))
+            self.outcomes.append(Invalid(source, number, str(problem)))
             return
         refused = surrogate_problem(raw, document)
         if refused is not None:
-            self.outcomes.append((INVALID, source, number, refused))
+            self.outcomes.append(Invalid(source, number, refused))
             return
         self.document(source, number, document, spelled, levels)
 
@@ -129,18 +124,18 @@ class _Chunk:
         try:
             document = parse(data.decode("utf-8"))
         except UnicodeDecodeError as error:
-            self.outcomes.append((INVALID, source, None, f"not UTF-8 text ({error.reason})"))
+            self.outcomes.append(Invalid(source, None, f"not UTF-8 text ({error.reason})"))
             return
         except ValueError as problem:
-            self.outcomes.append((INVALID, source, None, str(problem)))
+            self.outcomes.append(Invalid(source, None, str(problem)))
             return
         refused = surrogate_problem(data, document)
         if refused is not None:
-            self.outcomes.append((INVALID, source, None, refused))
+            self.outcomes.append(Invalid(source, None, refused))
             return
         if isinstance(document, list):
             if not document:
-                self.outcomes.append((INVALID, source, None, "empty array, expected documents"))
+                self.outcomes.append(Invalid(source, None, "empty array, expected documents"))
             for index, item in enumerate(document):
                 self.document(f"{source}[{index}]", None, item, None, None)
         else:
@@ -159,16 +154,16 @@ class _Chunk:
             and "run" not in document
             and ("dataset" in document or "job" in document)
         ):
-            self.outcomes.append((SKIPPED,))  # a DatasetEvent or JobEvent: no run to attach it to
+            self.outcomes.append(Skipped())  # a DatasetEvent or JobEvent: no run to attach it to
             return
         found, time = _checked_quickly(document, spelled, levels)
         if found is not None:
-            self.outcomes.append((INVALID, source, line, found))
+            self.outcomes.append(Invalid(source, line, found))
             return
         try:
             self.outcomes.append(self.event(source, line, document, time, spelled))
         except (ValueError, TypeError) as error:
-            self.outcomes.append((INVALID, source, line, f"not stored: {error}"))
+            self.outcomes.append(Invalid(source, line, f"not stored: {error}"))
 
     def event(
         self,
@@ -177,7 +172,7 @@ class _Chunk:
         event: dict[str, Any],
         time: str,
         spelled: Spelled | None,
-    ) -> tuple[Any, ...]:
+    ) -> CheckedEvent:
         text, conditions = _spelled(event) if spelled is None else spelled[:2]
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
@@ -187,19 +182,18 @@ class _Chunk:
             for dataset in event.get(list_key) or ():
                 slot = next(slots)
                 index = -1 if slot is None else self.number(*slot)
-                accesses.append((dataset["namespace"], dataset["name"], direction, index))
-        return (
-            EVENT,
-            source,
-            line,
-            digest,
-            event["run"]["runId"],
-            job["namespace"],
-            job["name"],
-            event["eventType"],
-            time,
-            accesses,
-            kept_facets(event),
+                accesses.append(Access(dataset["namespace"], dataset["name"], direction, index))
+        return CheckedEvent(
+            source=source,
+            line=line,
+            digest=digest,
+            run_id=event["run"]["runId"],
+            job_namespace=job["namespace"],
+            job_name=job["name"],
+            event_type=event["eventType"],
+            event_time=time,
+            accesses=tuple(accesses),
+            facets=kept_facets(event),
         )
 
     def number(self, condition: Any, text: str) -> int:
@@ -215,7 +209,7 @@ def _condition(condition: Any, text: str) -> Condition:
     found = _KNOWN_CONDITIONS.get(text)
     if found is None:
         rows = []
-        catalog: dict[tuple[str, tuple[Any, ...]], None] = {}
+        catalog: dict[tuple[str, tuple[tuple[str, str], ...]], None] = {}
         partitions, lists = listed_partitions(condition)
         for dimensions, identifier in partitions:
             key = tuple(dimensions.items())
@@ -228,14 +222,16 @@ def _condition(condition: Any, text: str) -> Condition:
             catalog[known[1:]] = None
         shapes = tuple(dict.fromkeys(shape for shape, _ in catalog))
         kinds = tuple(dict.fromkeys(kind for _, column_kinds in catalog for kind in column_kinds))
-        found = (text, lists, rows, shapes, kinds)
+        found = Condition(text, lists, tuple(rows), shapes, kinds)
         if len(_KNOWN_CONDITIONS) >= _KNOWN_CONDITIONS_MAX:
             _KNOWN_CONDITIONS.clear()
         _KNOWN_CONDITIONS[text] = found
     return found
 
 
-def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[Any, ...]]:
+def _dimensions(
+    dimensions: Mapping[str, str | None],
+) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     """A partition's canonical dimensions, columns (a canonical JSON array) and (column, kind)
     of each value."""
     names = ",".join(_string(name) for name in sorted(dimensions))

@@ -29,7 +29,17 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from openlineage_subset.lineage._events import EVENT, INVALID, LINE, SKIPPED, check_chunk
+from openlineage_subset.lineage._checked import (
+    AlreadyStored,
+    Fate,
+    Invalid,
+    Item,
+    Line,
+    Skipped,
+    Stored,
+    Unreadable,
+)
+from openlineage_subset.lineage._events import check_chunk
 from openlineage_subset.lineage._store import LineageDatabaseError, LineageStore
 from openlineage_subset.lineage._writer import Writer, relax_sync
 
@@ -174,22 +184,21 @@ class EventSink:
     ) -> Writer | None:
         outcomes: list[Outcome] = []
 
-        def count(outcome: tuple[Any, ...], stored: bool | str) -> None:
-            kind = outcome[0]
-            if kind == EVENT:
-                if isinstance(stored, str):
-                    outcomes.append(Outcome("invalid", stored))
-                else:
-                    outcomes.append(Outcome("stored" if stored else "duplicate", None, outcome[4]))
-            elif kind == INVALID:
-                outcomes.append(Outcome("invalid", outcome[3]))
-            elif kind == SKIPPED:
-                outcomes.append(Outcome("skipped"))
-            else:  # pragma: no cover - a body is one LINE item: nothing else comes back
-                outcomes.append(Outcome("invalid", str(outcome[2:])))
+        def count(fate: Fate) -> None:
+            match fate:
+                case Stored(event):
+                    outcomes.append(Outcome("stored", None, event.run_id))
+                case AlreadyStored(event):
+                    outcomes.append(Outcome("duplicate", None, event.run_id))
+                case Invalid(message=message):
+                    outcomes.append(Outcome("invalid", message))
+                case Skipped():
+                    outcomes.append(Outcome("skipped"))
+                case Unreadable(message=message):  # pragma: no cover - a body is one Line
+                    outcomes.append(Outcome("invalid", message))
 
         try:
-            items = [(LINE, source, None, body) for body, source, _ in batch]
+            items: list[Item] = [Line(source, None, body) for body, source, _ in batch]
             checked, conditions = check_chunk(items)
             if writer is None:
                 writer = Writer(store)

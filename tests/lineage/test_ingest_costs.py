@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset import spec
+from openlineage_subset import spec, validate
 from openlineage_subset.lineage import LineageStore
 from openlineage_subset.lineage import _events as events_module
 from openlineage_subset.lineage._checked import CheckedEvent, Invalid, Line
@@ -144,7 +144,8 @@ def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
     assert isinstance(outcomes[0], CheckedEvent)
     assert canonical_keys_known(condition)
     outcomes, _ = check_chunk([Line("t", 2, json.dumps(bad).encode())])
-    assert outcomes[0] == Invalid("t", 2, expected)
+    issues = tuple(str(issue) for issue in validate(bad))
+    assert outcomes[0] == Invalid("t", 2, expected, issues)
 
 
 def canonical_keys_known(condition: Any) -> bool:

@@ -37,8 +37,11 @@ class Line:
 
     source: str
     number: int | None
-    """The line's number in its file, from 1; None for a request's body."""
+    """The line's number in its file, from 1; None for a request's body, which is read as
+    one document (its errors name a line and a column, as a file's read whole)."""
     raw: bytes
+    offset: int = 0
+    """Where ``raw`` starts in its input, in bytes (a UTF-8 error names the byte)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,8 @@ class Whole:
 
     source: str
     data: bytes
+    offset: int = 0
+    """Where ``data`` starts in its input, in bytes (after a byte order mark)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,8 @@ class Invalid:
     source: str
     line: int | None
     message: str
+    issues: tuple[str, ...] = ()
+    """Every issue the validation found, when it found some (``message`` names the first)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,14 +16,22 @@ import gc
 import hashlib
 import json
 import re
-from collections import Counter
 from collections.abc import Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
 from openlineage_subset._evaluate import guessed_type
-from openlineage_subset._issues import SubsetDocumentError, json_error_text
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._json import (
+    MAX_INTEGER_DIGITS,
+    ParsedJson,
+    UnusableJson,
+    is_blank,
+    parse_json,
+    read_json,
+)
 from openlineage_subset._lines import lone_surrogate, may_hold_surrogate
+from openlineage_subset._nesting import check_nesting
 from openlineage_subset._validate import validate, validate_within
 from openlineage_subset.lineage._checked import (
     Access,
@@ -67,10 +75,10 @@ def check_chunk(items: list[Item]) -> tuple[list[Checked], list[Condition]]:
     with _collector_paused():
         for item in items:
             match item:
-                case Line(source, number, raw):
-                    chunk.line(source, number, raw)
-                case Whole(source, data):
-                    chunk.whole(source, data)
+                case Line(source, number, raw, offset):
+                    chunk.line(source, number, raw, offset)
+                case Whole(source, data, offset):
+                    chunk.whole(source, data, offset)
                 case _:  # found unreadable or invalid as it was read
                     chunk.outcomes.append(item)
     return chunk.outcomes, chunk.conditions
@@ -101,45 +109,40 @@ class _Chunk:
         self.conditions: list[Condition] = []
         self.numbers: dict[str, int] = {}
 
-    def line(self, source: str, number: int | None, raw: bytes) -> None:
-        if not raw.strip():
+    def line(self, source: str, number: int | None, raw: bytes, offset: int) -> None:
+        if is_blank(raw):
             return
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            self.outcomes.append(Invalid(source, number, f"not UTF-8 text ({error.reason})"))
-            return
-        try:
-            document, spelled, levels = _read_line(raw, text)
-        except ValueError as problem:
+            # A request's body (no line number) is one document, as a file read whole.
+            document, spelled, levels = _read_line(raw, offset, one_line=number is not None)
+        except UnusableJson as problem:
             self.outcomes.append(Invalid(source, number, str(problem)))
-            return
-        refused = surrogate_problem(raw, document)
-        if refused is not None:
-            self.outcomes.append(Invalid(source, number, refused))
             return
         self.document(source, number, document, spelled, levels)
 
-    def whole(self, source: str, data: bytes) -> None:
+    def whole(self, source: str, data: bytes, offset: int) -> None:
+        """A document read whole, or an array of them: each usable one is checked, as
+        ``validate`` checks them."""
         try:
-            document = parse(data.decode("utf-8"))
-        except UnicodeDecodeError as error:
-            self.outcomes.append(Invalid(source, None, f"not UTF-8 text ({error.reason})"))
-            return
-        except ValueError as problem:
+            parsed = parse_json(data, offset=offset, one_line=False)
+        except UnusableJson as problem:
             self.outcomes.append(Invalid(source, None, str(problem)))
             return
-        refused = surrogate_problem(data, document)
-        if refused is not None:
-            self.outcomes.append(Invalid(source, None, refused))
+        document = parsed.value
+        if not isinstance(document, list):
+            self.usable(source, parsed, document)
             return
-        if isinstance(document, list):
-            if not document:
-                self.outcomes.append(Invalid(source, None, "empty array, expected documents"))
-            for index, item in enumerate(document):
-                self.document(f"{source}[{index}]", None, item, None, None)
-        else:
+        if not document:
+            self.outcomes.append(Invalid(source, None, "empty array, expected documents"))
+        for index, item in enumerate(document):
+            self.usable(f"{source}[{index}]", parsed, item)
+
+    def usable(self, source: str, parsed: ParsedJson, document: Any) -> None:
+        refused = parsed.problem_in(document)
+        if refused is None:
             self.document(source, None, document, None, None)
+        else:
+            self.outcomes.append(Invalid(source, None, refused))
 
     def document(
         self,
@@ -156,9 +159,9 @@ class _Chunk:
         ):
             self.outcomes.append(Skipped())  # a DatasetEvent or JobEvent: no run to attach it to
             return
-        found, time = _checked_quickly(document, spelled, levels)
+        found, time, issues = _checked_quickly(document, spelled, levels)
         if found is not None:
-            self.outcomes.append(Invalid(source, line, found))
+            self.outcomes.append(Invalid(source, line, found, issues))
             return
         try:
             self.outcomes.append(self.event(source, line, document, time, spelled))
@@ -254,26 +257,46 @@ def dimensions_text(dimensions: Mapping[str, str | None]) -> str:
     return _dimensions(dimensions)[0]
 
 
-def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
-    """The document of a line, strictly parsed (raises ValueError as :func:`parse`); with its
-    canonical spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
+def _read_line(
+    raw: bytes, offset: int = 0, *, one_line: bool = True
+) -> tuple[Any, Spelled | None, int | None]:
+    """The document of a line, strictly read (:func:`~openlineage_subset._json.read_json`:
+    raises :class:`~openlineage_subset._json.UnusableJson`, in its words); with its canonical
+    spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
 
-    Without a backslash in the text, every string in it is spelled as in canonical JSON, and
-    each key is followed by a colon: the text has as many colons as the canonical JSON of what
-    the plain parser kept, unless a key was repeated (whose colon, at least, was dropped with
-    it). Such lines need no check of each object's keys as they are read, the slow part of
-    :func:`parse`.
+    Without a backslash in the text, every string in it is spelled as in canonical JSON, holds
+    no surrogate, and each key is followed by a colon: the text has as many colons as the
+    canonical JSON of what the plain parser kept, unless a key was repeated (whose colon, at
+    least, was dropped with it). Such lines need no check of each object's keys as they are
+    read, the slow part of the strict reader. The plain parser refuses NaN and Infinity, and
+    a run of digits too long for an integer sends the line to the strict reader: whatever the
+    quick read takes, the strict one takes alike.
     """
-    if b"\\" in raw:
-        return parse(text), None, None
+    if b"\\" in raw or (len(raw) > MAX_INTEGER_DIGITS and _LONG_DIGITS.search(raw)):
+        return _read_strictly(raw, offset, one_line)
     try:
-        document = _PLAIN.decode(text)
+        document = _PLAIN.decode(raw.decode("utf-8"))
         spelled = _spell(document)
     except (ValueError, RecursionError):
-        return parse(text), None, None  # the strict parser says why, as for any other line
+        return _read_strictly(raw, offset, one_line)  # the strict reader says why
     if raw.count(b":") != spelled[0].count(":"):
-        return parse(text), None, None  # a repeated key: the strict parser names it
-    return document, spelled, _depth(raw)
+        return _read_strictly(raw, offset, one_line)  # a repeated key: the strict one names it
+    levels = _depth(raw)
+    if levels is None:
+        try:
+            levels = check_nesting(document, "document")
+        except SubsetDocumentError:
+            return _read_strictly(raw, offset, one_line)
+    return document, spelled, levels
+
+
+def _read_strictly(raw: bytes, offset: int, one_line: bool) -> tuple[Any, None, int | None]:
+    """:func:`~openlineage_subset._json.read_json`, and the depth it measured."""
+    parsed = parse_json(raw, offset=offset, one_line=one_line)
+    problem = parsed.problem()
+    if problem is not None:
+        raise UnusableJson(problem)
+    return parsed.value, None, parsed.levels
 
 
 def _depth(raw: bytes) -> int | None:
@@ -376,31 +399,19 @@ def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
     return None
 
 
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        repeated = next(key for key, count in Counter(k for k, _ in pairs).items() if count > 1)
-        raise ValueError(f"the key {repeated!r} appears more than once in one object")
-    return result
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_strict_object, parse_constant=_no_constant)
 _PLAIN = json.JSONDecoder(parse_constant=_no_constant)
+# a run of digits longer than an integer may be (the strict reader refuses it, or Python does)
+_LONG_DIGITS = re.compile(rb"[0-9]{%d}" % (MAX_INTEGER_DIGITS + 1))
 
 
 def parse(text: str) -> Any:
-    """JSON text as ingest reads it: no repeated key in an object, no NaN or Infinity; raises
-    ValueError saying why not."""
-    try:
-        return _DECODER.decode(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON: {json_error_text(error, one_line=True)}") from None
-    except RecursionError:
-        raise ValueError("not usable JSON: nested too deeply") from None
+    """JSON text as ingest reads it: :func:`~openlineage_subset._json.read_json` (raises
+    ValueError saying why not)."""
+    return read_json(text)
 
 
 def surrogate_problem(text: str | bytes, document: Any) -> str | None:
@@ -415,9 +426,13 @@ def problem(document: Any) -> str | None:
     return _checked(document, None)[0]
 
 
-def _checked_quickly(
-    document: Any, spelled: Spelled | None, levels: int | None
-) -> tuple[str | None, str]:
+Verdict = tuple[str | None, str, tuple[str, ...]]
+"""What :func:`_checked` finds: why the document cannot be stored (None: it can), the event's
+time in stored form, and every issue the validation found (none when the document did not get
+that far, or met the schema)."""
+
+
+def _checked_quickly(document: Any, spelled: Spelled | None, levels: int | None) -> Verdict:
     """:func:`_checked`; of the skeleton (:func:`_spell`) when each condition of the document is
     known valid, so that a condition met again (a run's START and COMPLETE, the partitions one
     job writes and the next reads) is not validated again. Valid conditions leave no issue and
@@ -434,38 +449,47 @@ def _checked_quickly(
     return found
 
 
-def _checked(document: Any, levels: int | None) -> tuple[str | None, str]:
+def _checked(document: Any, levels: int | None) -> Verdict:
     """:func:`problem`, and the event's time in stored form. ``levels``: how deep the document
     nests, when known (at most 64; a parsed document holds no cycle)."""
     if not isinstance(document, dict):
         kind = type(document).__name__
-        return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", ""
+        return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", "", ()
     try:
         issues = validate(document) if levels is None else validate_within(document, levels)
     except SubsetDocumentError as error:  # pragma: no cover - validate() reports, not raises
-        return str(error), ""
+        return str(error), "", ()
     if issues:
         more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        return f"invalid RunEvent: {issues[0]}{more}", ""
+        found = tuple(str(issue) for issue in issues)
+        return f"invalid RunEvent: {issues[0]}{more}", "", found
     run, job = document.get("run"), document.get("job")
     if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
-        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id", ""
+        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id", "", ()
     if document.get("eventType") not in EVENT_TYPES:
         return (
-            f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
-            f"of {', '.join(EVENT_TYPES)}"
-        ), ""
+            (
+                f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
+                f"of {', '.join(EVENT_TYPES)}"
+            ),
+            "",
+            (),
+        )
     time = normal_time(document.get("eventTime"))
     if time is None:
         return (
-            f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
-            "time such as '2024-10-15T10:00:00Z'"
-        ), ""
+            (
+                f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
+                "time such as '2024-10-15T10:00:00Z'"
+            ),
+            "",
+            (),
+        )
     if not isinstance(job, dict) or not all(
         isinstance(job.get(key), str) for key in ("namespace", "name")
     ):
-        return "invalid RunEvent: $.job: lineage needs the job's namespace and name", ""
-    return None, time
+        return "invalid RunEvent: $.job: lineage needs the job's namespace and name", "", ()
+    return None, time, ()
 
 
 def canonical(value: Any) -> str:

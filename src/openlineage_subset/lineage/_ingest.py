@@ -30,9 +30,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from openlineage_subset._json import UnusableJson, input_start, is_blank, parse_json, too_big
 from openlineage_subset._lines import (
     LARGEST_LINE_LIMIT,
-    RAISE_IT,
     LongLine,
     max_line_bytes,
     read_at_most,
@@ -51,7 +51,7 @@ from openlineage_subset.lineage._checked import (
     Unreadable,
     Whole,
 )
-from openlineage_subset.lineage._events import check_chunk, parse
+from openlineage_subset.lineage._events import check_chunk
 from openlineage_subset.lineage._store import (
     LOCK_WAIT,
     LineageDatabaseError,
@@ -72,7 +72,6 @@ first line is not a JSON value by itself, or that line is an array and no other 
 rule of ``validate``."""
 _PROGRESS_BYTES = 8 * 1024 * 1024  # below this much input, no progress bar and no workers
 _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker, and to hold
-_BOM = b"\xef\xbb\xbf"
 _AHEAD = 2  # chunks given to a worker at a time: it never waits for the next one
 
 
@@ -375,11 +374,17 @@ def _items(path: Path, limit: int) -> Iterator[tuple[Item, int]]:
 def _lines(
     source: str, stream: BinaryIO, maybe_whole: bool, limit: int
 ) -> Iterator[tuple[Item, int]]:
+    """The items of a file's lines, read by ``validate``'s rule: a file that may be one
+    document (``maybe_whole``) is, when its first line that is not blank is no JSON value by
+    itself; it is then read whole (from its start, blank lines included), up to ``limit``."""
     offset = 0
     first = maybe_whole
+    leading: list[bytes] = []  # blank lines before the first that is not
+    size = 0  # their bytes, which count in the limit of a document read whole
+    start = 0  # where the document starts (after a byte order mark)
     held: tuple[Line, int] | None = None  # a first line holding a JSON array
     for number, at, read in read_lines(stream, limit):
-        if held is not None and (isinstance(read, LongLine) or read.strip()):
+        if held is not None and (isinstance(read, LongLine) or not is_blank(read)):
             yield held  # not alone: JSON Lines, and the array a line that is no event
             held = None
         if isinstance(read, LongLine):
@@ -388,29 +393,32 @@ def _lines(
             yield Invalid(source, number, str(read)), offset
             continue
         offset = at + len(read)
-        raw = read[3:] if number == 1 and read.startswith(_BOM) else read
-        if first and raw.strip():
-            # A .json file is one document over several lines when its first line is not one.
+        raw, begins = input_start(read, at)
+        if first:
+            start = begins if number == 1 else start
+            if size <= limit:  # past it, only the size counts: the document is refused
+                leading.append(raw)
+            size += len(raw)
+            if is_blank(raw):
+                continue
+            first = False
             try:
-                document = parse(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                pass  # checking the line says so; the next one may still start the document
-            except ValueError:
-                rest = read_at_most(stream, max(limit - offset, 0))
-                if rest is None:
-                    yield Invalid(source, None, _too_big(limit)), offset + limit
+                parsed = parse_json(raw, offset=begins)
+            except UnusableJson:
+                # One document over several lines: its first line is not one by itself.
+                rest = read_at_most(stream, max(limit - size, 0))
+                if rest is None or size > limit:
+                    yield Invalid(source, None, too_big(limit)), offset + limit
                 else:
-                    yield Whole(source, raw + rest), offset + len(rest)
+                    yield Whole(source, b"".join(leading) + rest, start), offset + len(rest)
                 return
-            else:
-                first = False
-                if isinstance(document, list):  # an array on one line: its events, if alone
-                    held = Line(source, number, raw), offset
-                    continue
-        yield Line(source, number, raw), offset
+            if isinstance(parsed.value, list):  # an array on one line: its events, if alone
+                held = Line(source, number, raw, begins), offset
+                continue
+        yield Line(source, number, raw, begins), offset
     if held is not None:
         line, at = held
-        yield Whole(source, line.raw), at
+        yield Whole(source, line.raw, line.offset), at
 
 
 def _line_limit(given: int | None) -> int:
@@ -424,13 +432,6 @@ def _line_limit(given: int | None) -> int:
             f"got {given!r}"
         )
     return max_line_bytes(given)
-
-
-def _too_big(limit: int) -> str:
-    return (
-        f"not valid JSON on its first line, and more than {limit} bytes, the limit of a "
-        f"document read whole: write it as JSON Lines (one event a line), or {RAISE_IT}"
-    )
 
 
 def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Checks, int]]:

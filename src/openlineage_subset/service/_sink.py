@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
+from openlineage_subset._json import input_start
 from openlineage_subset.lineage._checked import (
     AlreadyStored,
     Fate,
@@ -62,10 +63,14 @@ class Outcome:
     DatasetEvent or JobEvent: lineage keeps run events), ``failed`` (the database refused)."""
     message: str | None = None
     run_id: str | None = None
+    issues: tuple[str, ...] = ()
+    """Of an invalid event: every issue the validation found, when it found some (``message``
+    names the first)."""
 
 
-_Item = tuple[bytes, str, "asyncio.Future[Outcome]"]
-"""A body handed over: its bytes, where it came from, and the future its request awaits."""
+_Item = tuple[Line, "asyncio.Future[Outcome]"]
+"""A body handed over, as a line to check (its bytes, where it came from), and the future its
+request awaits."""
 
 
 class EventSink:
@@ -86,9 +91,10 @@ class EventSink:
         opened.result()  # raises what opening raised
 
     async def store(self, body: bytes, source: str) -> Outcome:
-        """Check and store one event (the bytes of its JSON); returns once it is committed."""
+        """Check and store one event (the bytes of its JSON, a byte order mark skipped as at
+        the start of any input); returns once it is committed."""
         done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self._queue.put((body, source, done))
+        self._queue.put((Line(source, None, *input_start(body)), done))
         if not self._thread.is_alive():
             self._abandon()  # the writer stopped: nothing would ever answer
         return await done
@@ -160,7 +166,7 @@ class EventSink:
             except queue.Empty:
                 break
             if item is not None:
-                left.append((item[2], stopped))
+                left.append((item[1], stopped))
         self._answer(left)
 
     @staticmethod
@@ -190,15 +196,15 @@ class EventSink:
                     outcomes.append(Outcome("stored", None, event.run_id))
                 case AlreadyStored(event):
                     outcomes.append(Outcome("duplicate", None, event.run_id))
-                case Invalid(message=message):
-                    outcomes.append(Outcome("invalid", message))
+                case Invalid(message=message, issues=issues):
+                    outcomes.append(Outcome("invalid", message, issues=issues))
                 case Skipped():
                     outcomes.append(Outcome("skipped"))
                 case Unreadable(message=message):  # pragma: no cover - a body is one Line
                     outcomes.append(Outcome("invalid", message))
 
         try:
-            items: list[Item] = [Line(source, None, body) for body, source, _ in batch]
+            items: list[Item] = [line for line, _ in batch]
             checked, conditions = check_chunk(items)
             if writer is None:
                 writer = Writer(store)
@@ -210,12 +216,12 @@ class EventSink:
                     writer.rollback()
             # Whatever the failed transaction added to the writer's caches is gone: start anew.
             failed = Outcome("failed", f"the lineage database refused the write: {error}")
-            self._answer((done, failed) for _, _, done in batch)
+            self._answer((done, failed) for _, done in batch)
             return None
         except BaseException as error:
-            self._answer((done, error) for _, _, done in batch)
+            self._answer((done, error) for _, done in batch)
             raise
-        self._answer((done, outcome) for (_, _, done), outcome in zip(batch, outcomes, strict=True))
+        self._answer((done, outcome) for (_, done), outcome in zip(batch, outcomes, strict=True))
         return writer
 
 

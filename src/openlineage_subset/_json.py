@@ -65,7 +65,7 @@ def is_blank(data: bytes) -> bool:
     """Whether ``data`` is JSON's whitespace only (space, tab, line feed, carriage return): a
     blank line, which holds no document. Other spaces (a form feed) are no JSON.
 
-    >>> is_blank(b" \r\n"), is_blank(b"\x0c")
+    >>> is_blank(b" \\r\\n"), is_blank(b"\\x0c")
     (True, False)
     """
     return _BLANK(data) is not None

@@ -21,6 +21,7 @@ from openlineage_subset.lineage import (
     ingest,
 )
 from openlineage_subset.lineage import _writer as writer_module
+from openlineage_subset.lineage._checked import CheckedEvent
 from tests.lineage.events import LAKE, at, compare, day, event, run, run_id, write_events
 
 
@@ -117,8 +118,8 @@ def test_an_event_failing_while_stored_leaves_nothing(
 ) -> None:
     original = writer_module.Writer._dataset_ids
 
-    def failing(self: Any, events: list[tuple[Any, ...]]) -> Any:
-        names = [name for event in events for _, name, _, _ in event[9]]
+    def failing(self: Any, events: list[CheckedEvent]) -> Any:
+        names = [access.name for event in events for access in event.accesses]
         if any(name.endswith("/boom") for name in names):
             raise ValueError("cannot store this dataset")
         return original(self, events)

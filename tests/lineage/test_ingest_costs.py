@@ -13,8 +13,12 @@ import copy
 import gc
 import hashlib
 import json
+import os
 import random
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +26,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from openlineage_subset import spec, validate
 from openlineage_subset.lineage import LineageStore
 from openlineage_subset.lineage import _events as events_module
-from openlineage_subset.lineage._events import EVENT, INVALID, LINE, canonical, check_chunk
+from openlineage_subset.lineage._checked import CheckedEvent, Invalid, Line
+from openlineage_subset.lineage._events import canonical, check_chunk
 from openlineage_subset.lineage._writer import Writer
 from tests.lineage.events import day, event, parts, pipeline_history
 
@@ -47,10 +53,11 @@ def _spellings(value: Any, chooser: random.Random) -> str:
 
 def _digests(texts: list[str]) -> list[str]:
     outcomes, _ = check_chunk(
-        [(LINE, "test", number, text.encode()) for number, text in enumerate(texts, 1)]
+        [Line("test", number, text.encode()) for number, text in enumerate(texts, 1)]
     )
-    assert [outcome[0] for outcome in outcomes] == [EVENT] * len(texts), outcomes
-    return [outcome[3] for outcome in outcomes]
+    events = [outcome for outcome in outcomes if isinstance(outcome, CheckedEvent)]
+    assert len(events) == len(texts), outcomes
+    return [event.digest for event in events]
 
 
 EVENTS = pipeline_history(days=3)
@@ -93,9 +100,9 @@ def test_events_that_differ_in_one_value_get_different_digests(
 
 
 def _condition_checks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Record each condition the generated validators check at the top of a subset facet."""
-    from openlineage_subset_generated.v1_0_0 import validators
-
+    """Record each condition the generated validators check at the top of a subset facet:
+    those of the newest spec version, which the test events' facets name (tests.helpers)."""
+    validators = spec().validators
     seen: list[Any] = []
     original = validators._BaseSubsetCondition
 
@@ -115,8 +122,8 @@ def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) ->
     runs = [event(number, "START", 0, reads=[("a", unique)]) for number in (1, 2)]
     runs.append(event(3, "START", 0, reads=[("a", unique), ("c", day("2031-02-03"))]))
     for number, document in enumerate(runs, 1):
-        outcomes, _ = check_chunk([(LINE, "t", number, json.dumps(document).encode())])
-        assert outcomes[0][0] == EVENT
+        outcomes, _ = check_chunk([Line("t", number, json.dumps(document).encode())])
+        assert isinstance(outcomes[0], CheckedEvent)
     # The second run's read is known valid; the third's other read is not: its event is
     # validated whole.
     assert seen == [unique, unique, day("2031-02-03")]
@@ -133,11 +140,12 @@ def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
     bad["inputs"][0]["inputFacets"]["subset"]["_producer"] = 3
     expected = events_module.problem(bad)
     assert expected is not None and "and 1 more" in expected
-    outcomes, _ = check_chunk([(LINE, "t", 1, json.dumps(good).encode())])
-    assert outcomes[0][0] == EVENT
+    outcomes, _ = check_chunk([Line("t", 1, json.dumps(good).encode())])
+    assert isinstance(outcomes[0], CheckedEvent)
     assert canonical_keys_known(condition)
-    outcomes, _ = check_chunk([(LINE, "t", 2, json.dumps(bad).encode())])
-    assert outcomes[0] == (INVALID, "t", 2, expected)
+    outcomes, _ = check_chunk([Line("t", 2, json.dumps(bad).encode())])
+    issues = tuple(str(issue) for issue in validate(bad))
+    assert outcomes[0] == Invalid("t", 2, expected, issues)
 
 
 def canonical_keys_known(condition: Any) -> bool:
@@ -159,7 +167,7 @@ def test_the_collector_sleeps_while_a_chunk_is_checked(
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:
-        check_chunk([(LINE, "t", 1, json.dumps(EVENTS[0]).encode())])
+        check_chunk([Line("t", 1, json.dumps(EVENTS[0]).encode())])
         assert gc.isenabled() == enabled, "the collector is left as it was found"
     finally:
         (gc.enable if was else gc.disable)()
@@ -179,14 +187,14 @@ def test_a_transaction_of_one_chunk_runs_no_statement_it_does_not_need(tmp_path:
     with LineageStore.open(tmp_path / "lineage.db", create=True) as store:
         writer = Writer(store)
         first = event(1, "START", 0, reads=[("a", day("2031-02-05"))])
-        outcomes, conditions = check_chunk([(LINE, "t", 1, json.dumps(first).encode())])
+        outcomes, conditions = check_chunk([Line("t", 1, json.dumps(first).encode())])
         writer.store(outcomes, conditions, lambda *_: None)
         writer.commit()
         before = _table_counts(store.connection)
         statements: list[str] = []
         store.connection.set_trace_callback(statements.append)
         second = event(2, "START", 0, reads=[("a", day("2031-02-05"))])
-        outcomes, conditions = check_chunk([(LINE, "t", 1, json.dumps(second).encode())])
+        outcomes, conditions = check_chunk([Line("t", 1, json.dumps(second).encode())])
         writer.store(outcomes, conditions, lambda *_: None)
         writer.commit()
         store.connection.set_trace_callback(None)
@@ -204,3 +212,48 @@ def test_a_transaction_of_one_chunk_runs_no_statement_it_does_not_need(tmp_path:
         assert writes == [], f"{name} is unchanged, yet written to: {writes}"
     reads_of_old_accesses = [text for text in statements if "FROM accesses WHERE" in text]
     assert reads_of_old_accesses == [], "a new run has no stored access to read"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_valid_condition_is_validated_once_after_a_spec_bump(tmp_path: Path) -> None:
+    """The newest facet folder copied to the next version with one more optional property and
+    the code regenerated (``python -m codegen``): the events now name the new version, and a
+    condition is still validated once, by that version's validators."""
+    pytest.importorskip("datamodel_code_generator", reason="the codegen extra: .[codegen]")
+    newest = spec().version
+    major, minor, _ = newest.split("-")
+    bumped = f"{major}-{int(minor) + 1}-0"
+    schemas = tmp_path / "schemas"
+    shutil.copytree(ROOT / "schemas", schemas)
+    folder = schemas / "spec" / "facets"
+    shutil.copytree(folder / newest, folder / bumped)
+    facet = folder / bumped / "BaseSubsetDatasetFacet.json"
+    schema = json.loads(facet.read_text().replace(f"/{newest}/", f"/{bumped}/"))
+    reads = schema["$defs"]["InputSubsetInputDatasetFacet"]["allOf"][1]["properties"]
+    reads["note"] = {"type": "string"}  # optional: not among the required keys
+    facet.write_text(json.dumps(schema, indent=2))
+    generated = tmp_path / "generated"
+    command = [sys.executable, "-m", "codegen", "--schemas", str(schemas), "--output"]
+    done = subprocess.run(
+        [*command, str(generated)], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    path = os.pathsep.join(filter(None, [str(generated), os.environ.get("PYTHONPATH")]))
+    test = f"{Path(__file__).relative_to(ROOT)}::test_a_valid_condition_is_validated_once"
+    # the regenerated package must be the one imported, else the run proves nothing
+    script = (
+        "import sys, pytest; from openlineage_subset import spec; "
+        f"assert spec().version == {bumped!r}, spec().version; "
+        f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', {test!r}]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

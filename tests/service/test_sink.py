@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from openlineage_subset.lineage._events import EVENT
+from openlineage_subset.lineage._checked import CheckedEvent
 from openlineage_subset.lineage._writer import Writer
 from openlineage_subset.service import EventSink, Outcome
 from openlineage_subset.service import _sink as sink_module
@@ -68,7 +68,7 @@ class _CountingWriter(Writer):
     def store(self, outcomes: Any, conditions: Any, count: Any) -> None:
         _CountingWriter.storing.set()
         _CountingWriter.go.wait(timeout=60)
-        self.batch = sum(1 for outcome in outcomes if outcome[0] == EVENT)
+        self.batch = sum(1 for outcome in outcomes if isinstance(outcome, CheckedEvent))
         super().store(outcomes, conditions, count)
 
     def commit(self) -> None:
@@ -130,8 +130,8 @@ def test_a_batch_whose_storing_fails_stores_its_other_events(
 ) -> None:
     original = Writer._dataset_ids
 
-    def failing(self: Any, events: list[tuple[Any, ...]]) -> Any:
-        if any(name.endswith("boom") for event in events for _, name, _, _ in event[9]):
+    def failing(self: Any, events: list[CheckedEvent]) -> Any:
+        if any(read.name.endswith("boom") for event in events for read in event.accesses):
             raise ValueError("cannot store this dataset")
         return original(self, events)
 

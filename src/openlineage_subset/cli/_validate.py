@@ -44,23 +44,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset._issues import (
-    SubsetDocumentError,
-    ValidationIssue,
-    json_error_text,
-    json_path,
-)
+from openlineage_subset._issues import ValidationIssue
+from openlineage_subset._json import ParsedJson, UnusableJson, input_start, parse_json, too_big
 from openlineage_subset._lines import (
     DEFAULT_MAX_LINE_BYTES,
-    RAISE_IT,
     LongLine,
-    lone_surrogate,
     max_line_bytes,
-    may_hold_surrogate,
     read_at_most,
     read_lines,
 )
-from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
 from openlineage_subset._validate import document_kind, validate, without_subset_facet
 from openlineage_subset.cli._output import (
     EXIT_INVALID,
@@ -75,10 +67,7 @@ from openlineage_subset.cli._output import (
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _FOLDER_SUFFIXES = (".json", *_JSON_LINES_SUFFIXES)
 _STDIN = "<stdin>"
-_BOM = b"\xef\xbb\xbf"
 _BLANK = re.compile(rb"[ \t\r\n]*").fullmatch  # JSON's whitespace, no more
-# Python's own limit (sys.set_int_max_str_digits), fixed here so that every Python reads alike.
-_MAX_INTEGER_DIGITS = 4300
 
 
 @dataclass
@@ -218,21 +207,16 @@ def _read_folder(path_text: str, limit: int) -> Iterator[_Result]:
         yield from read_input(str(child), limit)
 
 
-class _Unusable(Exception):
-    """Input that is not a document: its message says why, for the report."""
-
-
 def _documents(
     source: str, stream: BinaryIO, *, json_lines: bool, limit: int = DEFAULT_MAX_LINE_BYTES
 ) -> Iterator[_Result]:
     """The documents of one input, each as a result; a read error ends the input."""
     lines = _Lines(stream, limit)
-    reader = _JsonReader()
     try:
         if json_lines:
-            yield from _json_lines(source, lines, reader)
+            yield from _json_lines(source, lines)
         else:
-            yield from _json_or_json_lines(source, lines, reader)
+            yield from _json_or_json_lines(source, lines)
     except OSError as error:
         after = f" after line {lines.number}" if lines.number else ""
         yield _Result(source, error=f"{cannot_read(error)}{after}", unreadable=True)
@@ -256,16 +240,14 @@ class _Lines:
 
     def __next__(self) -> Line:
         self.number, start, line = next(self._lines)
-        if self.number == 1 and isinstance(line, bytes) and line.startswith(_BOM):
-            return self.number, start + len(_BOM), line[len(_BOM) :]
+        if isinstance(line, bytes):
+            line, start = input_start(line, start)
         return self.number, start, line
 
 
-def _json_lines(
-    source: str, lines: Iterator[Line], reader: _JsonReader, *, empty: bool = True
-) -> Iterator[_Result]:
+def _json_lines(source: str, lines: Iterator[Line], *, empty: bool = True) -> Iterator[_Result]:
     for number, offset, raw in lines:
-        result = _line_result(source, number, offset, raw, reader)
+        result = _line_result(source, number, offset, raw)
         if result is not None:
             empty = False
             yield result
@@ -273,19 +255,17 @@ def _json_lines(
         yield _Result(source, error="empty file, expected JSON")
 
 
-def _line_result(
-    source: str, number: int, offset: int, raw: bytes | LongLine, reader: _JsonReader
-) -> _Result | None:
+def _line_result(source: str, number: int, offset: int, raw: bytes | LongLine) -> _Result | None:
     """The result of one line of JSON Lines; None for a blank line."""
     if isinstance(raw, LongLine):
         return _long_line(source, number, raw)
     if _BLANK(raw):
         return None
     try:
-        document = reader.loads(_decode(raw, offset), in_line=True)
-    except _Unusable as problem:
+        parsed = parse_json(raw, offset=offset)
+    except UnusableJson as problem:
         return _Result(source, line=number, error=str(problem))
-    return _usable(_Result(source, line=number, document=document), reader)
+    return _usable(_Result(source, line=number, document=parsed.value), parsed)
 
 
 def _long_line(source: str, number: int, line: LongLine) -> _Result:
@@ -293,7 +273,7 @@ def _long_line(source: str, number: int, line: LongLine) -> _Result:
     return _Result(source, line=number, error=str(line), unreadable=not line.ended)
 
 
-def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iterator[_Result]:
+def _json_or_json_lines(source: str, lines: _Lines) -> Iterator[_Result]:
     """A document (or array), or JSON Lines when the first line is a JSON value by itself."""
     read: list[bytes] = []  # the lines up to the first non-blank one, for a document over lines
     size = 0  # their bytes, which count in the limit of a document read whole
@@ -302,7 +282,7 @@ def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iter
         start = line[1] if start is None else start
         if isinstance(line[2], LongLine):  # one document or JSON Lines: the rest tells
             yield _long_line(source, line[0], line[2])
-            yield from _json_lines(source, lines, reader, empty=False)
+            yield from _json_lines(source, lines, empty=False)
             return
         if size <= lines.limit:  # past it, only the size counts: the document is refused
             read.append(line[2])
@@ -315,20 +295,20 @@ def _json_or_json_lines(source: str, lines: _Lines, reader: _JsonReader) -> Iter
     number, offset, raw = line
     assert isinstance(raw, bytes)
     try:
-        document = reader.loads(_decode(raw, offset), in_line=True)
-    except _Unusable:
+        parsed = parse_json(raw, offset=offset)
+    except UnusableJson:
         rest = read_at_most(lines.stream, max(lines.limit - size, 0))
         if rest is None or size > lines.limit:
-            yield _Result(source, error=_too_big(lines.limit))
+            yield _Result(source, error=too_big(lines.limit))
             return
-        yield from _whole_document(source, b"".join(read) + rest, start or 0, reader)
+        yield from _whole_document(source, b"".join(read) + rest, start or 0)
         return
     for second in lines:
         if isinstance(second[2], LongLine) or not _BLANK(second[2]):
-            yield _usable(_Result(source, line=number, document=document), reader)
-            yield from _json_lines(source, _chain(second, lines), reader)
+            yield _usable(_Result(source, line=number, document=parsed.value), parsed)
+            yield from _json_lines(source, _chain(second, lines))
             return
-    yield from _results(source, document, reader)
+    yield from _results(source, parsed)
 
 
 def _chain(first: Line, rest: _Lines) -> Iterator[Line]:
@@ -336,134 +316,33 @@ def _chain(first: Line, rest: _Lines) -> Iterator[Line]:
     yield from rest
 
 
-def _too_big(limit: int) -> str:
-    return (
-        f"not valid JSON on its first line, and more than {limit} bytes, the limit of a "
-        f"document read whole: write it as JSON Lines (one document a line), or {RAISE_IT}"
-    )
-
-
-def _whole_document(
-    source: str, data: bytes, offset: int, reader: _JsonReader
-) -> Iterator[_Result]:
+def _whole_document(source: str, data: bytes, offset: int) -> Iterator[_Result]:
     try:
-        document = reader.loads(_decode(data, offset), in_line=False)
-    except _Unusable as problem:
+        parsed = parse_json(data, offset=offset, one_line=False)
+    except UnusableJson as problem:
         yield _Result(source, error=str(problem))
         return
-    yield from _results(source, document, reader)
+    yield from _results(source, parsed)
 
 
-def _results(source: str, document: Any, reader: _JsonReader) -> Iterator[_Result]:
+def _results(source: str, parsed: ParsedJson) -> Iterator[_Result]:
     """An input holding one document, or an array of them."""
+    document = parsed.value
     if not isinstance(document, list):
-        yield _usable(_Result(source, document=document), reader)
+        yield _usable(_Result(source, document=document), parsed)
         return
     if not document:
         yield _Result(source, error="empty array, expected documents")
     for index, item in enumerate(document):
-        yield _usable(_Result(source, index=index, document=item), reader)
+        yield _usable(_Result(source, index=index, document=item), parsed)
 
 
-def _decode(raw: bytes, offset: int) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _Unusable(f"not UTF-8 text ({error.reason} at byte {offset + error.start})") from None
-
-
-def _usable(result: _Result, reader: _JsonReader) -> _Result:
+def _usable(result: _Result, parsed: ParsedJson) -> _Result:
     """The result, or an unusable one if its document holds what JSON does not allow."""
-    problem = reader.refusal_in(result.document)
-    if problem is None:
-        try:
-            check_nesting(result.document, "document")
-        except SubsetDocumentError as error:
-            problem = f"not usable JSON at {error.issues[0]}"
+    problem = parsed.problem_in(result.document)
     if problem is not None:
         result.error, result.document = problem, None
     return result
-
-
-class _Refused:
-    """Stands in a parsed document for a value JSON does not allow, or readers disagree on."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-
-class _JsonReader:
-    """``json.loads``, with what Python reads but JSON does not left as ``_Refused`` values.
-
-    The hooks do not raise: parsing goes on, so that the report can name the JSON path, and a
-    line of JSON Lines with ``NaN`` is still told from a document spread over lines.
-    """
-
-    def __init__(self) -> None:
-        self.refused = 0
-        self.surrogates = False
-        self._decoder = json.JSONDecoder(
-            parse_int=self._integer,
-            parse_constant=self._constant,
-            object_pairs_hook=self._object,
-        )
-
-    def loads(self, text: str, *, in_line: bool) -> Any:
-        self.refused = 0
-        self.surrogates = may_hold_surrogate(text)
-        if text.startswith("\ufeff"):  # as json.loads says; JSONDecoder.decode does not look
-            raise _Unusable("not valid JSON: a byte order mark (U+FEFF) only starts an input")
-        try:
-            with stack_room(MAX_DEPTH):  # so that RecursionError means deeper than the limit
-                return self._decoder.decode(text)
-        except json.JSONDecodeError as error:
-            raise _Unusable(f"not valid JSON: {json_error_text(error, one_line=in_line)}") from None
-        except RecursionError:
-            raise _Unusable(f"not usable JSON: {TOO_DEEP}") from None
-        except ValueError as error:  # an integer past a limit set lower than ours
-            raise _Unusable(f"not usable JSON: {error}") from None
-
-    def refusal_in(self, document: Any) -> str | None:
-        """The first refused value of a document just parsed, with its JSON path; else its
-        first lone surrogate."""
-        if not self.refused:
-            return lone_surrogate(document) if self.surrogates else None
-        stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
-        while stack:
-            node, path = stack.pop()
-            if isinstance(node, _Refused):
-                return f"not usable JSON at {json_path(path)}: {node.reason}"
-            if isinstance(node, dict):
-                stack.extend((value, (*path, key)) for key, value in reversed(node.items()))
-            elif isinstance(node, list):
-                stack.extend((node[i], (*path, i)) for i in reversed(range(len(node))))
-        return lone_surrogate(document) if self.surrogates else None
-
-    def _refuse(self, reason: str) -> _Refused:
-        self.refused += 1
-        return _Refused(reason)
-
-    def _integer(self, text: str) -> int | _Refused:
-        digits = len(text) - text.startswith("-")
-        if digits > _MAX_INTEGER_DIGITS:
-            return self._refuse(
-                f"an integer of {digits} digits; this version reads at most "
-                f"{_MAX_INTEGER_DIGITS} (Python's limit)"
-            )
-        return int(text)
-
-    def _constant(self, name: str) -> _Refused:
-        return self._refuse(f"{name} is not JSON (JSON has no NaN or Infinity)")
-
-    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
-        result = dict(pairs)
-        if len(result) == len(pairs):
-            return result
-        repeated = next(key for key, count in Counter(k for k, _ in pairs).items() if count > 1)
-        return self._refuse(
-            f"the key {repeated!r} appears more than once in one object, and JSON readers "
-            "disagree on which value counts"
-        )
 
 
 class _Report(abc.ABC):

@@ -2,9 +2,10 @@
 
 :func:`check_chunk` is a pure function of its chunk, so that chunks can be checked in worker
 processes and their outcomes stored in input order with the same result. Each line is parsed
-strictly (a repeated key makes it invalid), validated, and turned into an :data:`EVENT` outcome
-holding everything the writer needs: the digest of the event's canonical JSON, the run's fields,
-and each dataset's condition as canonical JSON with the partitions it lists.
+strictly (a repeated key makes it invalid), validated, and turned into a
+:class:`~openlineage_subset.lineage._checked.CheckedEvent` holding everything the writer needs:
+the digest of the event's canonical JSON, the run's fields, and each dataset's condition as
+canonical JSON with the partitions it lists (the shapes are in :mod:`._checked`).
 """
 
 from __future__ import annotations
@@ -15,44 +16,45 @@ import gc
 import hashlib
 import json
 import re
-from collections import Counter
 from collections.abc import Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
 from openlineage_subset._evaluate import guessed_type
-from openlineage_subset._issues import SubsetDocumentError, json_error_text
+from openlineage_subset._issues import SubsetDocumentError
+from openlineage_subset._json import (
+    MAX_INTEGER_DIGITS,
+    ParsedJson,
+    UnusableJson,
+    is_blank,
+    parse_json,
+    read_json,
+)
 from openlineage_subset._lines import lone_surrogate, may_hold_surrogate
+from openlineage_subset._nesting import check_nesting
 from openlineage_subset._validate import validate, validate_within
+from openlineage_subset.lineage._checked import (
+    Access,
+    Checked,
+    CheckedEvent,
+    Condition,
+    Invalid,
+    Item,
+    Line,
+    Skipped,
+    Whole,
+)
 from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
 PLACES = (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "output"))
 
-# What a chunk holds (from the reader) and what checking it gives (to the writer): tuples whose
-# first member says which.
-LINE = 0  # (LINE, source, line number or None (a request's body), raw bytes)
-WHOLE = 1  # (WHOLE, source, bytes): a .json file that is one document over several lines
-UNREADABLE = 2  # (UNREADABLE, source, message): an input that could not be read
-INVALID = 3  # (INVALID, source, line or None, message)
-SKIPPED = 4  # (SKIPPED,): a DatasetEvent or JobEvent
-EVENT = 5  # (EVENT, source, line, digest, run id, job namespace, job name, type, time, accesses,
-# facets)
-"""``accesses``: (namespace, name, direction, index of the condition in the chunk's conditions
-or -1 for none), for each input then each output; ``facets``: what
-:func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event (bytes or None)."""
-
-Condition = tuple[str, bool, list[tuple[str, str | None]], tuple[str, ...], tuple[Any, ...]]
-"""A condition as the writer stores it: canonical JSON, whether it only lists partitions (see
-:func:`listed_partitions`), (canonical dimensions, identifier) of each partition it lists, the
-distinct column sets of those (canonical JSON arrays) and their distinct (column, kind)."""
-
 # A condition seen again (a run's START and COMPLETE, a partition list one job writes and the
 # next reads) is not worked through twice; bounded, it costs a few MB at most.
 _KNOWN_CONDITIONS: dict[str, Condition] = {}
 _KNOWN_CONDITIONS_MAX = 256
-_KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[Any, ...]]] = {}
+_KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[tuple[str, str], ...]]] = {}
 _KNOWN_DIMENSIONS_MAX = 4096
 # The placeholders that stand for conditions in the skeleton of an event (see _spell): a
 # location condition holding a private use character no event needs and the condition's number.
@@ -66,18 +68,19 @@ _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
 
 
-def check_chunk(items: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], list[Condition]]:
-    """The outcome of each item of a chunk, in order, and the conditions the events refer to."""
+def check_chunk(items: list[Item]) -> tuple[list[Checked], list[Condition]]:
+    """The outcome of each item of a chunk, in order (none for a blank line), and the
+    conditions the events refer to."""
     chunk = _Chunk()
     with _collector_paused():
         for item in items:
-            kind = item[0]
-            if kind == LINE:
-                chunk.line(item[1], item[2], item[3])
-            elif kind == WHOLE:
-                chunk.whole(item[1], item[2])
-            else:
-                chunk.outcomes.append(item)
+            match item:
+                case Line(source, number, raw, offset):
+                    chunk.line(source, number, raw, offset)
+                case Whole(source, data, offset):
+                    chunk.whole(source, data, offset)
+                case _:  # found unreadable or invalid as it was read
+                    chunk.outcomes.append(item)
     return chunk.outcomes, chunk.conditions
 
 
@@ -102,49 +105,44 @@ def _collector_paused() -> Iterator[None]:
 
 class _Chunk:
     def __init__(self) -> None:
-        self.outcomes: list[tuple[Any, ...]] = []
+        self.outcomes: list[Checked] = []
         self.conditions: list[Condition] = []
         self.numbers: dict[str, int] = {}
 
-    def line(self, source: str, number: int | None, raw: bytes) -> None:
-        if not raw.strip():
+    def line(self, source: str, number: int | None, raw: bytes, offset: int) -> None:
+        if is_blank(raw):
             return
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            self.outcomes.append((INVALID, source, number, f"not UTF-8 text ({error.reason})"))
-            return
-        try:
-            document, spelled, levels = _read_line(raw, text)
-        except ValueError as problem:
-            self.outcomes.append((INVALID, source, number, str(problem)))
-            return
-        refused = surrogate_problem(raw, document)
-        if refused is not None:
-            self.outcomes.append((INVALID, source, number, refused))
+            # A request's body (no line number) is one document, as a file read whole.
+            document, spelled, levels = _read_line(raw, offset, one_line=number is not None)
+        except UnusableJson as problem:
+            self.outcomes.append(Invalid(source, number, str(problem)))
             return
         self.document(source, number, document, spelled, levels)
 
-    def whole(self, source: str, data: bytes) -> None:
+    def whole(self, source: str, data: bytes, offset: int) -> None:
+        """A document read whole, or an array of them: each usable one is checked, as
+        ``validate`` checks them."""
         try:
-            document = parse(data.decode("utf-8"))
-        except UnicodeDecodeError as error:
-            self.outcomes.append((INVALID, source, None, f"not UTF-8 text ({error.reason})"))
+            parsed = parse_json(data, offset=offset, one_line=False)
+        except UnusableJson as problem:
+            self.outcomes.append(Invalid(source, None, str(problem)))
             return
-        except ValueError as problem:
-            self.outcomes.append((INVALID, source, None, str(problem)))
+        document = parsed.value
+        if not isinstance(document, list):
+            self.usable(source, parsed, document)
             return
-        refused = surrogate_problem(data, document)
-        if refused is not None:
-            self.outcomes.append((INVALID, source, None, refused))
-            return
-        if isinstance(document, list):
-            if not document:
-                self.outcomes.append((INVALID, source, None, "empty array, expected documents"))
-            for index, item in enumerate(document):
-                self.document(f"{source}[{index}]", None, item, None, None)
-        else:
+        if not document:
+            self.outcomes.append(Invalid(source, None, "empty array, expected documents"))
+        for index, item in enumerate(document):
+            self.usable(f"{source}[{index}]", parsed, item)
+
+    def usable(self, source: str, parsed: ParsedJson, document: Any) -> None:
+        refused = parsed.problem_in(document)
+        if refused is None:
             self.document(source, None, document, None, None)
+        else:
+            self.outcomes.append(Invalid(source, None, refused))
 
     def document(
         self,
@@ -159,16 +157,16 @@ class _Chunk:
             and "run" not in document
             and ("dataset" in document or "job" in document)
         ):
-            self.outcomes.append((SKIPPED,))  # a DatasetEvent or JobEvent: no run to attach it to
+            self.outcomes.append(Skipped())  # a DatasetEvent or JobEvent: no run to attach it to
             return
-        found, time = _checked_quickly(document, spelled, levels)
+        found, time, issues = _checked_quickly(document, spelled, levels)
         if found is not None:
-            self.outcomes.append((INVALID, source, line, found))
+            self.outcomes.append(Invalid(source, line, found, issues))
             return
         try:
             self.outcomes.append(self.event(source, line, document, time, spelled))
         except (ValueError, TypeError) as error:
-            self.outcomes.append((INVALID, source, line, f"not stored: {error}"))
+            self.outcomes.append(Invalid(source, line, f"not stored: {error}"))
 
     def event(
         self,
@@ -177,7 +175,7 @@ class _Chunk:
         event: dict[str, Any],
         time: str,
         spelled: Spelled | None,
-    ) -> tuple[Any, ...]:
+    ) -> CheckedEvent:
         text, conditions = _spelled(event) if spelled is None else spelled[:2]
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
@@ -187,19 +185,18 @@ class _Chunk:
             for dataset in event.get(list_key) or ():
                 slot = next(slots)
                 index = -1 if slot is None else self.number(*slot)
-                accesses.append((dataset["namespace"], dataset["name"], direction, index))
-        return (
-            EVENT,
-            source,
-            line,
-            digest,
-            event["run"]["runId"],
-            job["namespace"],
-            job["name"],
-            event["eventType"],
-            time,
-            accesses,
-            kept_facets(event),
+                accesses.append(Access(dataset["namespace"], dataset["name"], direction, index))
+        return CheckedEvent(
+            source=source,
+            line=line,
+            digest=digest,
+            run_id=event["run"]["runId"],
+            job_namespace=job["namespace"],
+            job_name=job["name"],
+            event_type=event["eventType"],
+            event_time=time,
+            accesses=tuple(accesses),
+            facets=kept_facets(event),
         )
 
     def number(self, condition: Any, text: str) -> int:
@@ -215,7 +212,7 @@ def _condition(condition: Any, text: str) -> Condition:
     found = _KNOWN_CONDITIONS.get(text)
     if found is None:
         rows = []
-        catalog: dict[tuple[str, tuple[Any, ...]], None] = {}
+        catalog: dict[tuple[str, tuple[tuple[str, str], ...]], None] = {}
         partitions, lists = listed_partitions(condition)
         for dimensions, identifier in partitions:
             key = tuple(dimensions.items())
@@ -228,14 +225,16 @@ def _condition(condition: Any, text: str) -> Condition:
             catalog[known[1:]] = None
         shapes = tuple(dict.fromkeys(shape for shape, _ in catalog))
         kinds = tuple(dict.fromkeys(kind for _, column_kinds in catalog for kind in column_kinds))
-        found = (text, lists, rows, shapes, kinds)
+        found = Condition(text, lists, tuple(rows), shapes, kinds)
         if len(_KNOWN_CONDITIONS) >= _KNOWN_CONDITIONS_MAX:
             _KNOWN_CONDITIONS.clear()
         _KNOWN_CONDITIONS[text] = found
     return found
 
 
-def _dimensions(dimensions: Mapping[str, str | None]) -> tuple[str, str, tuple[Any, ...]]:
+def _dimensions(
+    dimensions: Mapping[str, str | None],
+) -> tuple[str, str, tuple[tuple[str, str], ...]]:
     """A partition's canonical dimensions, columns (a canonical JSON array) and (column, kind)
     of each value."""
     names = ",".join(_string(name) for name in sorted(dimensions))
@@ -258,26 +257,46 @@ def dimensions_text(dimensions: Mapping[str, str | None]) -> str:
     return _dimensions(dimensions)[0]
 
 
-def _read_line(raw: bytes, text: str) -> tuple[Any, Any, int | None]:
-    """The document of a line, strictly parsed (raises ValueError as :func:`parse`); with its
-    canonical spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
+def _read_line(
+    raw: bytes, offset: int = 0, *, one_line: bool = True
+) -> tuple[Any, Spelled | None, int | None]:
+    """The document of a line, strictly read (:func:`~openlineage_subset._json.read_json`:
+    raises :class:`~openlineage_subset._json.UnusableJson`, in its words); with its canonical
+    spelling (see :func:`_spelled`) and nesting depth when they came cheaply.
 
-    Without a backslash in the text, every string in it is spelled as in canonical JSON, and
-    each key is followed by a colon: the text has as many colons as the canonical JSON of what
-    the plain parser kept, unless a key was repeated (whose colon, at least, was dropped with
-    it). Such lines need no check of each object's keys as they are read, the slow part of
-    :func:`parse`.
+    Without a backslash in the text, every string in it is spelled as in canonical JSON, holds
+    no surrogate, and each key is followed by a colon: the text has as many colons as the
+    canonical JSON of what the plain parser kept, unless a key was repeated (whose colon, at
+    least, was dropped with it). Such lines need no check of each object's keys as they are
+    read, the slow part of the strict reader. The plain parser refuses NaN and Infinity, and
+    a run of digits too long for an integer sends the line to the strict reader: whatever the
+    quick read takes, the strict one takes alike.
     """
-    if b"\\" in raw:
-        return parse(text), None, None
+    if b"\\" in raw or (len(raw) > MAX_INTEGER_DIGITS and _LONG_DIGITS.search(raw)):
+        return _read_strictly(raw, offset, one_line)
     try:
-        document = _PLAIN.decode(text)
+        document = _PLAIN.decode(raw.decode("utf-8"))
         spelled = _spell(document)
     except (ValueError, RecursionError):
-        return parse(text), None, None  # the strict parser says why, as for any other line
+        return _read_strictly(raw, offset, one_line)  # the strict reader says why
     if raw.count(b":") != spelled[0].count(":"):
-        return parse(text), None, None  # a repeated key: the strict parser names it
-    return document, spelled, _depth(raw)
+        return _read_strictly(raw, offset, one_line)  # a repeated key: the strict one names it
+    levels = _depth(raw)
+    if levels is None:
+        try:
+            levels = check_nesting(document, "document")
+        except SubsetDocumentError:
+            return _read_strictly(raw, offset, one_line)
+    return document, spelled, levels
+
+
+def _read_strictly(raw: bytes, offset: int, one_line: bool) -> tuple[Any, None, int | None]:
+    """:func:`~openlineage_subset._json.read_json`, and the depth it measured."""
+    parsed = parse_json(raw, offset=offset, one_line=one_line)
+    problem = parsed.problem()
+    if problem is not None:
+        raise UnusableJson(problem)
+    return parsed.value, None, parsed.levels
 
 
 def _depth(raw: bytes) -> int | None:
@@ -380,31 +399,19 @@ def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
     return None
 
 
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        repeated = next(key for key, count in Counter(k for k, _ in pairs).items() if count > 1)
-        raise ValueError(f"the key {repeated!r} appears more than once in one object")
-    return result
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_strict_object, parse_constant=_no_constant)
 _PLAIN = json.JSONDecoder(parse_constant=_no_constant)
+# a run of digits longer than an integer may be (the strict reader refuses it, or Python does)
+_LONG_DIGITS = re.compile(rb"[0-9]{%d}" % (MAX_INTEGER_DIGITS + 1))
 
 
 def parse(text: str) -> Any:
-    """JSON text as ingest reads it: no repeated key in an object, no NaN or Infinity; raises
-    ValueError saying why not."""
-    try:
-        return _DECODER.decode(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON: {json_error_text(error, one_line=True)}") from None
-    except RecursionError:
-        raise ValueError("not usable JSON: nested too deeply") from None
+    """JSON text as ingest reads it: :func:`~openlineage_subset._json.read_json` (raises
+    ValueError saying why not)."""
+    return read_json(text)
 
 
 def surrogate_problem(text: str | bytes, document: Any) -> str | None:
@@ -419,9 +426,13 @@ def problem(document: Any) -> str | None:
     return _checked(document, None)[0]
 
 
-def _checked_quickly(
-    document: Any, spelled: Spelled | None, levels: int | None
-) -> tuple[str | None, str]:
+Verdict = tuple[str | None, str, tuple[str, ...]]
+"""What :func:`_checked` finds: why the document cannot be stored (None: it can), the event's
+time in stored form, and every issue the validation found (none when the document did not get
+that far, or met the schema)."""
+
+
+def _checked_quickly(document: Any, spelled: Spelled | None, levels: int | None) -> Verdict:
     """:func:`_checked`; of the skeleton (:func:`_spell`) when each condition of the document is
     known valid, so that a condition met again (a run's START and COMPLETE, the partitions one
     job writes and the next reads) is not validated again. Valid conditions leave no issue and
@@ -438,38 +449,47 @@ def _checked_quickly(
     return found
 
 
-def _checked(document: Any, levels: int | None) -> tuple[str | None, str]:
+def _checked(document: Any, levels: int | None) -> Verdict:
     """:func:`problem`, and the event's time in stored form. ``levels``: how deep the document
     nests, when known (at most 64; a parsed document holds no cycle)."""
     if not isinstance(document, dict):
         kind = type(document).__name__
-        return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", ""
+        return f"expected an OpenLineage RunEvent (a JSON object), got {kind}", "", ()
     try:
         issues = validate(document) if levels is None else validate_within(document, levels)
     except SubsetDocumentError as error:  # pragma: no cover - validate() reports, not raises
-        return str(error), ""
+        return str(error), "", ()
     if issues:
         more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        return f"invalid RunEvent: {issues[0]}{more}", ""
+        found = tuple(str(issue) for issue in issues)
+        return f"invalid RunEvent: {issues[0]}{more}", "", found
     run, job = document.get("run"), document.get("job")
     if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
-        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id", ""
+        return "invalid RunEvent: $.run.runId: missing; lineage needs the run id", "", ()
     if document.get("eventType") not in EVENT_TYPES:
         return (
-            f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
-            f"of {', '.join(EVENT_TYPES)}"
-        ), ""
+            (
+                f"invalid RunEvent: $.eventType: {document.get('eventType')!r}; lineage needs one "
+                f"of {', '.join(EVENT_TYPES)}"
+            ),
+            "",
+            (),
+        )
     time = normal_time(document.get("eventTime"))
     if time is None:
         return (
-            f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
-            "time such as '2024-10-15T10:00:00Z'"
-        ), ""
+            (
+                f"invalid RunEvent: $.eventTime: {document.get('eventTime')!r} is not an ISO-8601 "
+                "time such as '2024-10-15T10:00:00Z'"
+            ),
+            "",
+            (),
+        )
     if not isinstance(job, dict) or not all(
         isinstance(job.get(key), str) for key in ("namespace", "name")
     ):
-        return "invalid RunEvent: $.job: lineage needs the job's namespace and name", ""
-    return None, time
+        return "invalid RunEvent: $.job: lineage needs the job's namespace and name", "", ()
+    return None, time, ()
 
 
 def canonical(value: Any) -> str:

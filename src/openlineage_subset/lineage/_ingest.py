@@ -30,24 +30,28 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from openlineage_subset._json import UnusableJson, input_start, is_blank, parse_json, too_big
 from openlineage_subset._lines import (
     LARGEST_LINE_LIMIT,
-    RAISE_IT,
     LongLine,
     max_line_bytes,
     read_at_most,
     read_lines,
 )
-from openlineage_subset.lineage._events import (
-    EVENT,
-    INVALID,
-    LINE,
-    SKIPPED,
-    UNREADABLE,
-    WHOLE,
-    check_chunk,
-    parse,
+from openlineage_subset.lineage._checked import (
+    AlreadyStored,
+    Checked,
+    Condition,
+    Fate,
+    Invalid,
+    Item,
+    Line,
+    Skipped,
+    Stored,
+    Unreadable,
+    Whole,
 )
+from openlineage_subset.lineage._events import check_chunk
 from openlineage_subset.lineage._store import (
     LOCK_WAIT,
     LineageDatabaseError,
@@ -68,7 +72,6 @@ first line is not a JSON value by itself, or that line is an array and no other 
 rule of ``validate``."""
 _PROGRESS_BYTES = 8 * 1024 * 1024  # below this much input, no progress bar and no workers
 _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker, and to hold
-_BOM = b"\xef\xbb\xbf"
 _AHEAD = 2  # chunks given to a worker at a time: it never waits for the next one
 
 
@@ -182,25 +185,20 @@ def ingest(
     bar = _Progress(stream, total) if total >= _PROGRESS_BYTES and _is_terminal(stream) else None
     runs: set[str] = set()
 
-    def count(outcome: tuple[Any, ...], stored: bool | str) -> None:
-        kind = outcome[0]
-        if kind == EVENT:
-            if isinstance(stored, str):
-                report.invalid += 1
-                report.problems.append(IngestProblem(outcome[1], outcome[2], stored))
-            elif stored:
+    def count(fate: Fate) -> None:
+        match fate:
+            case Stored(event):
                 report.stored += 1
-                runs.add(outcome[4])
-            else:
+                runs.add(event.run_id)
+            case AlreadyStored():
                 report.duplicates += 1
-        elif kind == INVALID:
-            report.invalid += 1
-            report.problems.append(IngestProblem(outcome[1], outcome[2], outcome[3]))
-        elif kind == SKIPPED:
-            report.skipped += 1  # a DatasetEvent or JobEvent: no run to attach it to
-        else:
-            report.unreadable += 1
-            report.problems.append(IngestProblem(outcome[1], None, outcome[2]))
+            case Invalid(source, line, message):
+                report.invalid += 1
+                report.problems.append(IngestProblem(source, line, message))
+            case Skipped():
+                report.skipped += 1  # a DatasetEvent or JobEvent: no run to attach it to
+            case Unreadable(source, message):
+                _unreadable(report, source, message)
 
     with LineageStore.open(db, create=True, wait=wait) as store:
         writer = Writer(store)
@@ -314,18 +312,21 @@ def _size(path: Path) -> int:
         return 0
 
 
-Chunk = tuple[list[tuple[Any, ...]], int]
-"""Items to check (see :mod:`._events`), and how many input bytes were read by their end."""
+Chunk = tuple[list[Item], int]
+"""Items to check (see :mod:`._checked`), and how many input bytes were read by their end."""
+
+Checks = tuple[list[Checked], list[Condition]]
+"""A chunk checked: see :func:`~._events.check_chunk`."""
 
 
 def _chunks(files: list[tuple[Path, int]], limit: int) -> Iterator[Chunk]:
-    items: list[tuple[Any, ...]] = []
+    items: list[Item] = []
     size = 0
     done = 0
     for file, file_size in files:
         for item, offset in _items(file, limit):
             items.append(item)
-            size += len(item[-1])
+            size += _size_of(item)
             if size >= _CHUNK_BYTES:
                 yield items, done + offset
                 items, size = [], 0
@@ -334,7 +335,18 @@ def _chunks(files: list[tuple[Path, int]], limit: int) -> Iterator[Chunk]:
         yield items, done
 
 
-def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
+def _size_of(item: Item) -> int:
+    """The bytes (or the characters of the message) an item holds, for the size of a chunk."""
+    match item:
+        case Line(raw=raw):
+            return len(raw)
+        case Whole(data=data):
+            return len(data)
+        case Invalid(message=message) | Unreadable(message=message):
+            return len(message)
+
+
+def _items(path: Path, limit: int) -> Iterator[tuple[Item, int]]:
     """The items of one file (or of standard input), each with the bytes of the file read by
     its end."""
     source = _STDIN_NAME if path is _STDIN else str(path)
@@ -342,12 +354,12 @@ def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
         if path is not _STDIN:
             stream: BinaryIO | contextlib.nullcontext[BinaryIO] = path.open("rb")
         elif sys.stdin is None:
-            yield (UNREADABLE, source, "standard input is closed"), 0
+            yield Unreadable(source, "standard input is closed"), 0
             return
         else:
             stream = contextlib.nullcontext(sys.stdin.buffer)  # read, not closed
     except OSError as error:
-        yield (UNREADABLE, source, f"cannot read: {error.strerror}"), 0
+        yield Unreadable(source, f"cannot read: {error.strerror}"), 0
         return
     with stream as stream:
         offset = 0
@@ -356,48 +368,57 @@ def _items(path: Path, limit: int) -> Iterator[tuple[tuple[Any, ...], int]]:
             for item, offset in _lines(source, stream, maybe_whole, limit):
                 yield item, offset
         except OSError as error:
-            yield (UNREADABLE, source, f"cannot read: {error.strerror}"), offset
+            yield Unreadable(source, f"cannot read: {error.strerror}"), offset
 
 
 def _lines(
     source: str, stream: BinaryIO, maybe_whole: bool, limit: int
-) -> Iterator[tuple[tuple[Any, ...], int]]:
+) -> Iterator[tuple[Item, int]]:
+    """The items of a file's lines, read by ``validate``'s rule: a file that may be one
+    document (``maybe_whole``) is, when its first line that is not blank is no JSON value by
+    itself; it is then read whole (from its start, blank lines included), up to ``limit``."""
     offset = 0
     first = maybe_whole
-    held: tuple[tuple[Any, ...], int] | None = None  # a first line holding a JSON array
+    leading: list[bytes] = []  # blank lines before the first that is not
+    size = 0  # their bytes, which count in the limit of a document read whole
+    start = 0  # where the document starts (after a byte order mark)
+    held: tuple[Line, int] | None = None  # a first line holding a JSON array
     for number, at, read in read_lines(stream, limit):
-        if held is not None and (isinstance(read, LongLine) or read.strip()):
+        if held is not None and (isinstance(read, LongLine) or not is_blank(read)):
             yield held  # not alone: JSON Lines, and the array a line that is no event
             held = None
         if isinstance(read, LongLine):
             first = False  # one document or JSON Lines: the lines after it are read as lines
             offset = at + read.size + 1
-            yield (INVALID, source, number, str(read)), offset
+            yield Invalid(source, number, str(read)), offset
             continue
         offset = at + len(read)
-        raw = read[3:] if number == 1 and read.startswith(_BOM) else read
-        if first and raw.strip():
-            # A .json file is one document over several lines when its first line is not one.
+        raw, begins = input_start(read, at)
+        if first:
+            start = begins if number == 1 else start
+            if size <= limit:  # past it, only the size counts: the document is refused
+                leading.append(raw)
+            size += len(raw)
+            if is_blank(raw):
+                continue
+            first = False
             try:
-                document = parse(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                pass  # checking the line says so; the next one may still start the document
-            except ValueError:
-                rest = read_at_most(stream, max(limit - offset, 0))
-                if rest is None:
-                    yield (INVALID, source, None, _too_big(limit)), offset + limit
+                parsed = parse_json(raw, offset=begins)
+            except UnusableJson:
+                # One document over several lines: its first line is not one by itself.
+                rest = read_at_most(stream, max(limit - size, 0))
+                if rest is None or size > limit:
+                    yield Invalid(source, None, too_big(limit)), offset + limit
                 else:
-                    yield (WHOLE, source, raw + rest), offset + len(rest)
+                    yield Whole(source, b"".join(leading) + rest, start), offset + len(rest)
                 return
-            else:
-                first = False
-                if isinstance(document, list):  # an array on one line: its events, if alone
-                    held = (LINE, source, number, raw), offset
-                    continue
-        yield (LINE, source, number, raw), offset
+            if isinstance(parsed.value, list):  # an array on one line: its events, if alone
+                held = Line(source, number, raw, begins), offset
+                continue
+        yield Line(source, number, raw, begins), offset
     if held is not None:
-        (_, _, _, raw), at = held
-        yield (WHOLE, source, raw), at
+        line, at = held
+        yield Whole(source, line.raw, line.offset), at
 
 
 def _line_limit(given: int | None) -> int:
@@ -413,14 +434,7 @@ def _line_limit(given: int | None) -> int:
     return max_line_bytes(given)
 
 
-def _too_big(limit: int) -> str:
-    return (
-        f"not valid JSON on its first line, and more than {limit} bytes, the limit of a "
-        f"document read whole: write it as JSON Lines (one event a line), or {RAISE_IT}"
-    )
-
-
-def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Any, int]]:
+def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Checks, int]]:
     """The chunks checked, in order: here, and by ``jobs - 1`` worker processes (when there is
     a Python to run them: an embedding application may have none)."""
     if jobs == 1 or not sys.executable:
@@ -431,12 +445,12 @@ def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Any, int]]:
         yield from _in_order(workers.all, chunks)
 
 
-def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[Any, int]]:
+def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[Checks, int]]:
     """The chunks checked by the workers, in input order, a bounded number read ahead. While
     the oldest is still being checked, this process checks the next one itself rather than
     wait."""
-    # (worker checking it, or None and its outcomes checked here; bytes read by its end)
-    queue: collections.deque[tuple[Worker | None, Any, int]] = collections.deque()
+    # (the worker checking it, or the chunk checked here; bytes read by its end)
+    queue: collections.deque[tuple[Worker | Checks, int]] = collections.deque()
     more = True
     while True:
         while more:
@@ -448,12 +462,12 @@ def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[
                 more = False
             else:
                 idlest.send(chunk[0])
-                queue.append((idlest, None, chunk[1]))
+                queue.append((idlest, chunk[1]))
         if not queue:
             return
-        head, outcomes, done = queue[0]
+        head, done = queue[0]
         if (
-            head is not None
+            isinstance(head, Worker)
             and not head.ready()
             and more
             and len(queue) < _AHEAD * len(workers) + 2
@@ -462,10 +476,10 @@ def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[
             if chunk is None:
                 more = False
             else:
-                queue.append((None, check_chunk(chunk[0]), chunk[1]))
+                queue.append((check_chunk(chunk[0]), chunk[1]))
             continue
         queue.popleft()
-        yield (outcomes if head is None else head.receive()), done
+        yield (head.receive() if isinstance(head, Worker) else head), done
 
 
 def _unreadable(report: IngestReport, source: str, message: str) -> None:

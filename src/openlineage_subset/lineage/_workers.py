@@ -19,6 +19,7 @@ import threading
 from types import TracebackType
 from typing import Any, BinaryIO
 
+from openlineage_subset.lineage._checked import Checked, Condition, Item
 from openlineage_subset.lineage._events import check_chunk
 
 _CODE = (
@@ -53,7 +54,7 @@ class Worker:
         for thread in self._threads:
             thread.start()
 
-    def send(self, items: list[tuple[Any, ...]]) -> None:
+    def send(self, items: list[Item]) -> None:
         self.waiting += 1
         self._outbox.put(items)
 
@@ -61,13 +62,14 @@ class Worker:
         """Whether the oldest chunk sent is checked."""
         return not self._results.empty()
 
-    def receive(self) -> Any:
+    def receive(self) -> tuple[list[Checked], list[Condition]]:
         """The outcomes of the oldest chunk sent (see :func:`~._events.check_chunk`)."""
         done, value = self._results.get()
         self.waiting -= 1
         if not done:
             raise WorkerError(value)
-        return value
+        checks: tuple[list[Checked], list[Condition]] = value
+        return checks
 
     def close(self, *, wait: bool) -> None:
         """Let the process end when it has nothing left to check (``wait``), or end it now."""

@@ -17,7 +17,16 @@ from collections.abc import Callable
 from typing import Any
 
 from openlineage_subset.lineage._bounds import read_bounds
-from openlineage_subset.lineage._events import EVENT, Condition, any_of_json, canonical
+from openlineage_subset.lineage._checked import (
+    AlreadyStored,
+    Checked,
+    CheckedEvent,
+    Condition,
+    Fate,
+    Invalid,
+    Stored,
+)
+from openlineage_subset.lineage._events import any_of_json, canonical
 from openlineage_subset.lineage._store import LineageStore
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
@@ -26,8 +35,22 @@ _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounde
 _CACHED_IDS = 16384
 _IN = "(SELECT value FROM json_each(?))"  # a list of values given as one JSON parameter
 
-Outcome = tuple[Any, ...]
-Counter = Callable[[Outcome, bool | str], None]
+Counter = Callable[[Fate], None]
+
+
+def relax_sync(connection: sqlite3.Connection) -> bool:
+    """``synchronous = NORMAL`` on a WAL database (True), else nothing (False).
+
+    A commit then appends to the log without waiting for the disk (the log is synced at each
+    checkpoint): what is committed survives the process being killed, SIGKILL included; only
+    an operating system crash or a power loss can lose the last commits, and never corrupts
+    the file. Without WAL, ``NORMAL`` could corrupt it on a power loss: left ``FULL`` there.
+    """
+    mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+    if str(mode).lower() != "wal":
+        return False
+    connection.execute("PRAGMA synchronous = NORMAL")
+    return True
 
 
 class Writer:
@@ -49,10 +72,11 @@ class Writer:
         self.pending = 0
         self.open = False
 
-    def store(self, outcomes: list[Outcome], conditions: list[Condition], count: Counter) -> None:
-        """Store the events among a chunk's outcomes; ``count`` is told each outcome in order,
-        with True for an event stored, False for one already there, or why it was not stored."""
-        events = [outcome for outcome in outcomes if outcome[0] == EVENT]
+    def store(self, outcomes: list[Checked], conditions: list[Condition], count: Counter) -> None:
+        """Store the events among a chunk's outcomes; ``count`` is told the fate of each outcome
+        in order: an event :class:`Stored`, :class:`AlreadyStored`, or :class:`Invalid` when the
+        database refused it; any other outcome as it is."""
+        events = [outcome for outcome in outcomes if isinstance(outcome, CheckedEvent)]
         # The first chunk of a transaction is undone by rolling the transaction back: no
         # savepoint (two statements) for it, which a server storing each few events pays.
         first = not self.open
@@ -74,7 +98,10 @@ class Writer:
             if not first:
                 self.db.execute("RELEASE chunk")
             for outcome in outcomes:
-                count(outcome, next(stored) if outcome[0] == EVENT else False)
+                if isinstance(outcome, CheckedEvent):
+                    count(_fate(outcome, next(stored)))
+                else:
+                    count(outcome)
         self.pending += len(events)
         if self.pending >= _COMMIT_EVENTS:
             # The write lock is let go until the next chunk is stored: another ingest (or a
@@ -132,37 +159,37 @@ class Writer:
             self.db.executemany(statement, rows)
 
     def _one_by_one(
-        self, outcomes: list[Outcome], conditions: list[Condition], count: Counter
+        self, outcomes: list[Checked], conditions: list[Condition], count: Counter
     ) -> None:
         for outcome in outcomes:
-            if outcome[0] != EVENT:
-                count(outcome, False)
+            if not isinstance(outcome, CheckedEvent):
+                count(outcome)
                 continue
             self.db.execute("SAVEPOINT event")
             try:
                 (stored,) = self._store([outcome], conditions)
             except (sqlite3.IntegrityError, ValueError, TypeError) as error:
                 self._undo("event")
-                count(outcome, f"not stored: {error}")
+                count(Invalid(outcome.source, outcome.line, f"not stored: {error}"))
             else:
                 self.db.execute("RELEASE event")
-                count(outcome, stored)
+                count(_fate(outcome, stored))
 
-    def _store(self, events: list[Outcome], conditions: list[Condition]) -> list[bool]:
+    def _store(self, events: list[CheckedEvent], conditions: list[Condition]) -> list[bool]:
         """Store the events; for each, whether it was new."""
         known = {
             row[0]
             for row in self.db.execute(
                 f"SELECT digest FROM events WHERE digest IN {_IN}",
-                (json.dumps([event[3] for event in events]),),
+                (json.dumps([event.digest for event in events]),),
             )
         }
         fresh = []
         new = []
         for event in events:
-            is_new = event[3] not in known
+            is_new = event.digest not in known
             if is_new:
-                known.add(event[3])
+                known.add(event.digest)
                 fresh.append(event)
             new.append(is_new)
         if fresh:
@@ -172,20 +199,20 @@ class Writer:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [
                     (
-                        digest,
-                        run_id,
-                        kind,
-                        time,
-                        source if line is None else f"{source}:{line}",
-                        facets,
+                        event.digest,
+                        event.run_id,
+                        event.event_type,
+                        event.event_time,
+                        event.where,
+                        event.facets,
                     )
-                    for _, source, line, digest, run_id, _, _, kind, time, _, facets in fresh
+                    for event in fresh
                 ],
             )
             self._accesses(fresh, old_runs, conditions)
         return new
 
-    def _runs(self, events: list[Outcome]) -> list[str]:
+    def _runs(self, events: list[CheckedEvent]) -> list[str]:
         """Merge the events into their runs, whatever order they come in; the ids of the runs
         that were stored before."""
         states: dict[str, list[Any]] = {}
@@ -193,16 +220,16 @@ class Writer:
         for run_id, *state in self.db.execute(
             "SELECT run_id, start_event_at, first_event_at, latest_state, latest_state_at, "
             f"terminal_state, ended_at FROM runs WHERE run_id IN {_IN}",
-            (json.dumps(list(dict.fromkeys(event[4] for event in events))),),
+            (json.dumps(list(dict.fromkeys(event.run_id for event in events))),),
         ):
             states[run_id] = state
         old = list(states)
-        for _, _, _, _, run_id, namespace, name, event_type, event_time, _, _ in events:
-            state = states.get(run_id)
+        for event in events:
+            state = states.get(event.run_id)
             if state is None:
-                state = states[run_id] = [None, event_time, None, None, None, None]
-                jobs[run_id] = (namespace, name)
-            _merge(state, event_type, event_time)
+                state = states[event.run_id] = [None, event.event_time, None, None, None, None]
+                jobs[event.run_id] = (event.job_namespace, event.job_name)
+            _merge(state, event.event_type, event.event_time)
         rows = [
             (
                 *jobs.get(run_id, (None, None)),
@@ -232,16 +259,16 @@ class Writer:
         )
         return old
 
-    def _dataset_ids(self, events: list[Outcome]) -> dict[tuple[str, str], int]:
+    def _dataset_ids(self, events: list[CheckedEvent]) -> dict[tuple[str, str], int]:
         ids = self.dataset_ids
         if len(ids) > _CACHED_IDS:
             ids.clear()
         missing = list(
             dict.fromkeys(
-                (namespace, name)
+                (access.namespace, access.name)
                 for event in events
-                for namespace, name, _, _ in event[9]
-                if (namespace, name) not in ids
+                for access in event.accesses
+                if (access.namespace, access.name) not in ids
             )
         )
         if missing:
@@ -262,7 +289,7 @@ class Writer:
         return ids
 
     def _accesses(
-        self, events: list[Outcome], old_runs: list[str], conditions: list[Condition]
+        self, events: list[CheckedEvent], old_runs: list[str], conditions: list[Condition]
     ) -> None:
         """The events' reads and writes, the conditions new to each, and what those list."""
         dataset_ids = self._dataset_ids(events)
@@ -274,9 +301,10 @@ class Writer:
         # access
         added = []
         for event in events:
-            run_id = event[4]
-            for namespace, name, direction, index in event[9]:
-                dataset_id = dataset_ids[namespace, name]
+            run_id = event.run_id
+            for read_or_write in event.accesses:
+                dataset_id = dataset_ids[read_or_write.namespace, read_or_write.name]
+                direction, index = read_or_write.direction, read_or_write.condition
                 access = accesses.get((run_id, dataset_id, direction))
                 if access is None:
                     access = [self.next_access, [], False, None, False]
@@ -284,7 +312,7 @@ class Writer:
                     self.next_access += 1
                 if index < 0:
                     continue  # no facet: says nothing about the subset, and overrides nothing
-                text, lists = conditions[index][:2]
+                text, lists = conditions[index].text, conditions[index].lists_only
                 texts = access[1]
                 if text in texts:
                     continue  # a condition stored before: its partitions were recorded with it
@@ -372,7 +400,12 @@ class Writer:
         made: dict[int, list[Any]] = {}
         named, links, columns, kinds = [], [], [], []
         for access_id, dataset_id, index, _ in added:
-            _, _, rows, shapes, column_kinds = conditions[index]
+            condition = conditions[index]
+            rows, shapes, column_kinds = (
+                condition.partitions,
+                condition.column_sets,
+                condition.column_kinds,
+            )
             ids = self.partition_ids[dataset_id]
             for dimensions, identifier in rows:
                 partition_id = ids.get(dimensions)
@@ -434,7 +467,7 @@ class Writer:
         missing: dict[int, dict[str, None]] = {}
         for _, dataset_id, index, _ in added:
             ids = self.partition_ids.setdefault(dataset_id, {})
-            for dimensions, _ in conditions[index][2]:
+            for dimensions, _ in conditions[index].partitions:
                 if dimensions not in ids:
                     missing.setdefault(dataset_id, {})[dimensions] = None
         for dataset_id, wanted in missing.items():
@@ -448,6 +481,10 @@ class Writer:
                 self.cached += 1
                 if unnamed:
                     self.unnamed.add(partition_id)
+
+
+def _fate(event: CheckedEvent, new: bool) -> Fate:
+    return Stored(event) if new else AlreadyStored(event)
 
 
 def _merge(state: list[Any], event_type: str, event_time: str) -> None:

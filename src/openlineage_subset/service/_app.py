@@ -35,15 +35,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from openlineage_subset._json import input_start, is_blank
 from openlineage_subset._printable import printable, printable_json
-from openlineage_subset._validate import validate
 from openlineage_subset.lineage._arguments import (
     LineageQueryError,
     count_from_text,
     partition_from_text,
 )
 from openlineage_subset.lineage._catalog import datasets, runs
-from openlineage_subset.lineage._events import parse
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._provenance import provenance
@@ -52,7 +51,6 @@ from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.service._sink import EventSink
 from openlineage_subset.service._ui import UiGate, ui_routes
 
-_BOM = b"\xef\xbb\xbf"
 _LOG = scrubbed_logger(__name__)
 _LINEAGE = "/api/v1/lineage"
 _SOURCE = "POST " + _LINEAGE
@@ -238,9 +236,7 @@ class _EventEndpoint:
             return 413, {"error": str(error)}
         except ValueError as error:
             return 400, {"error": str(error)}
-        if body.startswith(_BOM):
-            body = body[len(_BOM) :]  # as ingest reads a file that starts with one
-        if not body.strip():
+        if is_blank(input_start(body)[0]):  # a byte order mark may start it, as any input
             return 400, {"error": "the body is empty; send one OpenLineage event as JSON"}
         client = scope.get("client")
         source = _SOURCE + (f" from {client[0]}" if client else "")
@@ -250,8 +246,10 @@ class _EventEndpoint:
             answer["runId"] = outcome.run_id
         if outcome.message is not None:
             answer["error"] = outcome.message
-        if outcome.kind == "invalid":
-            answer["issues"] = await run_in_threadpool(_issues, body, outcome.message)
+        if outcome.kind == "invalid":  # checked once, by the writer: every issue it found
+            answer["issues"] = list(outcome.issues) or [
+                outcome.message or "not an OpenLineage RunEvent"
+            ]
         if outcome.kind == "skipped":
             answer["note"] = "a DatasetEvent or JobEvent: partition lineage keeps run events only"
         return _STATUS[outcome.kind], answer
@@ -326,17 +324,6 @@ class _Arguments:
     def number(self, name: str, default: int | None = None) -> int | None:
         text = self.one(name)
         return default if text is None else count_from_text(name, text)
-
-
-def _issues(body: bytes, message: str | None) -> list[str]:
-    """Every issue the validation finds in an event ingest would not store (it names the
-    first); its one message when the body is not a JSON object to validate."""
-    try:
-        document = parse(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        document = None
-    found = [str(issue) for issue in validate(document)] if isinstance(document, dict) else []
-    return found or [message or "not an OpenLineage RunEvent"]
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:

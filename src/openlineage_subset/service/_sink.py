@@ -8,8 +8,8 @@ _events.check_chunk`, as ``ingest`` checks a chunk) and stores them in one trans
 is answered only once that transaction is committed. Under load, many events share one commit
 (a batch waits up to :data:`GATHER` for as many bodies as the last one had: a commit costs
 several events' storing); alone, an event is committed at once. A WAL database is committed
-without an fsync each time (:func:`relax_sync`): a killed server keeps every event it
-acknowledged.
+without an fsync each time (:func:`~openlineage_subset.lineage._writer.relax_sync`): a killed
+server keeps every event it acknowledged.
 
 The requests' event loop is woken once per batch, not once per event: the writer hands it the
 batch's outcomes in one call (:meth:`EventSink._answer`), which sets each request's future.
@@ -29,9 +29,20 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from openlineage_subset.lineage._events import EVENT, INVALID, LINE, SKIPPED, check_chunk
+from openlineage_subset._json import input_start
+from openlineage_subset.lineage._checked import (
+    AlreadyStored,
+    Fate,
+    Invalid,
+    Item,
+    Line,
+    Skipped,
+    Stored,
+    Unreadable,
+)
+from openlineage_subset.lineage._events import check_chunk
 from openlineage_subset.lineage._store import LineageDatabaseError, LineageStore
-from openlineage_subset.lineage._writer import Writer
+from openlineage_subset.lineage._writer import Writer, relax_sync
 
 LOCK_WAIT = 3.0
 """Seconds the writer waits for the write lock another process holds without committing: then
@@ -52,25 +63,14 @@ class Outcome:
     DatasetEvent or JobEvent: lineage keeps run events), ``failed`` (the database refused)."""
     message: str | None = None
     run_id: str | None = None
+    issues: tuple[str, ...] = ()
+    """Of an invalid event: every issue the validation found, when it found some (``message``
+    names the first)."""
 
 
-def relax_sync(connection: sqlite3.Connection) -> bool:
-    """``synchronous = NORMAL`` on a WAL database (True), else nothing (False).
-
-    A commit then appends to the log without waiting for the disk (the log is synced at each
-    checkpoint): what is committed survives the process being killed, SIGKILL included; only
-    an operating system crash or a power loss can lose the last commits, and never corrupts
-    the file. Without WAL, ``NORMAL`` could corrupt it on a power loss: left ``FULL`` there.
-    """
-    mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
-    if str(mode).lower() != "wal":
-        return False
-    connection.execute("PRAGMA synchronous = NORMAL")
-    return True
-
-
-_Item = tuple[bytes, str, "asyncio.Future[Outcome]"]
-"""A body handed over: its bytes, where it came from, and the future its request awaits."""
+_Item = tuple[Line, "asyncio.Future[Outcome]"]
+"""A body handed over, as a line to check (its bytes, where it came from), and the future its
+request awaits."""
 
 
 class EventSink:
@@ -91,9 +91,10 @@ class EventSink:
         opened.result()  # raises what opening raised
 
     async def store(self, body: bytes, source: str) -> Outcome:
-        """Check and store one event (the bytes of its JSON); returns once it is committed."""
+        """Check and store one event (the bytes of its JSON, a byte order mark skipped as at
+        the start of any input); returns once it is committed."""
         done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self._queue.put((body, source, done))
+        self._queue.put((Line(source, None, *input_start(body)), done))
         if not self._thread.is_alive():
             self._abandon()  # the writer stopped: nothing would ever answer
         return await done
@@ -165,7 +166,7 @@ class EventSink:
             except queue.Empty:
                 break
             if item is not None:
-                left.append((item[2], stopped))
+                left.append((item[1], stopped))
         self._answer(left)
 
     @staticmethod
@@ -189,22 +190,21 @@ class EventSink:
     ) -> Writer | None:
         outcomes: list[Outcome] = []
 
-        def count(outcome: tuple[Any, ...], stored: bool | str) -> None:
-            kind = outcome[0]
-            if kind == EVENT:
-                if isinstance(stored, str):
-                    outcomes.append(Outcome("invalid", stored))
-                else:
-                    outcomes.append(Outcome("stored" if stored else "duplicate", None, outcome[4]))
-            elif kind == INVALID:
-                outcomes.append(Outcome("invalid", outcome[3]))
-            elif kind == SKIPPED:
-                outcomes.append(Outcome("skipped"))
-            else:  # pragma: no cover - a body is one LINE item: nothing else comes back
-                outcomes.append(Outcome("invalid", str(outcome[2:])))
+        def count(fate: Fate) -> None:
+            match fate:
+                case Stored(event):
+                    outcomes.append(Outcome("stored", None, event.run_id))
+                case AlreadyStored(event):
+                    outcomes.append(Outcome("duplicate", None, event.run_id))
+                case Invalid(message=message, issues=issues):
+                    outcomes.append(Outcome("invalid", message, issues=issues))
+                case Skipped():
+                    outcomes.append(Outcome("skipped"))
+                case Unreadable(message=message):  # pragma: no cover - a body is one Line
+                    outcomes.append(Outcome("invalid", message))
 
         try:
-            items = [(LINE, source, None, body) for body, source, _ in batch]
+            items: list[Item] = [line for line, _ in batch]
             checked, conditions = check_chunk(items)
             if writer is None:
                 writer = Writer(store)
@@ -216,12 +216,12 @@ class EventSink:
                     writer.rollback()
             # Whatever the failed transaction added to the writer's caches is gone: start anew.
             failed = Outcome("failed", f"the lineage database refused the write: {error}")
-            self._answer((done, failed) for _, _, done in batch)
+            self._answer((done, failed) for _, done in batch)
             return None
         except BaseException as error:
-            self._answer((done, error) for _, _, done in batch)
+            self._answer((done, error) for _, done in batch)
             raise
-        self._answer((done, outcome) for (_, _, done), outcome in zip(batch, outcomes, strict=True))
+        self._answer((done, outcome) for (_, done), outcome in zip(batch, outcomes, strict=True))
         return writer
 
 

@@ -326,8 +326,12 @@ def _crash(outbox: Outbox, path: Path, at: int) -> None:
 class _Hanging:
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.called = threading.Event()
+        self.caller: threading.Thread | None = None
 
     def emit(self, event: Any) -> None:
+        self.caller = threading.current_thread()
+        self.called.set()
         self.release.wait(30)
 
 
@@ -354,8 +358,10 @@ def test_a_hanging_transport_cannot_hold_delivery_past_its_deadline(tmp_path: Pa
     delivery.stop()
     outbox.close(1.0)
     assert time.monotonic() - started < 5
+    assert transport.called.is_set() and transport.caller is not None
     transport.release.set()  # the abandoned call returns: it must not touch the closed outbox
-    time.sleep(0.1)
+    transport.caller.join(5)  # the delivery thread, done with the event it was sending
+    assert not transport.caller.is_alive()
     assert _numbers(pending_on_disk(path)) == [1, 2]
     assert tally.snapshot() == {"in outbox": 2}
 

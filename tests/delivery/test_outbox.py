@@ -33,23 +33,7 @@ from openlineage_subset.delivery._sending import (
     Tally,
     resolve_transport,
 )
-
-
-def pending_on_disk(outbox: Path) -> list[dict[str, Any]]:
-    """The events an outbox still holds, read from its files: each lane's segments from its
-    cursor on, complete lines only."""
-    events = []
-    for lane in sorted(outbox.glob("lane-*")):
-        cursor = lane / "cursor"
-        at = json.loads(cursor.read_text()) if cursor.exists() else {"segment": 0, "offset": 0}
-        for segment in sorted(lane.glob("[0-9]*.jsonl")):
-            number = int(segment.stem)
-            if number < at["segment"]:
-                continue
-            data = segment.read_bytes()[at["offset"] if number == at["segment"] else 0 :]
-            lines = data.splitlines(keepends=True)
-            events += [json.loads(line) for line in lines if line.endswith(b"\n")]
-    return events
+from tests.delivery.helpers import pending_on_disk
 
 
 def _event(number: int, pad: int = 0) -> dict[str, Any]:

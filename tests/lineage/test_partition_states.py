@@ -22,7 +22,7 @@ from openlineage_subset.lineage._arguments import open_store
 from openlineage_subset.lineage._graph import Graph
 from openlineage_subset.lineage._model import PartitionsReport, PartitionState
 from tests.lineage.events import HOSTILE_NAME, pipeline_history, write_events
-from tests.lineage.test_impact_oracle import Step, _events, pipelines
+from tests.lineage.pipelines import Step, pipeline_events, pipelines
 
 
 def _by_definition(db: Path, dataset: str) -> list[PartitionState]:
@@ -81,7 +81,7 @@ def test_each_partition_s_writer_and_readers_are_as_defined(
 ) -> None:
     datasets, steps = pipeline
     with tempfile.TemporaryDirectory() as folder:
-        events = write_events(Path(folder) / "events.jsonl", _events(datasets, steps))
+        events = write_events(Path(folder) / "events.jsonl", pipeline_events(datasets, steps))
         db = Path(folder) / "lineage.db"
         assert ingest([events], db).invalid == 0
         _same(db, f"d{data.draw(st.integers(0, datasets - 1))}")

@@ -130,9 +130,12 @@ CLUSTER_REDUCED = (
 
 @nox.session
 def cluster(session: nox.Session) -> None:
-    """Capture on a standalone cluster of this machine, reduced: the write scenarios (static,
-    dynamic and mixed overwrites, appends, catalog tables), one fault, Spark Connect (clients
-    of PySpark's own server, and of ``ol-subset connect-server`` with the cluster as master)."""
+    """Capture on a standalone cluster of this machine, on a reduced set of tests.
+
+    The write scenarios (static, dynamic and mixed overwrites, appends, catalog tables), one
+    fault, Spark Connect (clients of PySpark's own server, and of ``ol-subset connect-server``
+    with the cluster as master).
+    """
     session.install(".[test,spark]", PYSPARK["4"], *CONNECT)
     session.run(
         "python",
@@ -146,8 +149,10 @@ def cluster(session: nox.Session) -> None:
 @nox.session
 @nox.parametrize("pyspark", list(PYSPARK))
 def cluster_full(session: nox.Session, pyspark: str) -> None:
-    """Every Spark test on the standalone cluster, with every fault, on PySpark ``pyspark``
-    (Spark Connect on 4.x only: 3.5's pip package holds no Connect server)."""
+    """Every Spark test on the standalone cluster, with every fault, on PySpark ``pyspark``.
+
+    Spark Connect on 4.x only: 3.5's pip package holds no Connect server.
+    """
     session.install(".[test,spark]", PYSPARK[pyspark], *(CONNECT if pyspark == "4" else ()))
     session.run(
         "python",
@@ -251,8 +256,10 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
 
 @nox.session
 def browser(session: nox.Session) -> None:
-    """The lineage report's HTML page and the served web UI in headless Chromium, driven by
-    Playwright; screenshots under $OL_SUBSET_ARTIFACTS (browser/, ui/)."""
+    """The lineage report's HTML page and the served web UI in headless Chromium (Playwright).
+
+    Screenshots go under $OL_SUBSET_ARTIFACTS (browser/, ui/).
+    """
     session.install(".[test,serve]", PLAYWRIGHT, "pillow")
     # The screenshots, where CI keeps them (artifacts/ of the checkout) unless told otherwise.
     artifacts = os.environ.get("OL_SUBSET_ARTIFACTS", str(ROOT / "artifacts"))

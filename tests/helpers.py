@@ -7,6 +7,7 @@ profiles are in ``conftest.py``; helpers are imported from here.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from pathlib import Path
@@ -37,3 +38,13 @@ def docs_examples() -> dict[str, Any]:
     """The four examples of the public facet documentation, transcribed in tests/data."""
     folder = ROOT / "tests" / "data" / "docs_examples"
     return {path.name: load_json(path) for path in sorted(folder.glob("*.json"))}
+
+
+TYPE_LISTS = [
+    *itertools.permutations(["integer", "number", "string", "null", "boolean"], 2),
+    *itertools.permutations(["null", "number", "boolean"]),
+    *itertools.permutations(["integer", "string", "array"]),
+    ("object", "integer", "null"),
+]
+"""Type lists in every order: the tests of ``integer`` and ``number`` are themselves in
+parentheses, which once made ``["integer", "string"]`` compile to ``not (A) or B``."""

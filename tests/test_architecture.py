@@ -169,3 +169,50 @@ def test_the_rules_catch_what_they_are_for(tmp_path: Path) -> None:
     assert _room_of_module("openlineage_subset.spark._capture") not in ALLOWED["lineage"]
     assert JVM_WORDS.search("x = df._jdf.queryExecution()")
     assert not JVM_WORDS.search("the implementation of the listener")
+
+
+TESTS = ROOT / "tests"
+
+
+def _imported_test_modules(tree: ast.AST, path: Path) -> list[str]:
+    """The imports of ``test_*`` modules in ``tree`` (the source of ``path``), at any depth."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules, names = [alias.name.split(".") for alias in node.names], []
+        elif isinstance(node, ast.ImportFrom):
+            parts = node.module.split(".") if node.module else []
+            folder = (path.parents[node.level - 1] if node.level else ROOT).joinpath(*parts)
+            modules = [parts]
+            # ``from tests.lineage import test_x`` or ``from . import test_x``: a module by name.
+            names = [alias.name for alias in node.names if (folder / f"{alias.name}.py").is_file()]
+        else:
+            continue
+        if any(module and module[-1].startswith("test_") for module in modules) or any(
+            name.startswith("test_") for name in names
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_test_modules_share_helpers_not_each_other() -> None:
+    """What tests share lives in a ``conftest.py`` (fixtures) or a helpers module (for example
+    ``tests/service/helpers.py``), never in a test module that others import: importing one runs
+    its module-level code (skips, fixtures, marks) in the importer, and moving or renaming a test
+    module breaks others."""
+    wrong = {
+        str(path.relative_to(ROOT)): imports
+        for path in _sources(TESTS)
+        if (imports := _imported_test_modules(ast.parse(path.read_text("utf-8")), path))
+    }
+    assert not wrong, f"test modules imported by other modules: {wrong}"
+    planted = TESTS / "lineage" / "planted.py"  # never written: only its imports are read
+    for source, caught in [
+        ("from tests.lineage.test_impact_oracle import Step", True),
+        ("from .test_impact_oracle import Step", True),
+        ("from . import test_impact_oracle", True),
+        ("from tests.lineage import test_impact_oracle as oracle", True),
+        ("import tests.lineage.test_impact_oracle", True),
+        ("from tests.lineage.pipelines import Step", False),
+    ]:
+        assert bool(_imported_test_modules(ast.parse(source), planted)) == caught, source

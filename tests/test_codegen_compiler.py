@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import itertools
 from typing import Any
 
 import jsonschema
@@ -17,7 +16,7 @@ from codegen._errors import CodegenError
 from codegen._store import load_store
 from codegen._validators import compile_validators
 from openlineage_subset import spec
-from tests.helpers import ROOT
+from tests.helpers import ROOT, TYPE_LISTS
 from tests.strategies import json_values
 
 KEYWORD_SCHEMAS: dict[str, Any] = {
@@ -177,16 +176,6 @@ def test_strict_module_defines_only_what_its_rules_change() -> None:
     assert own and shared, "the strict module both imports lenient checks and adds its own"
     for name in shared:
         assert strict.VALIDATORS[name] is lenient.VALIDATORS[name]
-
-
-TYPE_LISTS = [
-    *itertools.permutations(["integer", "number", "string", "null", "boolean"], 2),
-    *itertools.permutations(["null", "number", "boolean"]),
-    *itertools.permutations(["integer", "string", "array"]),
-    ("object", "integer", "null"),
-]
-"""Type lists in every order: the tests of ``integer`` and ``number`` are themselves in
-parentheses, which once made ``["integer", "string"]`` compile to ``not (A) or B``."""
 
 
 @pytest.mark.parametrize("types", TYPE_LISTS, ids="-".join)

@@ -24,7 +24,7 @@ from codegen._bundle import build_bundle, strict_defs
 from codegen._store import load_store
 from codegen._validators import compile_lenient_and_strict, compile_validators
 from openlineage_subset import spec, spec_versions
-from tests.helpers import ROOT
+from tests.helpers import ROOT, TYPE_LISTS
 from tests.strategies import (
     events,
     events_without_run,
@@ -33,7 +33,6 @@ from tests.strategies import (
     mutated,
     two_role_facets,
 )
-from tests.test_codegen_compiler import TYPE_LISTS
 
 Validator = Callable[[Any], list[tuple[tuple[str | int, ...], str]]]
 

@@ -24,7 +24,7 @@ import pytest
 from openlineage_subset.lineage import impact
 from openlineage_subset.lineage._catalog import datasets
 from tests.browser.conftest import artifact_folder
-from tests.browser.test_report_page import GEOMETRY
+from tests.browser.helpers import GEOMETRY
 from tests.helpers import ROOT
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
 

@@ -33,23 +33,7 @@ from openlineage_subset.delivery._sending import (
     Quarantine,
     resolve_transport,
 )
-
-
-def pending_on_disk(outbox: Path) -> list[dict[str, Any]]:
-    """The events an outbox still holds, read from its files: each lane's segments from its
-    cursor on, complete lines only."""
-    events = []
-    for lane in sorted(outbox.glob("lane-*")):
-        cursor = lane / "cursor"
-        at = json.loads(cursor.read_text()) if cursor.exists() else {"segment": 0, "offset": 0}
-        for segment in sorted(lane.glob("[0-9]*.jsonl")):
-            number = int(segment.stem)
-            if number < at["segment"]:
-                continue
-            data = segment.read_bytes()[at["offset"] if number == at["segment"] else 0 :]
-            lines = data.splitlines(keepends=True)
-            events += [json.loads(line) for line in lines if line.endswith(b"\n")]
-    return events
+from tests.delivery.helpers import pending_on_disk
 
 
 def _event(number: int, pad: int = 0) -> dict[str, Any]:
@@ -326,8 +310,12 @@ def _crash(outbox: Outbox, path: Path, at: int) -> None:
 class _Hanging:
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.called = threading.Event()
+        self.caller: threading.Thread | None = None
 
     def emit(self, event: Any) -> None:
+        self.caller = threading.current_thread()
+        self.called.set()
         self.release.wait(30)
 
 
@@ -354,8 +342,10 @@ def test_a_hanging_transport_cannot_hold_delivery_past_its_deadline(tmp_path: Pa
     delivery.stop()
     outbox.close(1.0)
     assert time.monotonic() - started < 5
+    assert transport.called.is_set() and transport.caller is not None
     transport.release.set()  # the abandoned call returns: it must not touch the closed outbox
-    time.sleep(0.1)
+    transport.caller.join(5)  # the delivery thread, done with the event it was sending
+    assert not transport.caller.is_alive()
     assert _numbers(pending_on_disk(path)) == [1, 2]
     assert tally.snapshot() == {"in outbox": 2}
 

@@ -25,7 +25,7 @@ import pytest
 from openlineage_subset.delivery._emitter import Emitter
 from openlineage_subset.delivery._outbox import Outbox, event_line
 from openlineage_subset.delivery._trust import UnsafeOutbox, trust_problem
-from tests.delivery.test_outbox import pending_on_disk
+from tests.delivery.helpers import pending_on_disk
 from tests.helpers import CORE_URL, PRODUCER
 
 PLANTED = {"eventType": "COMPLETE", "run": {"runId": "planted"}, "job": {"name": "forged"}}

@@ -20,7 +20,7 @@ import pytest
 from openlineage_subset.delivery._emitter import open_emitter
 from openlineage_subset.delivery._replay import replay_command
 from openlineage_subset.producer._settings import LineageSettingsWarning
-from tests.delivery.test_outbox import pending_on_disk
+from tests.delivery.helpers import pending_on_disk
 
 TOKEN = "T0KEN-d41d8cd98f00b204"
 API_KEY = "K3Y-9e107d9d372bb682"

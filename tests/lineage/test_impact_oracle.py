@@ -14,7 +14,6 @@ start time) or a row written by an affected run that completed before it started
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,81 +23,18 @@ from hypothesis import strategies as st
 
 from openlineage_subset import matches
 from openlineage_subset.lineage import impact, ingest
-from tests.lineage.events import Json, at, compare, parts, run, run_id, write_events
-
-DAYS = ["2024-10-14", "2024-10-15", "2024-10-16"]
-COUNTRIES = ["DE", "FR", "PL"]
-XS = ["1", "2", "3"]
-PARTITIONS = list(itertools.product(DAYS, COUNTRIES))
-COMPARISONS = ["EQUAL", "GREATER_THAN", "GREATER_EQUAL_THAN", "LESS_THAN", "LESS_EQUAL_THAN"]
-SCHEMA = {"day": "date", "country": "string", "x": "int"}
-LOAD_END = 1
-
-
-@dataclasses.dataclass(frozen=True)
-class Step:
-    read: int
-    condition: Json | None  # None: the whole dataset
-    on_partitions: bool  # the condition names partition columns only
-    write: int
-    wrote: tuple[tuple[str, str], ...]
-    xs: tuple[str, ...]
-    start: int
-    end: int
-    failed: bool
-
-
-def _partition_list(chosen: list[tuple[str, str]]) -> Json:
-    return parts(*({"day": d, "country": c} for d, c in chosen))
-
-
-conditions = st.one_of(
-    st.lists(st.sampled_from(PARTITIONS), min_size=1, max_size=4, unique=True).map(
-        lambda chosen: (_partition_list(chosen), True)
-    ),
-    st.builds(
-        lambda op, value: (compare("day", op, value), True),
-        st.sampled_from(COMPARISONS),
-        st.sampled_from(DAYS),
-    ),
-    st.builds(
-        lambda op, value: (compare("country", op, value), True),
-        st.sampled_from(COMPARISONS),
-        st.sampled_from(COUNTRIES),
-    ),
-    st.builds(
-        lambda op, value: (compare("x", op, value), False),
-        st.sampled_from(COMPARISONS),
-        st.sampled_from(XS),
-    ),
-    st.just((None, True)),
+from tests.lineage.events import at, compare, run_id, write_events
+from tests.lineage.pipelines import (
+    DAYS,
+    LOAD_END,
+    PARTITIONS,
+    SCHEMA,
+    XS,
+    Step,
+    partition_list,
+    pipeline_events,
+    pipelines,
 )
-
-
-@st.composite
-def pipelines(draw: st.DrawFn) -> tuple[int, list[Step]]:
-    datasets = draw(st.integers(2, 4))
-    steps = []
-    for index in range(draw(st.integers(1, 8))):
-        condition, on_partitions = draw(conditions)
-        start = 10 + 10 * index
-        steps.append(
-            Step(
-                read=draw(st.integers(0, datasets - 1)),
-                condition=condition,
-                on_partitions=on_partitions,
-                write=draw(st.integers(0, datasets - 1)),
-                wrote=tuple(
-                    draw(st.lists(st.sampled_from(PARTITIONS), min_size=1, max_size=3, unique=True))
-                ),
-                xs=tuple(draw(st.lists(st.sampled_from(XS), min_size=1, max_size=2, unique=True))),
-                start=start,
-                end=start + draw(st.integers(1, 25)),
-                failed=draw(st.integers(0, 3)) == 0,  # one run in four fails
-            )
-        )
-    return datasets, steps
-
 
 starts = st.tuples(
     st.one_of(
@@ -108,23 +44,6 @@ starts = st.tuples(
     ),
     st.one_of(st.none(), st.integers(0, 100)),
 )
-
-
-def _events(datasets: int, steps: list[Step]) -> list[Json]:
-    everything = _partition_list(PARTITIONS)
-    events = []
-    for dataset in range(datasets):  # every partition of every dataset exists from the start
-        events += run(1000 + dataset, 0, LOAD_END, writes=[(f"d{dataset}", everything)])
-    for number, step in enumerate(steps):
-        events += run(
-            number,
-            step.start,
-            step.end,
-            reads=[(f"d{step.read}", step.condition)],
-            writes=[(f"d{step.write}", _partition_list(list(step.wrote)))],
-            status="FAIL" if step.failed else "COMPLETE",
-        )
-    return events
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,7 +118,7 @@ def test_rows_two_runs_wrote_at_once_are_each_their_writer_s() -> None:
     # Found by the test above: two runs append the same rows to d0 at minute 21, one of them
     # affected; later readers of those rows are affected (the oracle once took every such row
     # for the first writer's).
-    partition = _partition_list([("2024-10-14", "DE")])
+    partition = partition_list([("2024-10-14", "DE")])
     wrote = (("2024-10-14", "DE"),)
     steps = [
         Step(0, partition, True, 0, wrote, ("1",), 10, 21, failed=False),
@@ -218,7 +137,7 @@ def _check(
     since_minute: int | None,
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        events = write_events(Path(folder) / "events.jsonl", _events(datasets, steps))
+        events = write_events(Path(folder) / "events.jsonl", pipeline_events(datasets, steps))
         db = Path(folder) / "lineage.db"
         assert ingest([events], db).invalid == 0
         report = impact(

@@ -28,7 +28,7 @@ from openlineage_subset import matches
 from openlineage_subset.lineage import dataset_partitions, ingest
 from openlineage_subset.lineage._evaluation import Evaluation
 from tests.lineage.events import HOSTILE_NAME, LAKE, Json, pipeline_history, write_events
-from tests.lineage.test_impact_oracle import Step, _events, pipelines
+from tests.lineage.pipelines import Step, pipeline_events, pipelines
 
 SCHEMA = {"day": "date", "country": "string", "x": "int", "score": "double"}
 VALUES = {
@@ -154,7 +154,7 @@ def test_each_partition_s_writer_and_readers_are_as_defined(
     pipeline: tuple[int, list[Step]], data: st.DataObject
 ) -> None:
     datasets, steps = pipeline
-    events = _events(datasets, steps)
+    events = pipeline_events(datasets, steps)
     with tempfile.TemporaryDirectory() as folder:
         source = write_events(Path(folder) / "events.jsonl", events)
         db = Path(folder) / "lineage.db"

@@ -25,9 +25,9 @@ from openlineage_subset.producer._secrets import (
     scrubbed_logger,
     user_info_end,
 )
-from tests.producer.test_naming import ACCESS_KEY as KEY
-from tests.producer.test_naming import SECRET_KEY as SECRET
-from tests.producer.test_naming import SIGNATURE, Credentials, locations_with_credentials
+from tests.producer.helpers import ACCESS_KEY as KEY
+from tests.producer.helpers import SECRET_KEY as SECRET
+from tests.producer.helpers import SIGNATURE, Credentials, locations_with_credentials
 
 
 @pytest.mark.parametrize(

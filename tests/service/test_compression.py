@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from tests.lineage.events import LAKE, pipeline_history
 from tests.service.conftest import Server
-from tests.service.test_ui import page_path, post_events
+from tests.service.helpers import page_path, post_events
 
 
 def _raw(

@@ -22,7 +22,7 @@ import pytest
 from openlineage_subset.cli import _serve
 from openlineage_subset.service import _connections
 from tests.service.conftest import Server
-from tests.service.test_serve_events import peak_memory
+from tests.service.helpers import peak_memory
 
 MIB = 1024 * 1024
 

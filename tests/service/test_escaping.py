@@ -21,7 +21,7 @@ import pytest
 from tests.helpers import PRODUCER
 from tests.lineage.events import LAKE, parts, run
 from tests.service.conftest import Server
-from tests.service.test_ui import fetch, page_path, post_events
+from tests.service.helpers import fetch, page_path, post_events
 
 TRICKS = "\u202e\u2066\x9b\x85\u2028"
 NAME = f"sales{TRICKS}<b>"

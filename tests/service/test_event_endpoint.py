@@ -17,7 +17,7 @@ from starlette.routing import Router
 from openlineage_subset.service import EventSink, _app
 from tests.lineage.events import pipeline_history
 from tests.service.conftest import run_async
-from tests.service.test_unexpected_errors import _call
+from tests.service.helpers import asgi_call
 
 
 def _messages(app: Any, scope_extra: dict[str, Any], requested: list[dict[str, Any]]) -> Any:
@@ -83,8 +83,8 @@ def test_other_methods_and_paths_still_go_to_the_router(tmp_path: Path) -> None:
     sink = EventSink(tmp_path / "lineage.db")
     try:
         app = _app.make_app(tmp_path / "lineage.db", sink, max_body=1_000_000)
-        status, _, _ = _call(app, "GET", "/api/v1/lineage")
-        listed, kind, body = _call(app, "GET", "/api/v1/datasets")
+        status, _, _ = asgi_call(app, "GET", "/api/v1/lineage")
+        listed, kind, body = asgi_call(app, "GET", "/api/v1/datasets")
     finally:
         sink.close()
     assert status == 405

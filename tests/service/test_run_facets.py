@@ -18,7 +18,7 @@ from openlineage_subset.lineage._details import run_details
 from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
 from tests.lineage.events import LAKE, day, run, run_id, write_events
 from tests.service.conftest import Server
-from tests.service.test_ui import fetch, page_path, post_events
+from tests.service.helpers import fetch, page_path, post_events
 
 BIDI = "\u202e"
 FACET = {"_producer": "https://example.com/producer", "_schemaURL": "https://example.com/f.json"}

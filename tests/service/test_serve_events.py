@@ -16,6 +16,7 @@ import pytest
 from openlineage_subset.lineage import ingest
 from tests.lineage.events import day, pipeline_history, run, write_events
 from tests.service.conftest import Server
+from tests.service.helpers import peak_memory
 
 http = pytest.importorskip("openlineage.client.transport.http", reason="openlineage-python")
 requests = pytest.importorskip("requests", reason="openlineage-python's HTTP client")
@@ -28,13 +29,6 @@ EVENTS = [
 
 def transport(server: Server, **config: Any) -> Any:
     return http.HttpTransport(http.HttpConfig.from_dict({"url": server.url, **config}))
-
-
-def peak_memory(server: Server) -> int:
-    """The most memory (resident, bytes) the server's process has held."""
-    status = Path(f"/proc/{server.process.pid}/status").read_text(encoding="utf-8")
-    (line,) = [line for line in status.splitlines() if line.startswith("VmHWM:")]
-    return int(line.split()[1]) * 1024
 
 
 def zip_bomb(size: int) -> bytes:

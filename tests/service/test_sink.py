@@ -100,7 +100,9 @@ def test_producers_posting_together_share_a_commit_and_one_alone_waits_for_none(
         while not _CountingWriter.storing.is_set():
             await asyncio.sleep(0.01)  # the writer is storing the first one
         together = asyncio.gather(*(later(body, 0) for body in bodies[1:4]))
-        await asyncio.sleep(0.2)
+        deadline = time.monotonic() + 30
+        while sink._queue.qsize() < 3 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # until the three wait in the queue behind the held writer
         _CountingWriter.go.set()
         outcomes = [await alone, *await together]
         # Then each of the three posts its next event a moment after the others: the writer
@@ -192,7 +194,9 @@ def test_a_batch_wakes_the_requests_event_loop_once_and_answers_each(
         while not _CountingWriter.storing.is_set():
             await asyncio.sleep(0.01)  # the writer holds the first one
         together = asyncio.gather(*(sink.store(body, "test") for body in bodies[1:4]))
-        await asyncio.sleep(0.2)
+        deadline = time.monotonic() + 30
+        while sink._queue.qsize() < 3 and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)  # until the three wait in the queue behind the held writer
         _CountingWriter.go.set()
         return [await alone, *await together]
 

@@ -24,6 +24,7 @@ from openlineage_subset.lineage import dataset_partitions, impact
 from openlineage_subset.lineage._catalog import datasets
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
 from tests.service.conftest import Server
+from tests.service.helpers import fetch, page_path, post_events
 
 HOSTILE_VALUE = '"><img src=x onerror=alert(2)>'
 RAW = {"namespace": "file", "name": f"{LAKE}/raw"}
@@ -44,41 +45,6 @@ class _Elements(HTMLParser):
         if tag == "script":
             self.scripts.append(dict(attrs).get("src"))
         self.handlers += [name for name, _ in attrs if name.startswith("on")]
-
-
-class _Stay(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # a redirect is the answer looked at, not followed
-
-
-_OPENER = urllib.request.build_opener(_Stay)
-
-
-def fetch(
-    server: Server,
-    path: str,
-    *,
-    data: bytes | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> tuple[int, Any, str]:
-    """Status, headers and text of one request, a redirect not followed."""
-    request = urllib.request.Request(server.url + path, data=data, headers=dict(headers or {}))
-    try:
-        with _OPENER.open(request, timeout=30) as answer:
-            return answer.status, answer.headers, answer.read().decode("utf-8")
-    except urllib.error.HTTPError as error:
-        with error:
-            return error.code, error.headers, error.read().decode("utf-8")
-
-
-def page_path(route: str, **params: Any) -> str:
-    return f"{route}?{urllib.parse.urlencode(params, doseq=True)}"
-
-
-def post_events(server: Server, events: list[dict[str, Any]]) -> None:
-    for item in events:
-        status, _ = server.request("POST", "/api/v1/lineage", json.dumps(item).encode())
-        assert status in (200, 201)
 
 
 def hostile_run(number: int) -> list[dict[str, Any]]:

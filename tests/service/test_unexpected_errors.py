@@ -18,43 +18,7 @@ from openlineage_subset.service import (
     _app,
 )
 from tests.lineage.events import pipeline_history
-from tests.service.conftest import run_async
-
-
-def _call(app: Any, method: str, path: str, body: bytes = b"") -> tuple[int, str, bytes]:
-    """Status, content type and body of one request to the ASGI application ``app``."""
-    target, _, query = path.partition("?")
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": target,
-        "raw_path": target.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": [(b"content-length", str(len(body)).encode())],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8080),
-    }
-    sent: list[dict[str, Any]] = []
-    requested = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive() -> dict[str, Any]:
-        return requested.pop(0) if requested else {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    async def run() -> None:
-        await app(scope, receive, send)
-
-    run_async(run())
-    start = next(message for message in sent if message["type"] == "http.response.start")
-    headers = dict(start["headers"])
-    content = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return start["status"], headers[b"content-type"].decode(), content
+from tests.service.helpers import asgi_call
 
 
 class Fault(Exception):
@@ -81,7 +45,7 @@ def test_a_query_failing_unexpectedly_is_a_json_500_logged_once(
         app = _app.make_app(tmp_path / "lineage.db", sink, max_body=1_000_000)
         monkeypatch.setattr(_app, name, _fails)
         with caplog.at_level(logging.ERROR):
-            status, kind, body = _call(app, "GET", path)
+            status, kind, body = asgi_call(app, "GET", path)
     finally:
         sink.close()
     assert (status, kind) == (500, "application/json")
@@ -105,7 +69,7 @@ def test_a_post_failing_unexpectedly_is_a_json_500_logged_once(
         monkeypatch.setattr(sink, "store", broken)
         event = json.dumps(pipeline_history(days=1)[0]).encode()
         with caplog.at_level(logging.ERROR):
-            status, kind, body = _call(app, "POST", "/api/v1/lineage", event)
+            status, kind, body = asgi_call(app, "POST", "/api/v1/lineage", event)
     finally:
         sink.close()
     assert (status, kind) == (500, "application/json")

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from openlineage_subset import render, validate
 from openlineage_subset.spark import _capture, enable
-from tests.delivery.test_outbox import pending_on_disk
+from tests.delivery.helpers import pending_on_disk
 from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of, ol_subset
 
 pytestmark = pytest.mark.spark

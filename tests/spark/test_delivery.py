@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 
 from openlineage_subset.delivery._replay import replay_command
 from openlineage_subset.spark import LineageSettingsWarning, enable
-from tests.delivery.test_outbox import pending_on_disk
+from tests.delivery.helpers import pending_on_disk
 from tests.spark.conftest import MemoryTransport, ol_subset
 
 pytestmark = pytest.mark.spark

@@ -35,7 +35,7 @@ from tests.lineage.events import (
     run,
     write_events,
 )
-from tests.lineage.test_impact_oracle import _events, pipelines
+from tests.lineage.pipelines import pipeline_events, pipelines
 
 QUESTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("impact", "raw", {"partition": {"day": "2024-10-05", "country": "DE"}}),
@@ -193,7 +193,7 @@ def test_generated_pipelines_answer_alike(
 ) -> None:
     datasets, steps = pipeline
     folder = tmp_path_factory.mktemp("generated")
-    db, archive = _generated_archive(spark, folder, _events(datasets, steps))
+    db, archive = _generated_archive(spark, folder, pipeline_events(datasets, steps))
     seed = f"d{data.draw(st.integers(0, datasets - 1))}"
     for query in ("impact", "provenance"):
         assert _ask(archive, query, seed, {}) == _ask(db, query, seed, {})

@@ -20,8 +20,8 @@ import pytest
 
 from openlineage_subset.spark import _loopback
 from tests.spark.conftest import SUBPROCESS_MASTER
+from tests.spark.connect_servers import connect_server
 from tests.spark.listening import beyond_loopback, listening
-from tests.spark.test_connect_server import connect_server
 
 pytestmark = pytest.mark.spark
 

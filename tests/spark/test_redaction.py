@@ -22,7 +22,7 @@ from openlineage_subset._evaluate import matches
 from openlineage_subset.producer._naming import unescape_path_name
 from openlineage_subset.spark import SubsetConfig, input_datasets
 from tests.spark.conftest import Capture, Lake, by_name, condition_of
-from tests.spark.test_properties import COLUMNS, _predicates, _row
+from tests.spark.predicates import COLUMNS, predicates, row_in_utc
 
 pytestmark = pytest.mark.spark
 
@@ -142,7 +142,7 @@ def _redacted_values(condition: dict[str, Any], config: SubsetConfig) -> list[An
 def typed(spark: SparkSession, lake: Lake) -> tuple[DataFrame, dict[str, str], dict[int, Any]]:
     df = spark.read.parquet(str(lake.typed))
     schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    return df, schema, {row["id"]: _row(row.asDict()) for row in df.collect()}
+    return df, schema, {row["id"]: row_in_utc(row.asDict()) for row in df.collect()}
 
 
 @settings(
@@ -151,7 +151,7 @@ def typed(spark: SparkSession, lake: Lake) -> tuple[DataFrame, dict[str, str], d
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    predicate=_predicates(supported=False),
+    predicate=predicates(supported=False),
     columns=st.sets(st.sampled_from(COLUMNS), min_size=1) | st.just("all"),
     combine=st.booleans(),
 )

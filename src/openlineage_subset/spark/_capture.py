@@ -741,5 +741,6 @@ def _say_only_this_session() -> None:
         "this installation has no compiled listener for the whole application (the wheel was "
         "built without a Java compiler), so only the session given to enable() is captured: "
         "actions of spark.newSession() sessions and of Spark Connect clients are not; "
-        "reinstall openlineage-subset with a JDK's javac on PATH (or JAVA_HOME set)",
+        "reinstall openlineage-subset with a JDK's javac on PATH (or JAVA_HOME set), past pip's "
+        "cache: pip install --no-cache-dir --force-reinstall --no-deps openlineage-subset",
     )

@@ -65,6 +65,7 @@ from openlineage_subset.spark._jvm import (
     conf_with_prefix,
     drain_listener_bus,
     first_error_line,
+    is_stopped,
     require_classic,
     session_key,
 )
@@ -531,7 +532,7 @@ def close_at_exit(handle: CaptureHandle, *, error: BaseException | None = None) 
 
 def _require_running(spark: SparkSession) -> None:
     """Raise ``ValueError`` when ``spark`` was stopped (its SparkContext has no JVM any more)."""
-    if getattr(spark.sparkContext, "_jsc", None) is None:
+    if is_stopped(spark):
         raise ValueError(
             "enable() was given a stopped SparkSession (spark.stop() ended its application): "
             "there is nothing left to capture; call enable() on a running session, e.g. the "

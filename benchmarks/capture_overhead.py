@@ -58,6 +58,8 @@ from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
 from openlineage_subset.spark import CaptureHandle, enable
+from openlineage_subset.spark._jvm import drain_listener_bus
+from openlineage_subset.spark._jvm._probes import jvm_process_id, query_listener_count
 
 DAYS = 30
 REGIONS = {
@@ -184,7 +186,7 @@ class Bench:
         job(self.spark, self.sales, self.lookup, self.out)
         seconds = time.perf_counter() - start
         # Else the ends of its last actions may still be queued when capture is enabled next.
-        self.spark._jsc.sc().listenerBus().waitUntilEmpty()
+        drain_listener_bus(self.spark)
         return Run(seconds)
 
     def captured(self) -> Run:
@@ -215,8 +217,8 @@ class Bench:
         return Run(seconds, close_seconds, handle.counts["actions"])
 
     def listeners(self) -> int:
-        """How many QueryExecutionListeners the session has (Spark-internal, via py4j)."""
-        return len(self.spark._jsparkSession.listenerManager().listListeners())
+        """How many QueryExecutionListeners the session has (Spark-internal)."""
+        return query_listener_count(self.spark)
 
 
 def short_actions(bench: Bench, rounds: int, actions: int) -> None:
@@ -231,7 +233,7 @@ def short_actions(bench: Bench, rounds: int, actions: int) -> None:
     cached = bench.spark.read.parquet(str(bench.sales)).repartition(24).cache()
     cached.count()
     block = 10
-    jvm_pid = int(bench.spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    jvm_pid = jvm_process_id(bench.spark)
     cpu: dict[str, list[tuple[float, float]]] = {"baseline": [], "capture": []}
 
     def counts() -> list[float]:
@@ -249,7 +251,7 @@ def short_actions(bench: Bench, rounds: int, actions: int) -> None:
     def without() -> list[float]:
         since = _cpu_seconds(jvm_pid)
         seconds = counts()
-        bench.spark._jsc.sc().listenerBus().waitUntilEmpty()
+        drain_listener_bus(bench.spark)
         spent("baseline", since)
         return seconds
 

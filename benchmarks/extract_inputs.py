@@ -4,7 +4,7 @@ Builds partitioned parquet datasets (day x shop) with 100, 1,000, 10,000 and 100
 partitions (once, cached under --data), reads each with a filter that keeps all but 1% of the
 partitions, and prints from one run: Spark's planning time, then for two configurations the
 extraction time of ``input_datasets`` on the planned DataFrame, its ratio to planning, the JSON
-size of the condition in the facet, and the py4j round trips of one extraction; then the growth
+size of the condition in the facet, and the JVM round trips of one extraction; then the growth
 of extraction time from each size to the next. The configurations:
 
 - every partition listed (``max_partitions`` and ``max_condition_bytes`` out of reach): every
@@ -26,7 +26,7 @@ plans it as it would a written dataset. Spark's planning of it takes about 10 to
 so the whole script takes about 4 minutes; ``--sizes 100 1000 10000`` leaves it out (under a
 minute), ``--sizes 100000`` runs only it.
 
-Targets: a bounded number of py4j round trips whatever the partition count; at 10,000 and at
+Targets: a bounded number of JVM round trips whatever the partition count; at 10,000 and at
 100,000 selected partitions extraction adds at most 10% to Spark's planning time; growth
 roughly linear.
 
@@ -40,7 +40,6 @@ import os
 import shutil
 import statistics
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from itertools import pairwise
@@ -53,6 +52,7 @@ from pyspark.sql import functions as F
 from openlineage_subset import dump
 from openlineage_subset.producer._condense import json_size
 from openlineage_subset.spark import SubsetConfig, input_datasets
+from openlineage_subset.spark._jvm._probes import RoundTripCounter, execute_plan
 
 SIZES = (100, 1_000, 10_000, 100_000)
 DAYS = 100
@@ -118,30 +118,6 @@ def timed(action: Callable[[], Any], rounds: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-class CallCounter:
-    """Counts py4j round trips by wrapping the gateway client's ``send_command``."""
-
-    def __init__(self, spark: SparkSession) -> None:
-        self.client = spark.sparkContext._gateway._gateway_client  # type: ignore[union-attr]
-        self.original = self.client.send_command
-        self.count = 0
-
-    def __enter__(self) -> CallCounter:
-        caller = threading.get_ident()
-
-        def counting(command: str, *args: Any, **kwargs: Any) -> Any:
-            # Memory ("m") commands come from py4j's finalizer thread: GC, not extraction.
-            if threading.get_ident() == caller and not command.startswith("m\n"):
-                self.count += 1
-            return self.original(command, *args, **kwargs)
-
-        self.client.send_command = counting
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.client.send_command = self.original
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -174,7 +150,7 @@ def main() -> None:
     extraction: dict[str, dict[int, float]] = {name: {} for name in configs}
     plannings: dict[int, float] = {}
     calls: dict[str, set[int]] = {name: set() for name in configs}
-    group = f"{'extraction':>10} {'ratio':>6} {'bytes':>9} {'py4j':>4}"
+    group = f"{'extraction':>10} {'ratio':>6} {'bytes':>9} {'jvm':>4}"
     print((" " * 28 + "".join(f" | {name:<{len(group)}}" for name in configs)).rstrip())
     print(f"{'partitions':>10} {'kept':>6} {'planning':>10}" + f" | {group}" * len(configs))
     for size in args.sizes:
@@ -182,7 +158,7 @@ def main() -> None:
 
         def plan(path: str = path) -> Any:
             df = spark.read.parquet(path).where(F.col("day") >= 1)
-            df._jdf.queryExecution().executedPlan().execute()
+            execute_plan(df)
             return df
 
         planning, df = timed(plan, args.rounds)
@@ -194,7 +170,7 @@ def main() -> None:
             extract, datasets = timed(
                 lambda df=df, config=config: input_datasets(df, config), args.rounds
             )
-            with CallCounter(spark) as counter:
+            with RoundTripCounter(spark) as counter:
                 input_datasets(df, config)
             (dataset,) = [dump(d) for d in datasets]
             condition = dataset["inputFacets"]["subset"]["inputCondition"]
@@ -219,7 +195,7 @@ def main() -> None:
     print("targets:")
     for name, counts in calls.items():
         print(
-            f"  {name}: py4j round trips the same at every size: {sorted(counts)}, "
+            f"  {name}: JVM round trips the same at every size: {sorted(counts)}, "
             f"{'met' if len(counts) == 1 else 'NOT MET'}"
         )
     for size in (size for size in args.sizes if size >= 10_000):

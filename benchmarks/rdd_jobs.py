@@ -10,7 +10,7 @@ own queue at the same time) and counts the jobs handed over and those lost, for:
 - ``rdd-after-sql``: each such count right after a captured DataFrame count, whose capture
   runs in Python on the other queue while the RDD job runs;
 - ``jvm-rdd``, ``jvm-rdd-after-sql``: the same with the count run in the JVM alone
-  (``sc._jsc.textFile(...).count()``, as a Scala job would): a few milliseconds each;
+  (``count_in_jvm``, as a Scala job would): a few milliseconds each;
 - ``parallelize``: ``sc.parallelize(range(10)).count()``, the shortest job there is (it reads
   no dataset: lost or not, it is no run);
 - ``threads``: the RDD counts from four threads at once;
@@ -18,7 +18,7 @@ own queue at the same time) and counts the jobs handed over and those lost, for:
 with the job forwarder on its own queue (``own-queue``, what capture does) and, for
 comparison, on the queue of the SQL actions' forwarder (``shared-queue``): a job's start then
 waits behind the Python capture of the SQL action before it; and ``python-listener``: no job
-forwarder, but a listener implemented in Python (every event of the bus crosses py4j) that
+forwarder, but a listener implemented in Python (every event of the bus crosses to Python) that
 looks the job up in the scheduler when its start reaches Python, the way a listener without
 a JVM part would have to.
 
@@ -38,48 +38,20 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from pyspark.sql import SparkSession
 
 from openlineage_subset.spark import CaptureHandle, enable
-from openlineage_subset.spark._jvm._application import QUEUE, forwarder_proxy
+from openlineage_subset.spark._jvm._probes import (
+    QUEUE,
+    JobLookupListener,
+    count_in_jvm,
+    forward_jobs_on,
+    listen_on_bus,
+)
 
 VARIANTS = ("own-queue", "shared-queue", "python-listener")
-
-
-class PythonListener:
-    """A ``SparkListenerInterface`` in Python that looks each job up in the scheduler when its
-    start arrives, counting those already gone (every other event is ignored, after crossing)."""
-
-    def __init__(self, spark: SparkSession) -> None:
-        self.scheduler = spark.sparkContext._jsc.sc().dagScheduler()
-        self.handed = 0
-        self.lost = 0
-
-    def onJobStart(self, start: Any) -> None:
-        properties = start.properties()
-        if properties is not None and properties.getProperty("spark.sql.execution.id"):
-            return
-        self.handed += 1
-        self.lost += not self.scheduler.jobIdToActiveJob().get(start.jobId()).isDefined()
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("on"):
-            return lambda *arguments: None
-        raise AttributeError(name)
-
-    def equals(self, other: object) -> bool:
-        return other is self
-
-    def hashCode(self) -> int:
-        return id(self) & 0x7FFFFFFF
-
-    def toString(self) -> str:
-        return "rdd-jobs benchmark listener"
-
-    class Java:
-        implements: ClassVar[list[str]] = ["org.apache.spark.scheduler.SparkListenerInterface"]
 
 
 class NoTransport:
@@ -122,10 +94,7 @@ def captured(spark: SparkSession, folder: Path, variant: str) -> CaptureHandle:
     jobs = handle.jobs
     if variant == "shared-queue" and jobs is not None:
         jobs.unregister(spark, timeout=10)
-        context = spark.sparkContext._jsc.sc()
-        proxy, forwarder = forwarder_proxy(spark, jobs, (), scheduler=context.dagScheduler())
-        context.listenerBus().addToQueue(proxy, QUEUE)
-        jobs._proxy, jobs._forwarder = proxy, forwarder
+        forward_jobs_on(spark, jobs, QUEUE)
     return handle
 
 
@@ -148,12 +117,12 @@ def scenarios(spark: SparkSession, folder: Path, jobs: int) -> dict[str, Callabl
 
     def jvm_rdd() -> None:
         for _ in range(jobs):
-            sc._jsc.textFile(str(text)).count()
+            count_in_jvm(spark, str(text))
 
     def jvm_rdd_after_sql() -> None:
         for _ in range(jobs // 2):
             spark.read.parquet(str(parquet)).where("id > 3").count()
-            sc._jsc.textFile(str(text)).count()
+            count_in_jvm(spark, str(text))
 
     def parallelize() -> None:
         for _ in range(jobs):
@@ -186,18 +155,19 @@ def lost_jobs(spark: SparkSession, folder: Path, jobs: int) -> None:
     for name, scenario in scenarios(spark, folder, jobs).items():
         for variant in VARIANTS:
             handle = captured(spark, folder, variant)
-            tally: Tally | PythonListener = Tally(handle)
+            tally: Tally | JobLookupListener = Tally(handle)
+            remove = None
             if variant == "python-listener":
                 handle.close()
                 handle = enable(spark, transport=NoTransport(), quarantine=folder / "q.jsonl")
-                tally = PythonListener(spark)
+                tally = JobLookupListener(spark)
                 if handle.jobs is not None:
                     handle.jobs.unregister(spark, timeout=10)
-                spark.sparkContext._jsc.sc().listenerBus().addToQueue(tally, "python-listener")
+                remove = listen_on_bus(spark, tally, "python-listener")
             scenario()
             handle.close()
-            if isinstance(tally, PythonListener):
-                spark.sparkContext._jsc.sc().listenerBus().removeListener(tally)
+            if remove is not None:
+                remove()
             share = tally.lost / tally.handed if tally.handed else 0.0
             print(f"  {name:18} {variant:16} {tally.handed:4} handed over, {tally.lost:3} lost "
                   f"({share:.1%})")  # fmt: skip

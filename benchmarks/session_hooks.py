@@ -30,15 +30,21 @@ import argparse
 import statistics
 import threading
 import time
-from typing import Any, ClassVar
+from collections.abc import Callable
 
-from pyspark import java_gateway
 from pyspark.sql import SparkSession
 
+from openlineage_subset.spark._jvm import drain_listener_bus
 from openlineage_subset.spark._jvm._application import (
     EXECUTION_END,
     ApplicationListener,
     application_listener_available,
+)
+from openlineage_subset.spark._jvm._probes import (
+    listen_to_every_event,
+    listen_to_other_events,
+    listen_to_session,
+    start_callback_server,
 )
 
 VARIANTS = ("none", "query-listener", "python-listener", "event-handler", "forwarder")
@@ -58,68 +64,14 @@ class Counter:
             self.other_session += other
 
 
-class QueryListener:
-    def __init__(self, counter: Counter) -> None:
-        self.counter = counter
-
-    def onSuccess(self, func_name: str, qe: Any, duration: int) -> None:
-        self.counter.hit()
-
-    def onFailure(self, func_name: str, qe: Any, error: Any) -> None:
-        self.counter.hit()
-
-    class Java:
-        implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
-
-
-class Consumer:
-    def __init__(self, counter: Counter) -> None:
-        self.counter = counter
-
-    def accept(self, event: Any) -> None:
-        self.counter.hit()
-
-    class Java:
-        implements: ClassVar[list[str]] = ["java.util.function.Consumer"]
-
-
-def _python_listener(counter: Counter) -> Any:
-    """A Python object answering every method of ``SparkListenerInterface``."""
-
-    class Everything:
-        def __getattr__(self, name: str) -> Any:
-            if name.startswith("on"):
-                return lambda *_: counter.hit()
-            raise AttributeError(name)
-
-        class Java:
-            implements: ClassVar[list[str]] = ["org.apache.spark.scheduler.SparkListenerInterface"]
-
-    return Everything()
-
-
-def register(spark: SparkSession, variant: str, counter: Counter) -> Any:
+def register(spark: SparkSession, variant: str, counter: Counter) -> Callable[[], None]:
     """Register ``variant``; returns what undoes it."""
-    sc = spark.sparkContext
-    jvm: Any = sc._jvm
-    bus = sc._jsc.sc().listenerBus()
     if variant == "query-listener":
-        listener = QueryListener(counter)
-        manager = spark._jsparkSession.listenerManager()
-        manager.register(listener)
-        proxy = manager.listListeners()[len(manager.listListeners()) - 1]
-        return lambda: manager.unregister(proxy)
+        return listen_to_session(spark, counter.hit)
     if variant == "python-listener":
-        proxy = jvm.java.util.Objects.requireNonNull(_python_listener(counter))
-        bus.addToQueue(proxy, "benchmark")
-        return lambda: bus.removeListener(proxy)
+        return listen_to_every_event(spark, counter.hit, "benchmark")
     if variant == "event-handler":
-        interface = jvm.java.lang.Class.forName("org.apache.spark.scheduler.SparkListenerInterface")
-        proxy = jvm.java.beans.EventHandler.create(
-            interface, Consumer(counter), "accept", "", "onOtherEvent"
-        )
-        bus.addToQueue(proxy, "benchmark")
-        return lambda: bus.removeListener(proxy)
+        return listen_to_other_events(spark, counter.hit, "benchmark")
     if variant == "forwarder":
         application = ApplicationListener(lambda *_: counter.hit(), lambda *_: None)
         application.register(spark)
@@ -148,9 +100,8 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    java_gateway.ensure_callback_server_started(spark.sparkContext._gateway)
+    start_callback_server(spark)
     other = spark.newSession()
-    bus = spark.sparkContext._jsc.sc().listenerBus()
     times: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
     calls: dict[str, Counter] = {}
     job(spark, other, 4, args.tasks)  # warm-up
@@ -162,7 +113,7 @@ def main() -> None:
             started = time.perf_counter()
             job(spark, other, args.actions, args.tasks)
             times[variant].append(time.perf_counter() - started)
-            bus.waitUntilEmpty()
+            drain_listener_bus(spark)
             undo()
             calls[variant] = counter
     baseline = statistics.median(times["none"])

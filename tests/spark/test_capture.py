@@ -18,7 +18,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from openlineage_subset import render, validate
-from openlineage_subset.spark import _capture, enable
+from openlineage_subset.spark import _actions, _capture, enable
 from tests.delivery.helpers import pending_on_disk
 from tests.spark.conftest import Capture, Lake, MemoryTransport, condition_of, ol_subset
 
@@ -121,7 +121,7 @@ def test_a_raising_extractor_breaks_nothing(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("extractor bug")
 
-    monkeypatch.setattr(_capture, "input_datasets_from_scans", broken)
+    monkeypatch.setattr(_actions, "input_datasets_from_scans", broken)
     handle = enable(spark, transport=MemoryTransport(), quarantine=tmp_path / "q.jsonl")
     caplog.set_level(logging.DEBUG, logger="openlineage_subset.spark")
     try:

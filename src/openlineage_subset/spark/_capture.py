@@ -7,8 +7,8 @@ listener thread of their own (``_jvm/_application``). An installation built with
 compiler lacks that listener: capture then registers a ``QueryExecutionListener`` on the one
 session given, and says once that other sessions go uncaptured.
 
-Capture walks the executed plan once (inputs, the partitions a write created, the dataset a
-DDL statement changed) and queues a START event (dated when the action started) and a
+Capture walks the executed plan once (``_actions``: inputs, the partitions a write created, the
+dataset a DDL statement changed) and queues a START event (dated when the action started) and a
 COMPLETE or FAIL event; background threads validate them, keep them in a durable outbox and
 deliver them (see ``_emit``). Every run has a parent run facet pointing at one run for the
 whole application, which gets its own START at ``enable`` and COMPLETE or FAIL at ``close``,
@@ -25,11 +25,11 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
-from openlineage_subset._convert import dump
 from openlineage_subset.delivery import (
     EXIT_BUDGET,
     CaptureCount,
@@ -47,8 +47,6 @@ from openlineage_subset.producer._degrade import warn_once
 from openlineage_subset.producer._events import (
     JobRef,
     engine_facet,
-    error_facet,
-    job_name,
     parent_facet,
     python_error_facet,
     run_event,
@@ -60,36 +58,26 @@ from openlineage_subset.producer._settings import (
     LineageSettingsWarning,
     lineage_settings,
 )
-from openlineage_subset.spark._changes import datasets_of_changes
+from openlineage_subset.spark._actions import ActionFacts, action_events, read_action
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._connect import ConnectSessions
+from openlineage_subset.spark._context import CaptureContext
 from openlineage_subset.spark._facts import RddJobFacts
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
-    ANALYSIS_FAILED,
-    CHANGE_ROOTS,
-    V2_WRITE_ROOTS,
     ActionListener,
     ApplicationListener,
     CatalogWatch,
     JobListener,
     application_listener_available,
-    change_facts,
     conf_with_prefix,
     drain_listener_bus,
-    executed_plan_made,
     first_error_line,
-    java_error_text,
-    named_relations,
-    plan_facts,
+    is_stopped,
     require_classic,
     session_key,
-    v2_write_facts,
-    write_facts,
 )
 from openlineage_subset.spark._rdds import rdd_job_events
-from openlineage_subset.spark._reads import input_datasets_from_scans
-from openlineage_subset.spark._writes import output_datasets_from_writes
 
 if TYPE_CHECKING:  # the spark extra
     from pyspark.sql import SparkSession
@@ -101,9 +89,6 @@ session) where only sessions can be listened to."""
 _OPEN_LOCK = threading.Lock()
 _ENABLE_LOCK = threading.RLock()
 """Held by :func:`enable` from looking for an open capture to registering its own."""
-STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
-"""Plan roots of the statements that change a dataset other than by a file write."""
-_Part = TypeVar("_Part")
 
 
 @dataclass
@@ -121,6 +106,9 @@ class CaptureHandle:
     namespace: str
     parent: JobRef | None = None
     """The run the application is a child of (from the lineage settings), with its root."""
+    server_conf: Mapping[str, str] = field(default_factory=dict)
+    """The application's ``spark.openlineage.*`` conf and ``spark.app.name``: what a Spark
+    Connect client's session inherits without setting it."""
     failure: BaseException | None = field(default=None, init=False)
     """Why the application failed, when an uncaught exception ended the program: the
     application run then ends FAIL at ``close``."""
@@ -135,9 +123,8 @@ class CaptureHandle:
     _closing: bool = field(default=False, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _logged: set[str] = field(default_factory=set, init=False)
-    server_conf: dict[str, str] = field(default_factory=dict, init=False)
-    """The application's ``spark.openlineage.*`` conf and ``spark.app.name``: what a Spark
-    Connect client's session inherits without setting it."""
+    context: CaptureContext = field(init=False)
+    """What the runs of Connect client sessions and of actions are made with (built once)."""
     connect: ConnectSessions = field(init=False)
     """The runs of Spark Connect client sessions, each the parent of its own actions."""
     jobs: JobListener | None = field(default=None, init=False)
@@ -145,7 +132,19 @@ class CaptureHandle:
     (none where the application's listener is missing)."""
 
     def __post_init__(self) -> None:
-        self.connect = ConnectSessions(self)
+        self.context = CaptureContext(
+            spark=self.spark,
+            spark_version=self.spark.version,
+            application=self.application,
+            namespace=self.namespace,
+            config=self.config,
+            server_conf=MappingProxyType(dict(self.server_conf)),
+            catalog_watch=self.catalog_watch,
+            submit=self.submit,
+            report_degraded=self.report_degraded,
+            record_error=self.record_error,
+        )
+        self.connect = ConnectSessions(self.context)
         if application_listener_available():
             self.listener = ApplicationListener(
                 self._capture_action, self._reading_failed, self._connect_session_ended
@@ -249,14 +248,6 @@ class CaptureHandle:
         self._emit_application("COMPLETE" if failure is None else "FAIL", failure)
         return self.emitter.close(timeout)
 
-    def guarded(self, doing: str, func_name: str, work: Callable[[], list[_Part]]) -> list[_Part]:
-        """``work()``, or nothing if it fails (the error counted and logged once per kind)."""
-        try:
-            return work()
-        except Exception as error:
-            self.record_error(f"{doing} the {func_name!r} action", error)
-            return []
-
     def submit(self, events: list[dict[str, Any]]) -> None:
         """Send events, each bounded to ``max_event_bytes`` first; a dataset that lost its
         facet is reported once, however many of the run's events left it out.
@@ -331,19 +322,31 @@ class CaptureHandle:
         self.watch_catalog()
         try:
             ended = time.time_ns()
-            events = action_events(
-                self,
+            facts = read_action(
+                self.context,
                 func_name,
                 query_execution,
                 started_ns=ended - duration_ns,
                 ended_ns=ended,
                 failure=failure,
             )
+            events = [] if facts is None else self._action_events(facts, query_execution)
             if events:
                 self._own_counts.add(CaptureCount.ACTIONS)
                 self.submit(events)
         except Exception as error:
             self.record_error(f"capturing the {func_name!r} action", error)
+
+    def _action_events(
+        self, facts: ActionFacts, query_execution: QueryExecution
+    ) -> list[dict[str, Any]]:
+        return action_events(
+            facts,
+            parent=self.parent_of(query_execution),
+            run_id=new_run_id(),
+            spark_version=self.context.spark_version,
+            producer=self.config.producer,
+        )
 
     def _capture_job(self, job: RddJobFacts) -> None:
         """One Spark job run outside SQL executions (an RDD action), as the job listener hands
@@ -355,7 +358,7 @@ class CaptureHandle:
                 job,
                 parent=self.application,
                 run_id=new_run_id(),
-                spark_version=self.spark.version,
+                spark_version=self.context.spark_version,
                 config=self.config,
                 report=self.report_degraded,
             )
@@ -398,7 +401,7 @@ class CaptureHandle:
 
     def _emit_application(self, event_type: str, error: BaseException | None = None) -> None:
         producer = self.config.producer
-        facets = {"processing_engine": engine_facet(self.spark.version, producer)}
+        facets = {"processing_engine": engine_facet(self.context.spark_version, producer)}
         if self.parent is not None:
             facets["parent"] = parent_facet(self.parent, producer)
         if error is not None:
@@ -411,186 +414,6 @@ class CaptureHandle:
             run_facets=facets,
         )
         self.submit([event])
-
-
-def action_events(
-    handle: CaptureHandle,
-    func_name: str,
-    query_execution: QueryExecution,
-    *,
-    started_ns: int,
-    ended_ns: int,
-    failure: object,
-) -> list[dict[str, Any]]:
-    """START and COMPLETE/FAIL of one action; none when it succeeded and read and changed no
-    dataset (a failed action is always a run: its failure is what its user looks for).
-
-    Inputs, written outputs and datasets changed by a statement are worked out separately:
-    one of them failing is counted and logged, and the run keeps the others. A failed action
-    whose plan was never made (its analysis or planning failed) read and wrote nothing: its
-    inputs are the datasets its query names, without subsets, and it has no outputs.
-    """
-    config = handle.config
-    if failure is not None and not _plan_made(handle, func_name, query_execution):
-        inputs = handle.guarded(
-            "reading the query of",
-            func_name,
-            lambda: [
-                # Named, not read: no subset facet says what part of it was read.
-                {key: value for key, value in dump(dataset).items() if key != "inputFacets"}
-                for dataset in input_datasets_from_scans(
-                    named_relations(query_execution), config, report=handle.report_degraded
-                )
-            ],
-        )
-        return _run_events(
-            handle,
-            func_name,
-            query_execution,
-            times_ns=(started_ns, ended_ns),
-            inputs=inputs,
-            outputs=[],
-            failure=failure,
-        )
-    started_ms = started_ns // 1_000_000
-    report = handle.report_degraded
-    # One walk of the executed plan finds the scans and the write commands.
-    walked = handle.guarded(
-        "reading the plan of", func_name, lambda: [plan_facts(query_execution, executed=True)]
-    )
-    plan = walked[0] if walked else None
-    inputs = handle.guarded(
-        "reading the inputs of",
-        func_name,
-        lambda: [
-            dump(d)
-            for d in input_datasets_from_scans(plan.scans if plan else (), config, report=report)
-        ],
-    )
-    # What a failed write left behind is not what it meant to write: no listing; its outputs
-    # say what it may have changed (see output_datasets_from_writes).
-    outputs = handle.guarded(
-        "reading the outputs of",
-        func_name,
-        lambda: [
-            dump(d)
-            for d in output_datasets_from_writes(
-                write_facts(
-                    query_execution,
-                    list_files=failure is None,
-                    commands=plan.writes if plan else None,
-                ),
-                started_ms,
-                config,
-                failed=failure is not None,
-            )
-        ],
-    )
-    if failure is None and (plan is None or plan.root_class in STATEMENT_ROOTS):
-        root = None if plan is None else (plan.root, plan.root_class)
-        v2_root = plan is None or plan.root_class in V2_WRITE_ROOTS
-        changed = handle.guarded(
-            "reading the statement of",
-            func_name,
-            lambda: [
-                datasets_of_changes(
-                    [
-                        *change_facts(
-                            query_execution,
-                            handle.catalog_watch,
-                            started_ms=started_ms,
-                            root=root,
-                        ),
-                        *(v2_write_facts(query_execution) if v2_root else ()),
-                    ],
-                    config,
-                    report=report,
-                )
-            ],
-        )
-        for change in changed:
-            inputs += change.inputs
-            outputs += change.outputs
-            func_name = change.action or func_name
-    if not inputs and not outputs and failure is None:
-        return []
-    return _run_events(
-        handle,
-        func_name,
-        query_execution,
-        times_ns=(started_ns, ended_ns),
-        inputs=inputs,
-        outputs=outputs,
-        failure=failure,
-    )
-
-
-def _plan_made(handle: CaptureHandle, func_name: str, query_execution: QueryExecution) -> bool:
-    """Whether a failed action's executed plan was made, so that reading it makes nothing
-    again (see ``_jvm/_failures``): not when its analysis failed."""
-    if func_name == ANALYSIS_FAILED:
-        return False
-    made = handle.guarded(
-        "checking the plan of", func_name, lambda: [executed_plan_made(query_execution)]
-    )
-    return bool(made and made[0])
-
-
-def _run_events(
-    handle: CaptureHandle,
-    func_name: str,
-    query_execution: QueryExecution,
-    *,
-    times_ns: tuple[int, int],
-    inputs: list[dict[str, Any]],
-    outputs: list[dict[str, Any]],
-    failure: object,
-) -> list[dict[str, Any]]:
-    """START and COMPLETE/FAIL of one action's run, with its datasets."""
-    config = handle.config
-    started_ns, ended_ns = times_ns
-    parent = handle.parent_of(query_execution)
-    job = JobRef(
-        parent.namespace,
-        job_name(parent.name, func_name, outputs or inputs),
-        new_run_id(),
-    )
-    facets = {
-        "parent": parent_facet(parent, config.producer),
-        "processing_engine": engine_facet(handle.spark.version, config.producer),
-    }
-    start = run_event(
-        "START",
-        event_time=timestamp(started_ns),
-        job=job,
-        producer=config.producer,
-        run_facets=facets,
-        inputs=inputs,
-        outputs=[{k: v for k, v in o.items() if k != "outputFacets"} for o in outputs],
-    )
-    end_facets = dict(facets)
-    if failure is not None:
-        end_facets["errorMessage"] = error_facet(*_describe(failure), config.producer)
-    end = run_event(
-        "FAIL" if failure is not None else "COMPLETE",
-        event_time=timestamp(ended_ns),
-        job=job,
-        producer=config.producer,
-        run_facets=end_facets,
-        inputs=inputs,
-        outputs=outputs,
-    )
-    return [start, end]
-
-
-def _describe(exception: object) -> tuple[str, str | None]:
-    """The message and stack trace of a failed action's exception, as the JVM prints them.
-
-    They may quote a location with its credentials: they go out only through
-    :func:`~openlineage_subset.producer._events.error_facet`, which scrubs both (one pass over a
-    stack trace that may be large).
-    """
-    return java_error_text(exception)
 
 
 def enable(
@@ -687,12 +510,14 @@ def enable(
         )
         application = settings.application(new_run_id())
         handle = CaptureHandle(
-            spark, emitter, application, config, settings.namespace, parent=settings.parent
+            spark,
+            emitter,
+            application,
+            config,
+            settings.namespace,
+            parent=settings.parent,
+            server_conf={**openlineage_conf, "spark.app.name": spark.sparkContext.appName or ""},
         )
-        handle.server_conf = {
-            **openlineage_conf,
-            "spark.app.name": spark.sparkContext.appName or "",
-        }
         handle._emit_application("START")
         handle.listener.register(spark)
         handle.register_jobs()
@@ -716,7 +541,7 @@ def close_at_exit(handle: CaptureHandle, *, error: BaseException | None = None) 
 
 def _require_running(spark: SparkSession) -> None:
     """Raise ``ValueError`` when ``spark`` was stopped (its SparkContext has no JVM any more)."""
-    if getattr(spark.sparkContext, "_jsc", None) is None:
+    if is_stopped(spark):
         raise ValueError(
             "enable() was given a stopped SparkSession (spark.stop() ended its application): "
             "there is nothing left to capture; call enable() on a running session, e.g. the "

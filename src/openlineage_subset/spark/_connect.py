@@ -26,7 +26,6 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from openlineage_subset.delivery import new_run_id
 from openlineage_subset.producer._events import (
@@ -39,6 +38,7 @@ from openlineage_subset.producer._events import (
 )
 from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.producer._settings import CONF_PREFIX, lineage_settings
+from openlineage_subset.spark._context import CaptureContext
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     ConnectSession,
@@ -48,9 +48,6 @@ from openlineage_subset.spark._jvm import (
     session_conf,
     session_uuid,
 )
-
-if TYPE_CHECKING:
-    from openlineage_subset.spark._capture import CaptureHandle
 
 log = scrubbed_logger("openlineage_subset.spark")
 
@@ -74,8 +71,8 @@ class SessionRun:
 class ConnectSessions:
     """The runs of the Connect client sessions of one capture (see the module docstring)."""
 
-    def __init__(self, handle: CaptureHandle) -> None:
-        self._handle = handle
+    def __init__(self, context: CaptureContext) -> None:
+        self._context = context
         self._parents: dict[str, JobRef] = {}
         """The parent run of each server-side session seen (the application run for a session
         that is not a client's)."""
@@ -93,16 +90,16 @@ class ConnectSessions:
     def parent_of(self, query_execution: QueryExecution) -> JobRef:
         """The run an action of ``query_execution``'s session is a child of."""
         if self._without_connect:  # no Connect server: no round trip per action to ask
-            return self._handle.application
+            return self._context.application
         uuid = session_uuid(query_execution)
         with self._lock:
             known = self._parents.get(uuid)
         if known is not None:
             return known
-        parent = self._handle.application
+        parent = self._context.application
         session = None
         try:
-            service = connect_service(self._handle.spark)
+            service = connect_service(self._context.spark)
         except Exception:  # a Spark without Connect's classes (PySpark 3.5): never again
             service = None
         if service is None:
@@ -119,8 +116,8 @@ class ConnectSessions:
     def _start(
         self, session: ConnectSession, uuid: str, query_execution: QueryExecution
     ) -> SessionRun:
-        handle = self._handle
-        server = handle.server_conf
+        context = self._context
+        server = context.server_conf
         told = {
             key: value
             for key, value in session_conf(query_execution, CONF_PREFIX).items()
@@ -130,17 +127,17 @@ class ConnectSessions:
         settings = lineage_settings(told.get("spark.app.name", who), told, {})
         for message in settings.ignored:
             log.warning("Spark Connect session %s: %s", session.session_id, message)
-        namespace = settings.namespace if CONF_PREFIX + "namespace" in told else handle.namespace
+        namespace = settings.namespace if CONF_PREFIX + "namespace" in told else context.namespace
         parent = settings.parent
         if parent is None:
-            parent = handle.application
+            parent = context.application
         root = parent.root if parent.root is not None else parent
         job = JobRef(namespace, settings.application_name, new_run_id(), root)
         run = SessionRun(job, parent, session, uuid)
         with self._lock:
             self._runs[(session.user_id, session.session_id)] = run
-        producer = handle.config.producer
-        handle.submit(
+        producer = context.producer
+        context.submit(
             [
                 run_event(
                     "START",
@@ -149,7 +146,7 @@ class ConnectSessions:
                     producer=producer,
                     run_facets={
                         "parent": parent_facet(parent, producer),
-                        "processing_engine": engine_facet(handle.spark.version, producer),
+                        "processing_engine": engine_facet(context.spark_version, producer),
                     },
                 )
             ]
@@ -174,7 +171,7 @@ class ConnectSessions:
         if self._stopping:
             self._end(run, "ABORT", event_time_ms, _server_stopped(run))
             return
-        service = connect_service(self._handle.spark)
+        service = connect_service(self._context.spark)
         closed = None if service is None else closed_session(service, user_id, session_id)
         last_use = (closed or run.session).last_access_ms
         timeout = (closed or run.session).timeout_ms
@@ -198,18 +195,18 @@ class ConnectSessions:
             self._end(run, "ABORT", now_ms, _server_stopped(run))
 
     def _end(self, run: SessionRun, event_type: str, at_ms: int, why: str | None) -> None:
-        handle = self._handle
-        producer = handle.config.producer
+        context = self._context
+        producer = context.producer
         facets = {
             "parent": parent_facet(run.parent, producer),
-            "processing_engine": engine_facet(handle.spark.version, producer),
+            "processing_engine": engine_facet(context.spark_version, producer),
         }
         if why is not None:
             facets["errorMessage"] = error_facet(why, None, producer, language="PYTHON")
         ending = event_type if why is None else f"{event_type}: {why}"
         session_id, run_id = run.session.session_id, run.job.run_id
         log.info("Spark Connect session %s: run %s %s", session_id, run_id, ending)
-        handle.submit(
+        context.submit(
             [
                 run_event(
                     event_type,

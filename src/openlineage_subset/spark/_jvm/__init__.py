@@ -37,7 +37,9 @@ Which module holds what:
   missing);
 - ``_errors``: the errors a failing Spark raises, and their text;
 - ``_failures``: a failed action's query, read without making any of it again (whether its
-  executed plan was made; the datasets its parsed plan names).
+  executed plan was made; the datasets its parsed plan names);
+- ``_probes``: what the benchmarks reach in the JVM to measure capture (round trips, jobs run
+  in the JVM alone, listeners that only count); capture never uses it.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ from openlineage_subset.spark._jvm._session import (
     conf_with_prefix,
     drain_listener_bus,
     is_spark_connect,
+    is_stopped,
     query_execution_of,
     require_classic,
     session_key,
@@ -114,6 +117,7 @@ __all__ = [
     "find_session",
     "first_error_line",
     "is_spark_connect",
+    "is_stopped",
     "java_error_text",
     "named_relations",
     "plan_facts",

@@ -88,6 +88,12 @@ def conf_with_prefix(spark: Any, prefix: str) -> dict[str, str]:
     }
 
 
+def is_stopped(spark: Any) -> bool:
+    """Whether ``spark`` was stopped (``spark.stop()`` ended its application: its SparkContext
+    has no JVM any more)."""
+    return getattr(spark.sparkContext, "_jsc", None) is None
+
+
 def drain_listener_bus(spark: Any) -> None:
     """Wait until Spark's listener bus has delivered every event posted so far (our listener
     has then seen every action that ran)."""

@@ -593,7 +593,7 @@ def _describe(exception: object) -> tuple[str, str | None]:
     return java_error_text(exception)
 
 
-def enable(
+def enable(  # noqa: PLR0913  (keyword-only: one per documented setting, as the config keys)
     spark: SparkSession,
     *,
     namespace: str | None = None,

@@ -437,7 +437,7 @@ def connect_case(args: argparse.Namespace) -> None:
     )
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--data", type=Path, default=Path(tempfile.gettempdir()) / "ol-subset-bench"
@@ -445,15 +445,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--short-actions", type=int, default=100)
     parser.add_argument("--connect", action="store_true", help="the job through Spark Connect")
-    args = parser.parse_args()
-    if args.connect:
-        connect_case(args)
-        return
-    work = args.data / "capture"
-    # The catalog lives in memory only: its tables' directories must not outlive the session.
-    shutil.rmtree(work, ignore_errors=True)
-    files = work / "lineage"
-    files.mkdir(parents=True)
+    return parser.parse_args()
+
+
+def _local_session(work: Path) -> SparkSession:
+    """A quiet local session whose catalog's tables live under ``work``."""
     spark = (
         SparkSession.builder.master("local[2]")
         .config("spark.ui.enabled", "false")
@@ -463,6 +459,20 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main() -> None:
+    args = _arguments()
+    if args.connect:
+        connect_case(args)
+        return
+    work = args.data / "capture"
+    # The catalog lives in memory only: its tables' directories must not outlive the session.
+    shutil.rmtree(work, ignore_errors=True)
+    files = work / "lineage"
+    files.mkdir(parents=True)
+    spark = _local_session(work)
     sales, lookup = build(spark, args.data)
     spark.read.parquet(str(sales)).createOrReplaceTempView("sales")
     spark.sql(

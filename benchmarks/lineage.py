@@ -276,13 +276,52 @@ def start_day(days: int) -> int:
     return 89 + 90 * ((middle - 89) // 90) if middle >= 89 else middle
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=1095, help="business dates (default 1095)")
     parser.add_argument("--countries", type=int, default=30, help="countries (default 30)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds of each query")
     parser.add_argument("--seed", type=int, default=10, help="seed of the failed runs")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _copy_head(source_file: Path, copy: Path, lines: int) -> None:
+    """Copy the first ``lines`` lines of ``source_file`` to ``copy``."""
+    with source_file.open("rb") as source, copy.open("wb") as out:
+        for number, line in enumerate(source):
+            if number >= lines:
+                break
+            out.write(line)
+
+
+def _impact_summary(affected: Any) -> str:
+    """The runs an impact answer names, by label and status, their jobs and the backfill."""
+    runs = affected.runs
+    definite = sum(run.label == "definite" for run in runs)
+    stopped = sum(run.run.status != "COMPLETE" for run in runs)
+    backfill = sum(len(part.definite) + len(part.possible) for part in affected.backfill)
+    jobs = ", ".join(sorted({run.run.job_name for run in runs}))
+    return (
+        f"  {len(runs)} runs ({definite} definite, {len(runs) - definite} possible, "
+        f"{stopped} not completed) of {jobs}; {backfill} partitions to recompute"
+    )
+
+
+def _print_peaks(cpus: int, whole: tuple[float, float], tenth: tuple[float, float]) -> None:
+    """The peak memory of ingesting the file and its first tenth: (this process, a worker)."""
+    workers = f" + {cpus - 1} worker(s) of {{:,.0f}} MB at most" if cpus > 1 else ""
+    print(
+        f"peak memory:        {whole[0]:12,.0f} MB RSS of an ingest of the file in a child process"
+        + workers.format(whole[1])
+    )
+    print(
+        f"                    {tenth[0]:12,.0f} MB RSS of one of its first tenth"
+        + workers.format(tenth[1])
+    )
+
+
+def main() -> None:
+    args = _arguments()
     assert args.days >= 7 and 1 <= args.countries <= len(CODES)
     first = FIRST_DAY + dt.timedelta(days=start_day(args.days))
     start = {"business_date": first.isoformat(), "country": CODES[0]}
@@ -294,11 +333,7 @@ def main() -> None:
         events, written = write_history(events_file, history(args.days, args.countries, args.seed))
         size = events_file.stat().st_size
         tenth = Path(folder, "tenth.jsonl")
-        with events_file.open("rb") as source, tenth.open("wb") as out:
-            for number, line in enumerate(source):
-                if number >= events // 10:
-                    break
-                out.write(line)
+        _copy_head(events_file, tenth, events // 10)
         db = Path(folder, "lineage.db")
         load = os.getloadavg()[0]
         report, ingest_seconds, main_cpu, worker_cpu = timed_ingest(events_file, db, cpus)
@@ -325,11 +360,6 @@ def main() -> None:
 
         again, naive_seconds = timed(naive, max(1, args.rounds // 2))
     assert again.as_json() == affected.as_json(), "the naive answer differs"
-    runs = affected.runs
-    definite = sum(run.label == "definite" for run in runs)
-    stopped = sum(run.run.status != "COMPLETE" for run in runs)
-    backfill = sum(len(part.definite) + len(part.possible) for part in affected.backfill)
-    jobs = ", ".join(sorted({run.run.job_name for run in runs}))
     rounds = f"median of {args.rounds}"
     print(f"history: {args.days:,} dates x {args.countries} countries, 5 stages")
     print(f"events:             {events:12,} ({report.runs:,} runs)")
@@ -345,24 +375,13 @@ def main() -> None:
         f"  one process (jobs=1): {events / alone_seconds:,.0f} events/s ({alone_seconds:.2f} s, "
         f"{alone_cpu / events * 1e6:.0f} us CPU per event)"
     )
-    workers = f" + {cpus - 1} worker(s) of {{:,.0f}} MB at most" if cpus > 1 else ""
-    print(
-        f"peak memory:        {peak:12,.0f} MB RSS of an ingest of the file in a child process"
-        + workers.format(peak_workers)
-    )
-    print(
-        f"                    {peak_tenth:12,.0f} MB RSS of one of its first tenth"
-        + workers.format(tenth_workers)
-    )
+    _print_peaks(cpus, (peak, peak_workers), (peak_tenth, tenth_workers))
     print(
         f"impact:             {impact_seconds * 1000:12,.1f} ms ({rounds}; CPU "
         f"{CPU[impact_query] * 1000:,.1f} ms)"
     )
     print(f"  of raw/events business_date={start['business_date']}/country={start['country']}")
-    print(
-        f"  {len(runs)} runs ({definite} definite, {len(runs) - definite} possible, "
-        f"{stopped} not completed) of {jobs}; {backfill} partitions to recompute"
-    )
+    print(_impact_summary(affected))
     print(
         f"provenance:         {provenance_seconds * 1000:12,.1f} ms ({rounds}; CPU "
         f"{CPU[provenance_query] * 1000:,.1f} ms)"

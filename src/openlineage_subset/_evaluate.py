@@ -17,7 +17,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from openlineage_subset._builders import format_literal
 from openlineage_subset._convert import dump
@@ -219,57 +219,74 @@ def guessed_type(value: str | None) -> str:
 
 
 def _overlap(node: object, row: _Row, where: str) -> bool | None:
-    kind = node.get("type") if isinstance(node, Mapping) else None
-    if kind == "binary":
-        assert isinstance(node, Mapping)
-        operator_name = node.get("operator")
-        if operator_name not in _OPERATORS:
-            return _holds(node, row, where)  # raises, naming what is wrong
-        left = _overlap(node.get("left"), row, f"{where}.left")
-        right = _overlap(node.get("right"), row, f"{where}.right")
-        if operator_name == "AND":
-            return False if False in (left, right) else (True if left and right else None)
-        return True if True in (left, right) else (False if left is right is False else None)
-    if kind == "compare":
-        assert isinstance(node, Mapping)
-        operands = [_operand(node.get(side), f"{where}.{side}") for side in ("left", "right")]
-        if node.get("comparison") not in _COMPARISONS:
-            return _holds(node, row, where)  # raises, naming what is wrong
-        if any(side.is_field and side.text not in row.values for side in operands):
-            return None  # a column other than the partition's
+    if not isinstance(node, Mapping):
+        return _holds(node, row, where)  # raises, naming what is wrong
+    kind = node.get("type")
+    overlap = _OVERLAPS.get(kind) if isinstance(kind, str) else None
+    if overlap is None:
+        return _holds(node, row, where)  # an unknown type: raises
+    return overlap(node, row, where)
+
+
+def _overlap_binary(node: Mapping[str, object], row: _Row, where: str) -> bool | None:
+    operator_name = node.get("operator")
+    if operator_name not in _OPERATORS:
+        return _holds(node, row, where)  # raises, naming what is wrong
+    left = _overlap(node.get("left"), row, f"{where}.left")
+    right = _overlap(node.get("right"), row, f"{where}.right")
+    if operator_name == "AND":
+        return False if False in (left, right) else (True if left and right else None)
+    return True if True in (left, right) else (False if left is right is False else None)
+
+
+def _overlap_compare(node: Mapping[str, object], row: _Row, where: str) -> bool | None:
+    operands = [_operand(node.get(side), f"{where}.{side}") for side in ("left", "right")]
+    if node.get("comparison") not in _COMPARISONS:
+        return _holds(node, row, where)  # raises, naming what is wrong
+    if any(side.is_field and side.text not in row.values for side in operands):
+        return None  # a column other than the partition's
+    try:
+        return _compare(node, row, where)
+    except ValueError:
+        return None  # a literal not of the column's type: no guess
+
+
+def _overlap_partition(node: Mapping[str, object], row: _Row, where: str) -> bool | None:
+    items = node.get("partitions")
+    if not isinstance(items, list):
+        return _holds(node, row, where)  # raises, naming what is wrong
+    found: list[bool | None] = []
+    for index, item in enumerate(items):
+        listed = item.get("dimensions") if isinstance(item, Mapping) else None
+        if isinstance(listed, Mapping) and any(name not in row.values for name in listed):
+            found.append(None)  # a finer partitioning than this partition's
+            continue
         try:
-            return _compare(node, row, where)
+            found.append(_in_partition(item, row, f"{where}.partitions[{index}]"))
         except ValueError:
-            return None  # a literal not of the column's type: no guess
-    if kind == "partition":
-        assert isinstance(node, Mapping)
-        items = node.get("partitions")
-        if not isinstance(items, list):
-            return _holds(node, row, where)  # raises, naming what is wrong
-        found: list[bool | None] = []
-        for index, item in enumerate(items):
-            listed = item.get("dimensions") if isinstance(item, Mapping) else None
-            if isinstance(listed, Mapping) and any(name not in row.values for name in listed):
-                found.append(None)  # a finer partitioning than this partition's
-                continue
-            try:
-                found.append(_in_partition(item, row, f"{where}.partitions[{index}]"))
-            except ValueError:
-                found.append(None)
-        return True if True in found else (None if None in found else False)
-    if kind == "location" and row.path is not None:
-        assert isinstance(node, Mapping)
-        locations = node.get("locations")
-        if not isinstance(locations, list) or not all(isinstance(i, str) for i in locations):
-            return _holds(node, row, where)  # raises, naming what is wrong
-        target = _normal_path(row.path)
-        return any(
-            _covers(place, target) or _covers(target, place)
-            for place in map(_normal_path, locations)
-        )
-    if kind == "location":
+            found.append(None)
+    return True if True in found else (None if None in found else False)
+
+
+def _overlap_location(node: Mapping[str, object], row: _Row, where: str) -> bool | None:
+    if row.path is None:
         return None
-    return _holds(node, row, where)  # an unknown type: raises
+    locations = node.get("locations")
+    if not isinstance(locations, list) or not all(isinstance(i, str) for i in locations):
+        return _holds(node, row, where)  # raises, naming what is wrong
+    target = _normal_path(row.path)
+    return any(
+        _covers(place, target) or _covers(target, place) for place in map(_normal_path, locations)
+    )
+
+
+# How each condition type meets one partition: True, False, or None for "cannot tell".
+_OVERLAPS: Final[Mapping[str, Callable[[Mapping[str, object], _Row, str], bool | None]]] = {
+    "binary": _overlap_binary,
+    "compare": _overlap_compare,
+    "partition": _overlap_partition,
+    "location": _overlap_location,
+}
 
 
 @dataclasses.dataclass(frozen=True)

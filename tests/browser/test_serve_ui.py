@@ -284,6 +284,33 @@ UNDER = (
 """The point of the drawing under the screen point (x, y)."""
 
 
+def _drag(page: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Press the mouse at ``start``, move it to ``end`` in steps, release it there."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=6)
+    page.mouse.up()
+
+
+def _assert_every_node_inside(svg: Any) -> None:
+    """Every box of the graph (a Playwright locator of its svg) is drawn whole in its frame."""
+    frame_box, boxes = svg.bounding_box(), svg.locator("g.node rect").all()
+    assert frame_box is not None and boxes
+    for rect in boxes:
+        drawn = rect.bounding_box()
+        assert drawn is not None
+        assert (
+            frame_box["x"] - 0.5
+            <= drawn["x"]
+            <= frame_box["x"] + frame_box["width"] - drawn["width"] + 0.5
+        )
+        assert (
+            frame_box["y"] - 0.5
+            <= drawn["y"]
+            <= frame_box["y"] + frame_box["height"] - drawn["height"] + 0.5
+        )
+
+
 def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
     watched: Watched, server: Server, shots: Path
 ) -> None:
@@ -316,10 +343,7 @@ def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
 
     # Dragging pans: every box moves with the pointer, the scale stays.
     start = node.bounding_box()
-    page.mouse.move(x, y)
-    page.mouse.down()
-    page.mouse.move(x - 120, y - 40, steps=6)
-    page.mouse.up()
+    _drag(page, (x, y), (x - 120, y - 40))
     moved = node.bounding_box()
     assert abs(moved["x"] - (start["x"] - 120)) < 1 and abs(moved["y"] - (start["y"] - 40)) < 1
     assert abs(svg.evaluate(SCALE) - zoomed) < 1e-6
@@ -335,21 +359,7 @@ def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
     assert abs(svg.evaluate(SCALE) - 1) < 0.01
     assert abs(reset["x"] - before["x"]) < 0.5 and abs(reset["y"] - before["y"]) < 0.5
     page.get_by_role("button", name="fit the whole graph").first.click()
-    frame_box, fitted = svg.bounding_box(), svg.locator("g.node rect").all()
-    assert frame_box is not None and fitted
-    for rect in fitted:
-        drawn = rect.bounding_box()
-        assert drawn is not None
-        assert (
-            frame_box["x"] - 0.5
-            <= drawn["x"]
-            <= frame_box["x"] + frame_box["width"] - drawn["width"] + 0.5
-        )
-        assert (
-            frame_box["y"] - 0.5
-            <= drawn["y"]
-            <= frame_box["y"] + frame_box["height"] - drawn["height"] + 0.5
-        )
+    _assert_every_node_inside(svg)
     fitted_scale = svg.evaluate(SCALE)
     assert fitted_scale < 1, "the whole graph is larger than its frame"
     svg.focus()

@@ -49,17 +49,22 @@ def _literal(column: str) -> st.SearchStrategy[Any]:
     return known
 
 
+def _flag_atom(draw: st.DrawFn, col: Column) -> Column:
+    """The boolean column bare, negated, or compared with a boolean."""
+    choice = draw(st.sampled_from(["bare", "equal", "not"]))
+    if choice == "bare":
+        return col
+    if choice == "not":
+        return ~col
+    return col == draw(st.booleans())
+
+
 @st.composite
 def _atom(draw: st.DrawFn, supported: bool) -> Column:
     column = draw(st.sampled_from(COLUMNS))
     col = F.col(column)
     if column == "flag":
-        choice = draw(st.sampled_from(["bare", "equal", "not"]))
-        if choice == "bare":
-            return col
-        if choice == "not":
-            return ~col
-        return col == draw(st.booleans())
+        return _flag_atom(draw, col)
     shapes = ["compare", "compare", "in", "between", "fields"]
     # a <=> v is exact alone but not under NOT (NOT a <=> v keeps nulls): soundness only.
     shape = draw(st.sampled_from(shapes if supported else [*shapes, "null_safe"]))

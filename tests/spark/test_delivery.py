@@ -163,10 +163,10 @@ def _timed_close(handle: Any) -> bool:
 # 1. An endpoint that fails ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("mode", "recovery"),
-    [("500", "capture"), ("hang", "capture"), ("slow", "replay"), ("refused", "replay")],
-)
+_FAILURES = [("500", "capture"), ("hang", "capture"), ("slow", "replay"), ("refused", "replay")]
+
+
+@pytest.mark.parametrize("failure", _FAILURES, ids="-".join)
 def test_a_failing_endpoint_loses_nothing(
     spark: SparkSession,
     table: Path,
@@ -176,9 +176,11 @@ def test_a_failing_endpoint_loses_nothing(
     clean_env: Callable[[str], None],
     caplog: pytest.LogCaptureFixture,
     capsys: pytest.CaptureFixture[str],
-    mode: str,
-    recovery: str,
+    failure: tuple[str, str],
 ) -> None:
+    """The endpoint fails as ``mode`` says; what it did not take is recovered by ``recovery``:
+    the next application's capture, or ``ol-subset replay``."""
+    mode, recovery = failure
     outbox, quarantine = tmp_path / "outbox", tmp_path / "q.jsonl"
     endpoint.mode = mode
     clean_env(f"http://127.0.0.1:{_closed_port()}" if mode == "refused" else endpoint.url)

@@ -143,30 +143,28 @@ class Listing:
             # Most often: one set of columns, the partition's (as below, without a dict).
             if tuple(value for _, value in unit) in self.shapes[0][1]:
                 return True
-            dates = self.dates
-            for column, value in unit:
-                if value is None:
-                    return UNDECIDED
-                kind = value_kind(value)
-                if kind != "string" and (kind != "date" or column not in dates):
-                    return UNDECIDED
-            return False
+            return False if all(self._text_decides(c, v) for c, v in unit) else UNDECIDED
         values = dict(unit)
         for shape, listed in self.shapes:
             if not all(column in values for column in shape):
                 return UNDECIDED  # a finer partitioning than the partition's: unknown
             if tuple(values[column] for column in shape) in listed:
                 return True
-        for shape, _ in self.shapes:
-            for column in shape:
-                value = values[column]
-                if value is None:
-                    return UNDECIDED
-                kind = value_kind(value)
-                if kind == "string" or (kind == "date" and column in self.dates):
-                    continue
-                return UNDECIDED
-        return False
+        decided = all(
+            self._text_decides(column, values[column])
+            for shape, _ in self.shapes
+            for column in shape
+        )
+        return False if decided else UNDECIDED
+
+    def _text_decides(self, column: str, value: str | None) -> bool:
+        """Whether a value not listed is surely another one: a string compares by its text,
+        and so does an ISO date in a column whose listed values are all dates; a number or
+        a null may equal a listed value written otherwise."""
+        if value is None:
+            return False
+        kind = value_kind(value)
+        return kind == "string" or (kind == "date" and column in self.dates)
 
     def misses(self, unit: Dimensions) -> bool:
         """Whether no listed partition holds rows of ``unit``, a partition of fewer columns
@@ -248,20 +246,28 @@ def quick_overlap(node: Any, values: Mapping[str, str | None]) -> Any:
     :func:`partition_overlap`."""
     kind = node.get("type") if isinstance(node, dict) else None
     if kind == "binary":
-        assert isinstance(node, dict)
-        operator_name = node.get("operator")
-        if operator_name not in ("AND", "OR"):
-            return UNDECIDED
-        left = quick_overlap(node.get("left"), values)
-        right = quick_overlap(node.get("right"), values)
-        if UNDECIDED in (left, right):
-            return UNDECIDED
-        if operator_name == "AND":
-            return False if False in (left, right) else (True if left and right else None)
-        return True if True in (left, right) else (False if left is right is False else None)
-    if kind != "compare":
+        return _quick_binary(node, values)
+    if kind == "compare":
+        return _quick_compare(node, values)
+    return UNDECIDED
+
+
+def _quick_binary(node: dict[str, Any], values: Mapping[str, str | None]) -> Any:
+    """AND/OR of two sides :func:`quick_overlap` decides; ``UNDECIDED`` if either is not."""
+    operator_name = node.get("operator")
+    if operator_name not in _BOTH:
         return UNDECIDED
-    assert isinstance(node, dict)
+    left = quick_overlap(node.get("left"), values)
+    right = quick_overlap(node.get("right"), values)
+    if UNDECIDED in (left, right):
+        return UNDECIDED
+    if operator_name == "AND":
+        return False if False in (left, right) else (True if left and right else None)
+    return True if True in (left, right) else (False if left is right is False else None)
+
+
+def _quick_compare(node: dict[str, Any], values: Mapping[str, str | None]) -> Any:
+    """A column compared with an ISO-date literal, as text; ``UNDECIDED`` for anything else."""
     compare = _ORDERS.get(node.get("comparison"))  # type: ignore[arg-type]
     field, literal = node.get("left"), node.get("right")
     if (
@@ -460,6 +466,22 @@ def _in_order(condition: Any, order: Mapping[str, int]) -> bool:
     ``order``."""
     rest = len(order)
     checked: dict[tuple[str, ...], bool] = {}  # by columns: whether in order
+    for dimensions in _listed_dimensions(condition):
+        if len(dimensions) <= 1:
+            continue
+        columns = tuple(dimensions)
+        fine = checked.get(columns)
+        if fine is None:
+            keys = [(order.get(column, rest), column) for column in columns]
+            fine = checked[columns] = all(a <= b for a, b in itertools.pairwise(keys))
+        if not fine:
+            return False
+    return True
+
+
+def _listed_dimensions(condition: Any) -> Iterator[dict[str, Any]]:
+    """The dimensions of every partition the condition lists, anywhere in it (in a value of
+    another partition's too), as they are met."""
     stack = [condition]
     while stack:
         node = stack.pop()
@@ -482,20 +504,11 @@ def _in_order(condition: Any, order: Mapping[str, int]) -> bool:
                 if isinstance(value, (dict, list)) and key != "dimensions":
                     stack.append(value)
             dimensions = item.get("dimensions")
-            if not isinstance(dimensions, dict):
-                continue
-            for value in dimensions.values():
-                if isinstance(value, (dict, list)):
-                    stack.append(value)
-            if len(dimensions) > 1:
-                columns = tuple(dimensions)
-                fine = checked.get(columns)
-                if fine is None:
-                    keys = [(order.get(column, rest), column) for column in columns]
-                    fine = checked[columns] = all(a <= b for a, b in itertools.pairwise(keys))
-                if not fine:
-                    return False
-    return True
+            if isinstance(dimensions, dict):
+                stack.extend(
+                    value for value in dimensions.values() if isinstance(value, (dict, list))
+                )
+                yield dimensions
 
 
 def named_columns(condition: Any, named: set[str]) -> None:

@@ -269,11 +269,22 @@ def _location(text: str, properties: dict[str, str], derby_home: str | None) -> 
     if first == "derby" and not text[6:].startswith("//"):
         return _derby(text[6:], derby_home)
     if first == "postgresql" and not text[11:].startswith("//"):
-        # PgJDBC's short forms: "postgresql:db" and "postgresql:/" name the local server.
-        local = text[11:].split("?", 1)[0].lstrip("/")
-        if local and not _DATABASE.fullmatch(local):
-            return None
-        return _Location("postgres://localhost:5432", local or None)
+        return _postgres_local(text[11:])
+    return _authority_location(first, text)
+
+
+def _postgres_local(rest: str) -> _Location | None:
+    """PgJDBC's short forms: "postgresql:db" and "postgresql:/" name the local server."""
+    local = rest.split("?", 1)[0].lstrip("/")
+    if local and not _DATABASE.fullmatch(local):
+        return None
+    return _Location("postgres://localhost:5432", local or None)
+
+
+def _authority_location(first: str, text: str) -> _Location | None:
+    """The location of a URL of the form ``scheme://hosts/database?...`` (``first`` its
+    first part, lower case); None when it has another form or a host does not look like
+    one."""
     scheme = _SCHEMES.get(re.split(r"[^a-z0-9]", first, maxsplit=1)[0])
     separator = text.find("://")
     if separator < 0 or not re.fullmatch(r"[A-Za-z][A-Za-z0-9+._:-]*", text[:separator]):

@@ -213,14 +213,7 @@ class _EventEndpoint:
         await send({"type": "http.response.body", "body": content})
 
     async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, dict[str, Any]] | None:
-        encoding = declared = None  # the first of each header, as Starlette's Headers read it
-        for name, value in scope["headers"]:
-            if name == b"content-encoding" and encoding is None:
-                encoding = value.decode("latin-1").strip().lower()
-            elif name == b"content-length" and declared is None:
-                declared = value.decode("latin-1")
-        if encoding is None:
-            encoding = "identity"
+        encoding, declared = _body_headers(scope)
         if encoding not in ("identity", "gzip"):
             return 415, {"error": f"Content-Encoding {encoding!r} is not read; send gzip or none"}
         limit = self.max_body
@@ -253,6 +246,19 @@ class _EventEndpoint:
         if outcome.kind == "skipped":
             answer["note"] = "a DatasetEvent or JobEvent: partition lineage keeps run events only"
         return _STATUS[outcome.kind], answer
+
+
+def _body_headers(scope: Scope) -> tuple[str, str | None]:
+    """The request's Content-Encoding (lower case, ``identity`` when none) and its
+    Content-Length as written (None when none): the first of each header, as Starlette's
+    Headers read it."""
+    encoding = declared = None
+    for name, value in scope["headers"]:
+        if name == b"content-encoding" and encoding is None:
+            encoding = value.decode("latin-1").strip().lower()
+        elif name == b"content-length" and declared is None:
+            declared = value.decode("latin-1")
+    return ("identity" if encoding is None else encoding), declared
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

@@ -416,7 +416,7 @@ class CaptureHandle:
         self.submit([event])
 
 
-def enable(
+def enable(  # noqa: PLR0913  (keyword-only: one per documented setting, as the config keys)
     spark: SparkSession,
     *,
     namespace: str | None = None,

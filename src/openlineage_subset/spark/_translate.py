@@ -84,13 +84,7 @@ def _translate(node: Node, *, negated: bool) -> Any:
     if kind == "Not":
         return _translate(node.child("child"), negated=not negated)
     if kind in ("And", "Or"):
-        left = _translate(node.child("left"), negated=negated)
-        right = _translate(node.child("right"), negated=negated)
-        conjunction = (kind == "And") != negated
-        if conjunction:
-            parts = [part for part in (left, right) if part is not None]
-            return all_of(parts) if parts else None
-        return None if left is None or right is None else any_of([left, right])
+        return _junction(node, negated=negated)
     if kind in _COMPARISONS:
         return _comparison(node, _COMPARISONS[kind], negated)
     if kind == "EqualNullSafe" and not negated:
@@ -103,6 +97,17 @@ def _translate(node: Node, *, negated: bool) -> Any:
     if (kind == "IsNotNull" and not negated) or (kind == "IsNull" and negated):
         return _is_not_null(node.child("child"))
     return None
+
+
+def _junction(node: Node, *, negated: bool) -> Any:
+    """``And``/``Or`` (De Morgan's swap when negated). A conjunction keeps the sides that
+    translate (a looser condition, still true of every row), a disjunction needs both."""
+    left = _translate(node.child("left"), negated=negated)
+    right = _translate(node.child("right"), negated=negated)
+    if (node.kind == "And") != negated:
+        parts = [part for part in (left, right) if part is not None]
+        return all_of(parts) if parts else None
+    return None if left is None or right is None else any_of([left, right])
 
 
 _ORIGIN_BY_TYPE = {
@@ -294,16 +299,7 @@ def _lossless(source: str | None, target: object) -> bool:
     if source == target:
         return True
     if source in _INTEGRAL_BITS:
-        bits = _INTEGRAL_BITS[source]
-        if target in _INTEGRAL_BITS:
-            return _INTEGRAL_BITS[target] >= bits
-        if target == "double":
-            return bits <= 32
-        if target == "float":
-            return bits <= 16
-        decimal = _DECIMAL.fullmatch(target)
-        digits = {8: 3, 16: 5, 32: 10, 64: 19}[bits]
-        return bool(decimal) and int(decimal[1]) - int(decimal[2]) >= digits  # type: ignore[index]
+        return _integral_lossless(_INTEGRAL_BITS[source], target)
     if source == "float":
         return target == "double"
     source_decimal, target_decimal = _DECIMAL.fullmatch(source), _DECIMAL.fullmatch(target)
@@ -312,6 +308,20 @@ def _lossless(source: str | None, target: object) -> bool:
         p2, s2 = int(target_decimal[1]), int(target_decimal[2])
         return s2 >= s1 and p2 - s2 >= p1 - s1
     return False
+
+
+def _integral_lossless(bits: int, target: str) -> bool:
+    """Whether casting an integer of ``bits`` bits to ``target`` keeps every value: a wide
+    enough integer, a float whose mantissa holds it, or a decimal with the digits."""
+    if target in _INTEGRAL_BITS:
+        return _INTEGRAL_BITS[target] >= bits
+    if target == "double":
+        return bits <= 32
+    if target == "float":
+        return bits <= 16
+    decimal = _DECIMAL.fullmatch(target)
+    digits = {8: 3, 16: 5, 32: 10, 64: 19}[bits]
+    return bool(decimal) and int(decimal[1]) - int(decimal[2]) >= digits  # type: ignore[index]
 
 
 def _numeric(kind: str | None) -> bool:

@@ -11,6 +11,7 @@ from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._model import DatasetRef, RunRef
 from openlineage_subset.lineage._queries import RunsQuery
 from openlineage_subset.lineage._rendering import rendered as _rendered
+from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import shown_time
 
@@ -131,7 +132,7 @@ def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
     (total,) = store.connection.execute(
         f"SELECT count(*) FROM runs {where}", (job, job, job)
     ).fetchone()
-    accesses: dict[tuple[str, str], list[RunAccess]] = {}
+    accesses: dict[tuple[str, Side], list[RunAccess]] = {}
     for run_id, direction, namespace, name, condition in store.connection.execute(
         "SELECT a.run_id, a.direction, d.namespace, d.name, a.condition FROM accesses a "
         "JOIN datasets d ON d.dataset_id = a.dataset_id "
@@ -139,15 +140,15 @@ def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
         (json.dumps([row[0] for row in found]),),
     ):
         parsed = None if condition is None else json.loads(condition)
-        accesses.setdefault((run_id, direction), []).append(
+        accesses.setdefault((run_id, Side(direction)), []).append(
             RunAccess(DatasetRef(namespace, name), _rendered(parsed))
         )
     return RunsReport(
         tuple(
             RunSummary(
                 RunRef(*row),
-                tuple(accesses.get((row[0], "input"), ())),
-                tuple(accesses.get((row[0], "output"), ())),
+                tuple(accesses.get((row[0], Side.INPUT), ())),
+                tuple(accesses.get((row[0], Side.OUTPUT), ())),
             )
             for row in found
         ),

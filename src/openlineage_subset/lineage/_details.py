@@ -18,6 +18,7 @@ from openlineage_subset.lineage._catalog import RunAccess
 from openlineage_subset.lineage._facets import NOT_KEPT, facets_of
 from openlineage_subset.lineage._model import DatasetRef, RunRef
 from openlineage_subset.lineage._rendering import rendered as _rendered
+from openlineage_subset.lineage._sides import Side
 
 __all__ = [
     "DatasetFacets",
@@ -85,7 +86,7 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         pairs = [(RunEvent(*found[:3]), found[3]) for found in rows]
         events = tuple(event for event, _ in pairs)
         groups, not_kept = _merged_facets(pairs)
-        accesses: dict[str, list[RunAccess]] = {"input": [], "output": []}
+        accesses: dict[Side, list[RunAccess]] = {side: [] for side in Side}
         for direction, namespace, name, condition in connection.execute(
             "SELECT a.direction, d.namespace, d.name, a.condition FROM accesses a "
             "JOIN datasets d ON d.dataset_id = a.dataset_id WHERE a.run_id = ? "
@@ -93,12 +94,13 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
             (run_id,),
         ):
             parsed = None if condition is None else json.loads(condition)
-            accesses[direction].append(RunAccess(DatasetRef(namespace, name), _rendered(parsed)))
+            access = RunAccess(DatasetRef(namespace, name), _rendered(parsed))
+            accesses[Side(direction)].append(access)
     return RunDetails(
         RunRef(*row),
         events,
-        tuple(accesses["input"]),
-        tuple(accesses["output"]),
+        tuple(accesses[Side.INPUT]),
+        tuple(accesses[Side.OUTPUT]),
         groups,
         not_kept,
     )

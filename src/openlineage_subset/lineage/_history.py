@@ -21,6 +21,7 @@ from openlineage_subset.lineage._model import (
     RunRef,
 )
 from openlineage_subset.lineage._queries import HistoryQuery, PartitionsQuery
+from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import LineageStore
 
 FAILED = ("FAIL", "ABORT")
@@ -51,13 +52,13 @@ def history_answer(store: LineageStore, query: HistoryQuery) -> HistoryReport:
     units = region(graph, dataset_id, values)
     target = graph.partition_set(dataset_id, dict.fromkeys(units, "definite"))
     entries = []
-    for direction, verb in (("input", "read"), ("output", "write")):
-        for access in graph.accesses(dataset_id, direction):
+    for side in Side:
+        for access in graph.accesses(dataset_id, side):
             label: Label | None = "definite"
             if values is not None:
                 label, _ = read_label(graph, access, tuple((u, "definite") for u in units))
             if label is not None:
-                entries.append(HistoryEntry(access.run, verb, graph.rendered(access), label))  # type: ignore[arg-type]
+                entries.append(HistoryEntry(access.run, side.verb, graph.rendered(access), label))
     entries.sort(key=lambda e: (e.run.started_at, e.run.run_id, e.direction))
     # An entry is a read or write that may overlap the part asked about: none, nothing did.
     return HistoryReport(target, tuple(entries), bool(entries))
@@ -88,7 +89,7 @@ def partitions_answer(store: LineageStore, query: PartitionsQuery) -> Partitions
     known = graph.known(dataset_id)
     writers = _last_writers(graph, dataset_id, known)
     readers: dict[Dimensions, set[str]] = {}
-    for read in graph.accesses(dataset_id, "input"):
+    for read in graph.accesses(dataset_id, Side.INPUT):
         for unit, _ in _may_select(graph, read, known):
             writer = writers.get(unit)
             if writer is None or read.run.started_at > (writer[0].run.ended_at or ""):
@@ -128,7 +129,7 @@ def failed_answer(
     graph = Graph(store)
     dataset_id = graph.resolve(dataset.name, dataset.namespace)
     failed = sorted(
-        (w for w in graph.accesses(dataset_id, "output") if w.run.status in FAILED),
+        (w for w in graph.accesses(dataset_id, Side.OUTPUT) if w.run.status in FAILED),
         key=lambda write: (write.run.started_at, write.run.run_id),
         reverse=True,
     )

@@ -43,7 +43,7 @@ def test_a_query_failing_unexpectedly_is_a_json_500_logged_once(
     sink = EventSink(tmp_path / "lineage.db")
     try:
         app = _app.make_app(tmp_path / "lineage.db", sink, max_body=1_000_000)
-        monkeypatch.setattr(_app, name, _fails)
+        monkeypatch.setattr(_app.Lineage, name, _fails)
         with caplog.at_level(logging.ERROR):
             status, kind, body = asgi_call(app, "GET", path)
     finally:

@@ -218,24 +218,30 @@ def _lineage_types(spark: Any) -> None:
         Dimensions,
         EventArchive,
         HistoryEntry,
+        HistoryQuery,
         HistoryReport,
+        ImpactQuery,
         ImpactReport,
         IngestProblem,
         IngestReport,
         JobUse,
         Label,
+        Lineage,
         LineageDatabaseError,
         LineageQueryError,
         LineageStore,
         PartitionRef,
         PartitionSet,
+        PartitionsQuery,
         PartitionsReport,
         PartitionState,
         PictureSource,
         ProvenanceInput,
+        ProvenanceQuery,
         ProvenanceReport,
         ProvenanceStep,
         RunRef,
+        RunsQuery,
         Touched,
         Unit,
         UnknownPartitionColumnError,
@@ -313,6 +319,17 @@ def _lineage_types(spark: Any) -> None:
     assert_type(typo.closest, dict[str, str])
     assert_type(typo.dataset, DatasetRef)
     UnknownPartitionColumnError("dayy")  # type: ignore[arg-type, call-arg]  # built from facts
+
+    with Lineage("lineage.db") as lineage:
+        asked = ImpactQuery("lake/sales", partition={"day": "2024-10-15"}, depth=2)
+        assert_type(lineage.impact(asked), ImpactReport)
+        assert_type(lineage.impact(ImpactQuery.from_text("sales", ["day=x"])), ImpactReport)
+        assert_type(lineage.provenance(ProvenanceQuery("lake/daily")), ProvenanceReport)
+        assert_type(lineage.history(HistoryQuery("lake/sales")), HistoryReport)
+        assert_type(lineage.partitions(PartitionsQuery("lake/sales")), PartitionsReport)
+        assert_type(lineage.runs(RunsQuery(job="daily", limit=10)).total, int)
+        assert_type(lineage.store, LineageStore)
+        lineage.impact("lake/sales")  # type: ignore[arg-type]  # a query, not a name
 
 
 # -- openlineage_subset.report: an answer drawn as HTML and SVG ----------------------------------

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from openlineage_subset._lines import max_line_bytes
 from openlineage_subset.cli._output import (
@@ -24,14 +24,21 @@ from openlineage_subset.cli._output import (
     printable,
 )
 from openlineage_subset.cli._serve import add_serve_parser
-from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
-from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport, datasets, runs
-from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._ingest import ingest
+from openlineage_subset.lineage import (
+    HistoryQuery,
+    ImpactQuery,
+    Lineage,
+    LineageDatabaseError,
+    LineageQueryError,
+    PartitionsQuery,
+    ProvenanceQuery,
+    RunsQuery,
+    ingest,
+)
+from openlineage_subset.lineage._arguments import partition_from_text
+from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport
 from openlineage_subset.lineage._model import indented_json
-from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LOCK_WAIT, LineageDatabaseError
+from openlineage_subset.lineage._store import LOCK_WAIT
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
@@ -234,15 +241,21 @@ def _ingest_command(args: argparse.Namespace) -> int:
     return EXIT_INVALID if report.invalid else EXIT_OK
 
 
-def _partition_argument(args: argparse.Namespace) -> dict[str, str] | None:
-    return partition_from_text(getattr(args, "partition", None))
+_Query = TypeVar("_Query")
 
 
 def _answer(
-    args: argparse.Namespace, ask: Callable[[], Any], text: Callable[[Any], list[str]]
+    args: argparse.Namespace,
+    query: Callable[[], _Query],
+    ask: Callable[[Lineage, _Query], Any],
+    text: Callable[[Any], list[str]],
 ) -> int:
+    """Print the answer to ``query`` (made, and so checked, before the database ``--db`` is
+    opened) that ``ask`` gets, as ``--format`` says."""
     try:
-        report = ask()
+        asked = query()
+        with Lineage(args.db) as lineage:
+            report = ask(lineage, asked)
     except (LineageDatabaseError, LineageQueryError) as error:
         return _fail(args, str(error))
     if args.format == "json":
@@ -253,54 +266,43 @@ def _answer(
 
 
 def _impact(args: argparse.Namespace) -> int:
-    return _answer(
-        args,
-        lambda: impact(
-            args.db,
+    def query() -> ImpactQuery:
+        return ImpactQuery.from_text(
             args.dataset,
-            partition=_partition_argument(args),
+            args.partition,
             since=args.since,
             depth=args.depth,
             namespace=args.namespace,
-        ),
-        impact_text,
-    )
+        )
+
+    return _answer(args, query, Lineage.impact, impact_text)
 
 
 def _provenance(args: argparse.Namespace) -> int:
-    return _answer(
-        args,
-        lambda: provenance(
-            args.db,
-            args.dataset,
-            partition=_partition_argument(args),
-            depth=args.depth,
-            namespace=args.namespace,
-        ),
-        provenance_text,
-    )
+    def query() -> ProvenanceQuery:
+        return ProvenanceQuery.from_text(
+            args.dataset, args.partition, depth=args.depth, namespace=args.namespace
+        )
+
+    return _answer(args, query, Lineage.provenance, provenance_text)
 
 
 def _history(args: argparse.Namespace) -> int:
-    return _answer(
-        args,
-        lambda: history(
-            args.db, args.dataset, partition=_partition_argument(args), namespace=args.namespace
-        ),
-        history_text,
-    )
+    def query() -> HistoryQuery:
+        return HistoryQuery.from_text(args.dataset, args.partition, namespace=args.namespace)
+
+    return _answer(args, query, Lineage.history, history_text)
 
 
 def _partitions(args: argparse.Namespace) -> int:
-    return _answer(
-        args,
-        lambda: dataset_partitions(args.db, args.dataset, namespace=args.namespace),
-        partitions_text,
-    )
+    def query() -> PartitionsQuery:
+        return PartitionsQuery(args.dataset, args.namespace)
+
+    return _answer(args, query, Lineage.partitions, partitions_text)
 
 
 def _datasets(args: argparse.Namespace) -> int:
-    return _answer(args, lambda: datasets(args.db), _datasets_text)
+    return _answer(args, lambda: None, lambda lineage, _: lineage.datasets(), _datasets_text)
 
 
 def _datasets_text(report: DatasetsReport) -> list[str]:
@@ -313,7 +315,10 @@ def _datasets_text(report: DatasetsReport) -> list[str]:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    return _answer(args, lambda: runs(args.db, job=args.job, limit=args.limit), _runs_text)
+    def query() -> RunsQuery:
+        return RunsQuery.from_text(args.job, args.limit)
+
+    return _answer(args, query, Lineage.runs, _runs_text)
 
 
 def _runs_text(report: RunsReport) -> list[str]:
@@ -335,7 +340,7 @@ def _report(args: argparse.Namespace) -> int:
             args.db,
             args.dataset,
             provenance=args.provenance,
-            partition=_partition_argument(args),
+            partition=partition_from_text(args.partition),
             since=args.since,
             depth=args.depth,
             namespace=args.namespace,

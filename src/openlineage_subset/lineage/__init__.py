@@ -7,6 +7,9 @@ A partition column the dataset never had raises :class:`UnknownPartitionColumnEr
 no recorded run read or wrote is answered with ``seen`` False, not as a confident "nothing".
 
 - :func:`ingest`: JSON Lines files into the database, idempotently;
+- :class:`Lineage`: the database opened once for many questions, each a frozen query
+  (:class:`ImpactQuery`, :class:`ProvenanceQuery`, :class:`HistoryQuery`,
+  :class:`PartitionsQuery`, :class:`RunsQuery`); the functions below ask one each;
 - :func:`impact`: the runs affected by a dataset or partition, and the partitions to recompute;
 - :func:`provenance`: the runs (and their inputs) a partition's data came from;
 - :func:`history`: the runs that read or wrote a dataset or partition, in time order;
@@ -26,6 +29,7 @@ from openlineage_subset.lineage._conditions import Unit
 from openlineage_subset.lineage._history import dataset_partitions, history
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
+from openlineage_subset.lineage._lineage import Lineage
 from openlineage_subset.lineage._model import (
     AffectedRun,
     DatasetRef,
@@ -51,6 +55,13 @@ from openlineage_subset.lineage._picture_facts import (
     picture_source,
 )
 from openlineage_subset.lineage._provenance import provenance
+from openlineage_subset.lineage._queries import (
+    HistoryQuery,
+    ImpactQuery,
+    PartitionsQuery,
+    ProvenanceQuery,
+    RunsQuery,
+)
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -70,24 +81,30 @@ __all__ = [
     "Dimensions",
     "EventArchive",
     "HistoryEntry",
+    "HistoryQuery",
     "HistoryReport",
+    "ImpactQuery",
     "ImpactReport",
     "IngestProblem",
     "IngestReport",
     "JobUse",
     "Label",
+    "Lineage",
     "LineageDatabaseError",
     "LineageQueryError",
     "LineageStore",
     "PartitionRef",
     "PartitionSet",
     "PartitionState",
+    "PartitionsQuery",
     "PartitionsReport",
     "PictureSource",
     "ProvenanceInput",
+    "ProvenanceQuery",
     "ProvenanceReport",
     "ProvenanceStep",
     "RunRef",
+    "RunsQuery",
     "Touched",
     "Unit",
     "UnknownPartitionColumnError",

@@ -6,10 +6,11 @@ partition column the dataset never had)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 from openlineage_subset.lineage._model import DatasetRef
 from openlineage_subset.lineage._store import LineageStore
@@ -84,7 +85,11 @@ columns are day, country; ask about a partition by those
         )
 
 
-def open_store(db: str | os.PathLike[str] | LineageStore) -> tuple[LineageStore, bool]:
+Database: TypeAlias = str | os.PathLike[str] | LineageStore
+"""What a query reads: an open :class:`LineageStore`, or the path of one."""
+
+
+def open_store(db: Database) -> tuple[LineageStore, bool]:
     """The store ``db`` is, or names, and whether it was opened here (the caller closes it
     then): a query takes an open :class:`LineageStore` or a path alike.
 
@@ -96,6 +101,18 @@ def open_store(db: str | os.PathLike[str] | LineageStore) -> tuple[LineageStore,
     if isinstance(db, LineageStore):
         return db, False
     return LineageStore.open(db), True
+
+
+@contextlib.contextmanager
+def opened(db: Database) -> Iterator[LineageStore]:
+    """The store ``db`` is, or names: opened here and closed on leaving if a path, left open
+    if a store the caller opened."""
+    store, close = open_store(db)
+    try:
+        yield store
+    finally:
+        if close:
+            store.close()
 
 
 def checked_since(since: str | _dt.datetime | None) -> str | None:

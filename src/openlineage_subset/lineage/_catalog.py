@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from typing import Any
 
-from openlineage_subset.lineage._arguments import LineageQueryError, checked_count, open_store
+from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._model import DatasetRef, RunRef
+from openlineage_subset.lineage._queries import RunsQuery
 from openlineage_subset.lineage._rendering import rendered as _rendered
+from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import shown_time
 
@@ -82,25 +83,26 @@ class RunsReport:
         return {"total": self.total, "runs": [item.as_json() for item in self.runs]}
 
 
-def datasets(db: str | os.PathLike[str] | LineageStore) -> DatasetsReport:
+def datasets(db: Database) -> DatasetsReport:
     """Every dataset of the database, the most recently written first (never written: last,
     by namespace and name)."""
-    store, close = open_store(db)
-    try:
-        rows = store.connection.execute(
-            "SELECT d.namespace, d.name, w.last, coalesce(w.writes, 0), "
-            "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
-            "AND a.direction = 'input'), "
-            "(SELECT count(*) FROM partitions p WHERE p.dataset_id = d.dataset_id) "
-            "FROM datasets d LEFT JOIN (SELECT a.dataset_id, count(*) AS writes, "
-            "max(coalesce(r.ended_at, r.started_at)) AS last FROM accesses a "
-            "JOIN runs r ON r.run_id = a.run_id WHERE a.direction = 'output' "
-            "GROUP BY a.dataset_id) w ON w.dataset_id = d.dataset_id "
-            "ORDER BY w.last IS NULL, w.last DESC, d.namespace, d.name"
-        ).fetchall()
-    finally:
-        if close:
-            store.close()
+    with opened(db) as store:
+        return datasets_answer(store)
+
+
+def datasets_answer(store: LineageStore) -> DatasetsReport:
+    """:func:`datasets`'s answer from the open ``store``."""
+    rows = store.connection.execute(
+        "SELECT d.namespace, d.name, w.last, coalesce(w.writes, 0), "
+        "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
+        "AND a.direction = 'input'), "
+        "(SELECT count(*) FROM partitions p WHERE p.dataset_id = d.dataset_id) "
+        "FROM datasets d LEFT JOIN (SELECT a.dataset_id, count(*) AS writes, "
+        "max(coalesce(r.ended_at, r.started_at)) AS last FROM accesses a "
+        "JOIN runs r ON r.run_id = a.run_id WHERE a.direction = 'output' "
+        "GROUP BY a.dataset_id) w ON w.dataset_id = d.dataset_id "
+        "ORDER BY w.last IS NULL, w.last DESC, d.namespace, d.name"
+    ).fetchall()
     return DatasetsReport(
         tuple(
             DatasetSummary(DatasetRef(namespace, name), last, writes, reads, partitions)
@@ -109,49 +111,44 @@ def datasets(db: str | os.PathLike[str] | LineageStore) -> DatasetsReport:
     )
 
 
-def runs(
-    db: str | os.PathLike[str] | LineageStore,
-    *,
-    job: str | None = None,
-    limit: int | None = 100,
-) -> RunsReport:
+def runs(db: Database, *, job: str | None = None, limit: int | None = 100) -> RunsReport:
     """The runs of the database (of the job named ``job``, ``NAMESPACE.NAME`` or its name
     alone), the most recently started first, at most ``limit`` of them (None: all); each with
     what it read and wrote."""
-    checked_count("limit", limit)
-    if job is not None and (not isinstance(job, str) or not job):
-        raise LineageQueryError("job: name the job (its name, or NAMESPACE.NAME)")
-    store, close = open_store(db)
-    try:
-        where = "WHERE ? IS NULL OR job_name = ? OR job_namespace || '.' || job_name = ?"
-        found = store.connection.execute(
-            "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
-            f"{where} ORDER BY started_at DESC, run_id LIMIT ?",
-            (job, job, job, -1 if limit is None else limit),
-        ).fetchall()
-        (total,) = store.connection.execute(
-            f"SELECT count(*) FROM runs {where}", (job, job, job)
-        ).fetchone()
-        accesses: dict[tuple[str, str], list[RunAccess]] = {}
-        for run_id, direction, namespace, name, condition in store.connection.execute(
-            "SELECT a.run_id, a.direction, d.namespace, d.name, a.condition FROM accesses a "
-            "JOIN datasets d ON d.dataset_id = a.dataset_id "
-            "WHERE a.run_id IN (SELECT value FROM json_each(?)) ORDER BY d.namespace, d.name",
-            (json.dumps([row[0] for row in found]),),
-        ):
-            parsed = None if condition is None else json.loads(condition)
-            accesses.setdefault((run_id, direction), []).append(
-                RunAccess(DatasetRef(namespace, name), _rendered(parsed))
-            )
-    finally:
-        if close:
-            store.close()
+    query = RunsQuery(job, limit)
+    with opened(db) as store:
+        return runs_answer(store, query)
+
+
+def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
+    """The answer to ``query`` from the open ``store``: :func:`runs`'s."""
+    job, limit = query.job, query.limit
+    where = "WHERE ? IS NULL OR job_name = ? OR job_namespace || '.' || job_name = ?"
+    found = store.connection.execute(
+        "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
+        f"{where} ORDER BY started_at DESC, run_id LIMIT ?",
+        (job, job, job, -1 if limit is None else limit),
+    ).fetchall()
+    (total,) = store.connection.execute(
+        f"SELECT count(*) FROM runs {where}", (job, job, job)
+    ).fetchone()
+    accesses: dict[tuple[str, Side], list[RunAccess]] = {}
+    for run_id, direction, namespace, name, condition in store.connection.execute(
+        "SELECT a.run_id, a.direction, d.namespace, d.name, a.condition FROM accesses a "
+        "JOIN datasets d ON d.dataset_id = a.dataset_id "
+        "WHERE a.run_id IN (SELECT value FROM json_each(?)) ORDER BY d.namespace, d.name",
+        (json.dumps([row[0] for row in found]),),
+    ):
+        parsed = None if condition is None else json.loads(condition)
+        accesses.setdefault((run_id, Side(direction)), []).append(
+            RunAccess(DatasetRef(namespace, name), _rendered(parsed))
+        )
     return RunsReport(
         tuple(
             RunSummary(
                 RunRef(*row),
-                tuple(accesses.get((row[0], "input"), ())),
-                tuple(accesses.get((row[0], "output"), ())),
+                tuple(accesses.get((row[0], Side.INPUT), ())),
+                tuple(accesses.get((row[0], Side.OUTPUT), ())),
             )
             for row in found
         ),

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections.abc import Iterable
 
-from openlineage_subset.lineage._arguments import open_store
+from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._catalog import RunAccess
 from openlineage_subset.lineage._facets import NOT_KEPT, facets_of
 from openlineage_subset.lineage._model import DatasetRef, RunRef
 from openlineage_subset.lineage._rendering import rendered as _rendered
-from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._sides import Side
 
 __all__ = [
     "DatasetFacets",
@@ -68,10 +67,9 @@ class RunDetails:
     """Events whose facets the database does not hold, with why."""
 
 
-def run_details(db: str | os.PathLike[str] | LineageStore, run_id: str) -> RunDetails | None:
+def run_details(db: Database, run_id: str) -> RunDetails | None:
     """The run ``run_id`` of the database ``db``; None when it holds no such run."""
-    store, close = open_store(db)
-    try:
+    with opened(db) as store:
         connection = store.connection
         row = connection.execute(
             "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
@@ -88,7 +86,7 @@ def run_details(db: str | os.PathLike[str] | LineageStore, run_id: str) -> RunDe
         pairs = [(RunEvent(*found[:3]), found[3]) for found in rows]
         events = tuple(event for event, _ in pairs)
         groups, not_kept = _merged_facets(pairs)
-        accesses: dict[str, list[RunAccess]] = {"input": [], "output": []}
+        accesses: dict[Side, list[RunAccess]] = {side: [] for side in Side}
         for direction, namespace, name, condition in connection.execute(
             "SELECT a.direction, d.namespace, d.name, a.condition FROM accesses a "
             "JOIN datasets d ON d.dataset_id = a.dataset_id WHERE a.run_id = ? "
@@ -96,15 +94,13 @@ def run_details(db: str | os.PathLike[str] | LineageStore, run_id: str) -> RunDe
             (run_id,),
         ):
             parsed = None if condition is None else json.loads(condition)
-            accesses[direction].append(RunAccess(DatasetRef(namespace, name), _rendered(parsed)))
-    finally:
-        if close:
-            store.close()
+            access = RunAccess(DatasetRef(namespace, name), _rendered(parsed))
+            accesses[Side(direction)].append(access)
     return RunDetails(
         RunRef(*row),
         events,
-        tuple(accesses["input"]),
-        tuple(accesses["output"]),
+        tuple(accesses[Side.INPUT]),
+        tuple(accesses[Side.OUTPUT]),
         groups,
         not_kept,
     )
@@ -172,13 +168,10 @@ class DatasetFacets:
 _RUNS_LOOKED_AT = 20
 
 
-def dataset_facets(
-    db: str | os.PathLike[str] | LineageStore, dataset: DatasetRef
-) -> DatasetFacets | None:
+def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
     """The facets of ``dataset`` (its ``facets`` and those of the read or write) in the latest
     of its runs, among the last few, whose events gave it any; None when none did."""
-    store, close = open_store(db)
-    try:
+    with opened(db) as store:
         connection = store.connection
         runs = connection.execute(
             "SELECT r.run_id FROM accesses a JOIN datasets d ON d.dataset_id = a.dataset_id "
@@ -199,7 +192,4 @@ def dataset_facets(
                     found.update((facet.name, facet) for facet in group.facets)
             if found:
                 return DatasetFacets(run_id, tuple(sorted(found.values(), key=lambda f: f.name)))
-    finally:
-        if close:
-            store.close()
     return None

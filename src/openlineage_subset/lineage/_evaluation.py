@@ -35,6 +35,7 @@ from openlineage_subset.lineage._conditions import (
 from openlineage_subset.lineage._model import Dimensions, Label
 from openlineage_subset.lineage._narrowing import Bound
 from openlineage_subset.lineage._partitions import PartitionCatalog
+from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._timeline import Access, Timeline
 
 __all__ = ["Evaluation"]
@@ -64,8 +65,8 @@ class Evaluation:
             return True  # a known partition: some read or write lists it
         return any(
             self._may_touch(access, unit)
-            for direction in ("input", "output")
-            for access in self.timeline.accesses(dataset_id, direction)
+            for side in Side
+            for access in self.timeline.accesses(dataset_id, side)
             for unit in units
         )
 

@@ -79,7 +79,7 @@ class Graph:
         check_columns(self.catalog, dataset_id, partition)
 
 
-def region(graph: Graph, dataset_id: int, partition: dict[str, str | None] | None) -> list[Unit]:
+def region(graph: Graph, dataset_id: int, partition: Mapping[str, str | None] | None) -> list[Unit]:
     """The units a query asks about: the known partitions inside ``partition`` (see
     :meth:`PartitionCatalog.expand`), or the whole dataset for None."""
     if partition is None:

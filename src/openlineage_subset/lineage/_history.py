@@ -3,10 +3,9 @@ the partitions a failed run may have left half written since their last complete
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from openlineage_subset.lineage._arguments import checked_partition, open_store
+from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import sort_key
 from openlineage_subset.lineage._graph import Access, Graph, region, write_overlap
 from openlineage_subset.lineage._labels import read_label
@@ -21,6 +20,8 @@ from openlineage_subset.lineage._model import (
     PartitionState,
     RunRef,
 )
+from openlineage_subset.lineage._queries import HistoryQuery, PartitionsQuery
+from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import LineageStore
 
 FAILED = ("FAIL", "ABORT")
@@ -28,7 +29,7 @@ FAILED = ("FAIL", "ABORT")
 
 
 def history(
-    db: str | os.PathLike[str] | LineageStore,
+    db: Database,
     dataset: str,
     *,
     partition: Mapping[str, str | None] | None = None,
@@ -37,32 +38,34 @@ def history(
     """The runs that read or wrote a dataset (or may have touched ``partition`` of it), in
     the order they started, each with its condition and how sure the overlap is. Raises as
     :func:`~openlineage_subset.lineage.impact` raises."""
-    values = checked_partition(partition)
-    store, close = open_store(db)
-    try:
-        graph = Graph(store)
-        dataset_id = graph.resolve(dataset, namespace)
-        graph.check_columns(dataset_id, values)
-        units = region(graph, dataset_id, values)
-        target = graph.partition_set(dataset_id, dict.fromkeys(units, "definite"))
-        entries = []
-        for direction, verb in (("input", "read"), ("output", "write")):
-            for access in graph.accesses(dataset_id, direction):
-                label: Label | None = "definite"
-                if values is not None:
-                    label, _ = read_label(graph, access, tuple((u, "definite") for u in units))
-                if label is not None:
-                    entries.append(HistoryEntry(access.run, verb, graph.rendered(access), label))  # type: ignore[arg-type]
-    finally:
-        if close:
-            store.close()
+    query = HistoryQuery(dataset, partition, namespace)
+    with opened(db) as store:
+        return history_answer(store, query)
+
+
+def history_answer(store: LineageStore, query: HistoryQuery) -> HistoryReport:
+    """The answer to ``query`` from the open ``store``: :func:`history`'s."""
+    graph = Graph(store)
+    values = query.partition
+    dataset_id = graph.resolve(query.dataset, query.namespace)
+    graph.check_columns(dataset_id, values)
+    units = region(graph, dataset_id, values)
+    target = graph.partition_set(dataset_id, dict.fromkeys(units, "definite"))
+    entries = []
+    for side in Side:
+        for access in graph.accesses(dataset_id, side):
+            label: Label | None = "definite"
+            if values is not None:
+                label, _ = read_label(graph, access, tuple((u, "definite") for u in units))
+            if label is not None:
+                entries.append(HistoryEntry(access.run, side.verb, graph.rendered(access), label))
     entries.sort(key=lambda e: (e.run.started_at, e.run.run_id, e.direction))
     # An entry is a read or write that may overlap the part asked about: none, nothing did.
     return HistoryReport(target, tuple(entries), bool(entries))
 
 
 def dataset_partitions(
-    db: str | os.PathLike[str] | LineageStore,
+    db: Database,
     dataset: str,
     *,
     namespace: str | None = None,
@@ -73,71 +76,76 @@ def dataset_partitions(
     Each write and each read is evaluated once, on the partitions it may select (those it
     lists, those within its date ranges), not once per partition: a dataset of years of days
     by tens of countries has tens of thousands of partitions and as many writes and reads."""
-    store, close = open_store(db)
-    try:
-        graph = Graph(store)
-        dataset_id = graph.resolve(dataset, namespace)
-        found = graph.dataset(dataset_id)
-        known = graph.known(dataset_id)
-        writers = _last_writers(graph, dataset_id, known)
-        readers: dict[Dimensions, set[str]] = {}
-        for read in graph.accesses(dataset_id, "input"):
-            for unit, _ in _may_select(graph, read, known):
-                writer = writers.get(unit)
-                if writer is None or read.run.started_at > (writer[0].run.ended_at or ""):
-                    readers.setdefault(unit, set()).add(read.run.run_id)
-        states = []
-        for unit in sorted(known, key=lambda unit: sort_key(graph.in_order(dataset_id, unit))):
+    query = PartitionsQuery(dataset, namespace)
+    with opened(db) as store:
+        return partitions_answer(store, query)
+
+
+def partitions_answer(store: LineageStore, query: PartitionsQuery) -> PartitionsReport:
+    """The answer to ``query`` from the open ``store``: :func:`dataset_partitions`'s."""
+    graph = Graph(store)
+    dataset_id = graph.resolve(query.dataset, query.namespace)
+    found = graph.dataset(dataset_id)
+    known = graph.known(dataset_id)
+    writers = _last_writers(graph, dataset_id, known)
+    readers: dict[Dimensions, set[str]] = {}
+    for read in graph.accesses(dataset_id, Side.INPUT):
+        for unit, _ in _may_select(graph, read, known):
             writer = writers.get(unit)
-            label: Label | None = None
-            if writer is not None:
-                label = "definite" if writer[1] else "possible"
-            states.append(
-                PartitionState(
-                    PartitionRef(graph.in_order(dataset_id, unit), known[unit]),
-                    None if writer is None else writer[0].run,
-                    label,
-                    len(readers.get(unit, ())),
-                )
+            if writer is None or read.run.started_at > (writer[0].run.ended_at or ""):
+                readers.setdefault(unit, set()).add(read.run.run_id)
+    states = []
+    for unit in sorted(known, key=lambda unit: sort_key(graph.in_order(dataset_id, unit))):
+        writer = writers.get(unit)
+        label: Label | None = None
+        if writer is not None:
+            label = "definite" if writer[1] else "possible"
+        states.append(
+            PartitionState(
+                PartitionRef(graph.in_order(dataset_id, unit), known[unit]),
+                None if writer is None else writer[0].run,
+                label,
+                len(readers.get(unit, ())),
             )
-    finally:
-        if close:
-            store.close()
+        )
     return PartitionsReport(found, tuple(states))
 
 
 def failed_writes(
-    db: str | os.PathLike[str] | LineageStore,
+    db: Database,
     dataset: DatasetRef,
     states: Sequence[PartitionState],
 ) -> dict[Dimensions, RunRef]:
     """For each partition of ``states`` that a failed (or aborted) run may have written after
     the partition's last completed writer started: the latest such run."""
-    store, close = open_store(db)
-    try:
-        graph = Graph(store)
-        dataset_id = graph.resolve(dataset.name, dataset.namespace)
-        failed = sorted(
-            (w for w in graph.accesses(dataset_id, "output") if w.run.status in FAILED),
-            key=lambda write: (write.run.started_at, write.run.run_id),
-            reverse=True,
-        )
-        found: dict[Dimensions, RunRef] = {}
-        if not failed:
-            return found
-        for state in states:
-            since = "" if state.writer is None else state.writer.started_at
-            unit = tuple(sorted(state.partition.dimensions))
-            for write in failed:
-                if write.run.started_at <= since:
-                    break
-                if write_overlap(graph, write, unit) is not False:
-                    found[unit] = write.run
-                    break
+    with opened(db) as store:
+        return failed_answer(store, dataset, states)
+
+
+def failed_answer(
+    store: LineageStore, dataset: DatasetRef, states: Sequence[PartitionState]
+) -> dict[Dimensions, RunRef]:
+    """:func:`failed_writes`'s answer from the open ``store``."""
+    graph = Graph(store)
+    dataset_id = graph.resolve(dataset.name, dataset.namespace)
+    failed = sorted(
+        (w for w in graph.accesses(dataset_id, Side.OUTPUT) if w.run.status in FAILED),
+        key=lambda write: (write.run.started_at, write.run.run_id),
+        reverse=True,
+    )
+    found: dict[Dimensions, RunRef] = {}
+    if not failed:
         return found
-    finally:
-        if close:
-            store.close()
+    for state in states:
+        since = "" if state.writer is None else state.writer.started_at
+        unit = tuple(sorted(state.partition.dimensions))
+        for write in failed:
+            if write.run.started_at <= since:
+                break
+            if write_overlap(graph, write, unit) is not False:
+                found[unit] = write.run
+                break
+    return found
 
 
 def _last_writers(

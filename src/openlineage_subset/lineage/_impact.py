@@ -5,15 +5,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import datetime as _dt
-import os
 from collections.abc import Mapping
 
-from openlineage_subset.lineage._arguments import (
-    checked_depth,
-    checked_partition,
-    checked_since,
-    open_store,
-)
+from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit, Values
 from openlineage_subset.lineage._graph import Graph, region
 from openlineage_subset.lineage._labels import read_label
@@ -24,11 +18,12 @@ from openlineage_subset.lineage._model import (
     PartitionSet,
     stronger,
 )
+from openlineage_subset.lineage._queries import ImpactQuery
 from openlineage_subset.lineage._store import LineageStore
 
 
 def impact(
-    db: str | os.PathLike[str] | LineageStore,
+    db: Database,
     dataset: str,
     *,
     partition: Mapping[str, str | None] | None = None,
@@ -51,22 +46,23 @@ def impact(
 
     The example in docs/lineage.md runs a three-step pipeline end to end.
     """
-    region_values = checked_partition(partition)
-    start_time = checked_since(since)
-    limit = checked_depth(depth)
-    store, close = open_store(db)
-    try:
-        graph = Graph(store)
-        start_id = graph.resolve(dataset, namespace)
-        graph.check_columns(start_id, region_values)
-        start_units = region(graph, start_id, region_values)
-        start = graph.partition_set(start_id, dict.fromkeys(start_units, "definite"))
-        runs, backfill = _affected(graph, start_id, start_units, start_time, limit)
-        seen = bool(runs) or graph.seen(start_id, start_units)
-    finally:
-        if close:
-            store.close()
-    return ImpactReport(start, start_time, limit, runs, backfill, seen)
+    query = ImpactQuery(dataset, partition, since, depth, namespace)
+    with opened(db) as store:
+        return impact_answer(store, query)
+
+
+def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
+    """The answer to ``query`` from the open ``store``: :func:`impact`'s, checked already."""
+    graph = Graph(store)
+    start_id = graph.resolve(query.dataset, query.namespace)
+    graph.check_columns(start_id, query.partition)
+    start_units = region(graph, start_id, query.partition)
+    start = graph.partition_set(start_id, dict.fromkeys(start_units, "definite"))
+    since = query.since
+    assert not isinstance(since, _dt.datetime)  # made a stored time when the query was made
+    runs, backfill = _affected(graph, start_id, start_units, since, query.depth)
+    seen = bool(runs) or graph.seen(start_id, start_units)
+    return ImpactReport(start, since, query.depth, runs, backfill, seen)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from collections.abc import Iterable, Iterator
 
-from openlineage_subset.lineage._arguments import open_store
+from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit
 from openlineage_subset.lineage._graph import Graph, write_overlap
 from openlineage_subset.lineage._model import DatasetRef, Dimensions, Label, RunRef
@@ -145,11 +144,7 @@ class PictureSource:
 
 
 @contextlib.contextmanager
-def picture_source(db: str | os.PathLike[str] | LineageStore) -> Iterator[PictureSource]:
+def picture_source(db: Database) -> Iterator[PictureSource]:
     """The facts of the store ``db`` is or names (opened here, then closed, if a path)."""
-    store, close = open_store(db)
-    try:
+    with opened(db) as store:
         yield PictureSource(store)
-    finally:
-        if close:
-            store.close()

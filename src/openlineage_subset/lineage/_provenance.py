@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
-from openlineage_subset.lineage._arguments import checked_depth, checked_partition, open_store
+from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit
 from openlineage_subset.lineage._graph import Access, Graph, region, write_overlap
 from openlineage_subset.lineage._model import (
@@ -15,11 +14,12 @@ from openlineage_subset.lineage._model import (
     ProvenanceStep,
     stronger,
 )
+from openlineage_subset.lineage._queries import ProvenanceQuery
 from openlineage_subset.lineage._store import LineageStore
 
 
 def provenance(
-    db: str | os.PathLike[str] | LineageStore,
+    db: Database,
     dataset: str,
     *,
     partition: Mapping[str, str | None] | None = None,
@@ -36,22 +36,24 @@ def provenance(
     :func:`~openlineage_subset.lineage.impact` raises; a partition no recorded run read or
     wrote is answered with ``seen`` False.
     """
-    values = checked_partition(partition)
-    limit = checked_depth(depth)
-    store, close = open_store(db)
-    try:
-        graph = Graph(store)
-        target_id = graph.resolve(dataset, namespace)
-        graph.check_columns(target_id, values)
-        units = region(graph, target_id, values) if values else graph.whole_units(target_id)
-        labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
-        target = graph.partition_set(target_id, labelled)
-        writers = _ProvenanceWalk(graph, limit).writers(target_id, list(labelled.items()), None, 1)
-        seen = bool(writers) or graph.seen(target_id, units)
-    finally:
-        if close:
-            store.close()
-    return ProvenanceReport(target, limit, writers, seen)
+    query = ProvenanceQuery(dataset, partition, depth, namespace)
+    with opened(db) as store:
+        return provenance_answer(store, query)
+
+
+def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> ProvenanceReport:
+    """The answer to ``query`` from the open ``store``: :func:`provenance`'s."""
+    graph = Graph(store)
+    values = query.partition
+    target_id = graph.resolve(query.dataset, query.namespace)
+    graph.check_columns(target_id, values)
+    units = region(graph, target_id, values) if values else graph.whole_units(target_id)
+    labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
+    target = graph.partition_set(target_id, labelled)
+    walk = _ProvenanceWalk(graph, query.depth)
+    writers = walk.writers(target_id, list(labelled.items()), None, 1)
+    seen = bool(writers) or graph.seen(target_id, units)
+    return ProvenanceReport(target, query.depth, writers, seen)
 
 
 class _ProvenanceWalk:

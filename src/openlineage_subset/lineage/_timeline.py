@@ -23,6 +23,7 @@ from openlineage_subset.lineage._conditions import Unit, canonical_unit, date_sp
 from openlineage_subset.lineage._model import RunRef
 from openlineage_subset.lineage._narrowing import READERS, WRITERS, WRITERS_BY_ID
 from openlineage_subset.lineage._partitions import PartitionCatalog
+from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import ReadCounts
 
 __all__ = ["Access", "ParsedConditions", "Timeline"]
@@ -50,7 +51,7 @@ class Access:
 
     run: RunRef
     dataset_id: int
-    direction: str
+    direction: Side
     text: str | None  # the condition's canonical JSON; None: the whole dataset
     parsed: ParsedConditions = dataclasses.field(
         default_factory=lambda: ParsedConditions(ReadCounts()), compare=False, repr=False
@@ -69,12 +70,12 @@ class Timeline:
     def __init__(self, db: sqlite3.Connection, catalog: PartitionCatalog) -> None:
         self.db = db
         self.catalog = catalog
-        self._accesses: dict[tuple[int, str], list[Access]] = {}
-        self._starts: dict[tuple[int, str], list[str]] = {}
-        self._by_run: dict[tuple[str, str], list[Access]] = {}
+        self._accesses: dict[tuple[int, Side], list[Access]] = {}
+        self._starts: dict[tuple[int, Side], list[str]] = {}
+        self._by_run: dict[tuple[str, Side], list[Access]] = {}
         self._parsed = ParsedConditions(catalog.counts)
 
-    def accesses(self, dataset_id: int, direction: str) -> list[Access]:
+    def accesses(self, dataset_id: int, direction: Side) -> list[Access]:
         """Reads (``input``) or writes (``output``) of a dataset, by run start time."""
         key = (dataset_id, direction)
         found = self._accesses.get(key)
@@ -85,7 +86,7 @@ class Timeline:
                     "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
                     "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
                     "WHERE a.dataset_id = ? AND a.direction = ? ORDER BY r.started_at, r.run_id",
-                    key,
+                    (dataset_id, direction.value),
                 )
             ]
             self._accesses[key] = found
@@ -94,10 +95,10 @@ class Timeline:
 
     def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
         """Reads of the dataset by runs started after ``after`` (None: any time)."""
-        reads = self.accesses(dataset_id, "input")
+        reads = self.accesses(dataset_id, Side.INPUT)
         if after is None:
             return reads
-        starts = self._starts[(dataset_id, "input")]
+        starts = self._starts[(dataset_id, Side.INPUT)]
         cut = bisect.bisect_left if inclusive else bisect.bisect_right
         return reads[cut(starts, after) :]
 
@@ -115,7 +116,7 @@ class Timeline:
             READERS.format(since=since),
             (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
         )
-        return [self._access(row, dataset_id, "input") for row in rows]
+        return [self._access(row, dataset_id, Side.INPUT) for row in rows]
 
     def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
         """The writes of the dataset by runs that completed before ``before`` (None: ever),
@@ -127,7 +128,7 @@ class Timeline:
         if not units or not listed or catalog.plain_shape(dataset_id) is None:
             writes = [
                 write
-                for write in self.accesses(dataset_id, "output")
+                for write in self.accesses(dataset_id, Side.OUTPUT)
                 if write.run.status == "COMPLETE"
                 and write.run.ended_at is not None
                 and (before is None or write.run.ended_at < before)
@@ -143,15 +144,15 @@ class Timeline:
         else:
             wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
             rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
-        return [self._access(row, dataset_id, "output") for row in rows]
+        return [self._access(row, dataset_id, Side.OUTPUT) for row in rows]
 
     def outputs(self, run: RunRef) -> list[Access]:
-        return self._of_run(run, "output")
+        return self._of_run(run, Side.OUTPUT)
 
     def inputs(self, run: RunRef) -> list[Access]:
-        return self._of_run(run, "input")
+        return self._of_run(run, Side.INPUT)
 
-    def _of_run(self, run: RunRef, direction: str) -> list[Access]:
+    def _of_run(self, run: RunRef, direction: Side) -> list[Access]:
         key = (run.run_id, direction)
         found = self._by_run.get(key)
         if found is None:
@@ -160,11 +161,11 @@ class Timeline:
                 for dataset_id, text in self.db.execute(
                     "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
                     "direction = ? ORDER BY dataset_id",
-                    key,
+                    (run.run_id, direction.value),
                 )
             ]
             self._by_run[key] = found
         return found
 
-    def _access(self, row: tuple[Any, ...], dataset_id: int, direction: str) -> Access:
+    def _access(self, row: tuple[Any, ...], dataset_id: int, direction: Side) -> Access:
         return Access(RunRef(*row[:6]), dataset_id, direction, row[6], self._parsed)

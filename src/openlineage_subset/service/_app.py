@@ -25,7 +25,7 @@ import json
 import os
 import zlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -37,16 +37,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openlineage_subset._json import input_start, is_blank
 from openlineage_subset._printable import printable, printable_json
-from openlineage_subset.lineage._arguments import (
+from openlineage_subset.lineage import (
+    HistoryQuery,
+    ImpactQuery,
+    Lineage,
+    LineageDatabaseError,
     LineageQueryError,
-    count_from_text,
-    partition_from_text,
+    PartitionsQuery,
+    ProvenanceQuery,
+    RunsQuery,
 )
-from openlineage_subset.lineage._catalog import datasets, runs
-from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LineageDatabaseError
 from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.service._sink import EventSink
 from openlineage_subset.service._ui import UiGate, ui_routes
@@ -56,6 +56,9 @@ _LINEAGE = "/api/v1/lineage"
 _SOURCE = "POST " + _LINEAGE
 _JSON_HEADERS = b"content-type", b"application/json"
 _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
+
+
+_Query = TypeVar("_Query")
 
 
 class TooLarge(Exception):
@@ -75,13 +78,20 @@ def make_app(
     path = os.fspath(db)
 
     def query(
-        allowed: tuple[str, ...], ask: Callable[[_Arguments], Any]
+        allowed: tuple[str, ...],
+        make: Callable[[_Arguments], _Query],
+        ask: Callable[[Lineage, _Query], Any],
     ) -> Callable[[Request], Any]:
+        def answered(arguments: _Arguments) -> Any:
+            asked = make(arguments)  # checked before the database is opened
+            with Lineage(path) as lineage:
+                return ask(lineage, asked)
+
         @_json_on_failure
         async def answer(request: Request) -> Response:
             try:
                 arguments = _Arguments(request, allowed)
-                report = await run_in_threadpool(ask, arguments)
+                report = await run_in_threadpool(answered, arguments)
             except LineageQueryError as error:
                 return _error(400, str(error))
             except LineageDatabaseError as error:
@@ -96,51 +106,59 @@ def make_app(
             "/api/v1/impact",
             query(
                 (*dataset, "partition", "since", "depth"),
-                lambda a: impact(
-                    path,
+                lambda a: ImpactQuery.from_text(
                     a.dataset(),
-                    partition=a.partition(),
+                    a.partitions(),
                     since=a.one("since"),
-                    depth=a.number("depth"),
+                    depth=a.one("depth"),
                     namespace=a.one("namespace"),
+                    option="partition",
                 ),
+                lambda lineage, asked: lineage.impact(asked),
             ),
         ),
         Route(
             "/api/v1/provenance",
             query(
                 (*dataset, "partition", "depth"),
-                lambda a: provenance(
-                    path,
+                lambda a: ProvenanceQuery.from_text(
                     a.dataset(),
-                    partition=a.partition(),
-                    depth=a.number("depth"),
+                    a.partitions(),
+                    depth=a.one("depth"),
                     namespace=a.one("namespace"),
+                    option="partition",
                 ),
+                lambda lineage, asked: lineage.provenance(asked),
             ),
         ),
         Route(
             "/api/v1/history",
             query(
                 (*dataset, "partition"),
-                lambda a: history(
-                    path, a.dataset(), partition=a.partition(), namespace=a.one("namespace")
+                lambda a: HistoryQuery.from_text(
+                    a.dataset(), a.partitions(), namespace=a.one("namespace"), option="partition"
                 ),
+                lambda lineage, asked: lineage.history(asked),
             ),
         ),
         Route(
             "/api/v1/partitions",
             query(
                 dataset,
-                lambda a: dataset_partitions(path, a.dataset(), namespace=a.one("namespace")),
+                lambda a: PartitionsQuery(a.dataset(), a.one("namespace")),
+                lambda lineage, asked: lineage.partitions(asked),
             ),
         ),
-        Route("/api/v1/datasets", query((), lambda a: datasets(path))),
+        Route(
+            "/api/v1/datasets",
+            query((), lambda a: None, lambda lineage, _: lineage.datasets()),
+        ),
         Route(
             "/api/v1/runs",
             query(
                 ("job", "limit"),
-                lambda a: runs(path, job=a.one("job"), limit=a.number("limit", 100)),
+                lambda a: RunsQuery.from_text(a.one("job"), a.one("limit")),
+                lambda lineage, asked: lineage.runs(asked),
             ),
         ),
         *ui_routes(path, api_key),  # the web UI: docs/serve.md#the-web-ui
@@ -324,12 +342,9 @@ class _Arguments:
             raise LineageQueryError("name the dataset: ?dataset=NAME (or its end after a '/')")
         return found
 
-    def partition(self) -> dict[str, str] | None:
-        return partition_from_text(self.params.getlist("partition"), "partition")
-
-    def number(self, name: str, default: int | None = None) -> int | None:
-        text = self.one(name)
-        return default if text is None else count_from_text(name, text)
+    def partitions(self) -> list[str]:
+        """The ``partition`` parameters, each ``COLUMN=VALUE``."""
+        return self.params.getlist("partition")
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:

@@ -35,21 +35,19 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openlineage_subset._printable import printable_json
-from openlineage_subset.lineage._arguments import (
-    LineageQueryError,
-    count_from_text,
-    partition_from_text,
-)
-from openlineage_subset.lineage._catalog import datasets, runs
-from openlineage_subset.lineage._details import dataset_facets, run_details
-from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
-from openlineage_subset.lineage._model import (
+from openlineage_subset.lineage import (
     DatasetRef,
+    HistoryQuery,
     ImpactReport,
+    Lineage,
+    LineageDatabaseError,
+    LineageQueryError,
+    PartitionsQuery,
     ProvenanceReport,
-    indented_json,
+    RunsQuery,
 )
-from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.lineage._arguments import count_from_text, partition_from_text
+from openlineage_subset.lineage._model import indented_json
 from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
@@ -117,21 +115,25 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         return respond
 
     def front(request: Request) -> tuple[int, str, list[str]]:
-        return 200, _pages.front_page(datasets(path), request.query_params.get("q", "")), []
+        with Lineage(path) as lineage:
+            found = lineage.datasets()
+        return 200, _pages.front_page(found, request.query_params.get("q", "")), []
 
     def dataset(request: Request) -> tuple[int, str, list[str]]:
         ref = _dataset(request)
         if ref is None:
             return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
-        try:
-            partitions = dataset_partitions(path, ref.name, namespace=ref.namespace)
-            past = history(path, ref.name, namespace=ref.namespace)
-            failed = failed_writes(path, ref, partitions.partitions)
-        except LineageQueryError as error:
-            return 404, _pages.error_page(404, str(error)), []
-        summary = next((item for item in datasets(path).datasets if item.dataset == ref), None)
-        selected = request.query_params.getlist("p")
-        facets = dataset_facets(path, ref)
+        with Lineage(path) as lineage:
+            try:
+                partitions = lineage.partitions(PartitionsQuery(ref.name, ref.namespace))
+                past = lineage.history(HistoryQuery(ref.name, namespace=ref.namespace))
+                failed = lineage.failed_writes(ref, partitions.partitions)
+            except LineageQueryError as error:
+                return 404, _pages.error_page(404, str(error)), []
+            listed = lineage.datasets().datasets
+            summary = next((item for item in listed if item.dataset == ref), None)
+            selected = request.query_params.getlist("p")
+            facets = lineage.dataset_facets(ref)
         content = _pages.dataset_page(
             ref, summary, partitions, past, selected, failed=failed, facets=facets
         )
@@ -147,16 +149,34 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
             return 400, _pages.error_page(400, str(error), ref), []
 
     def runs_list(request: Request) -> tuple[int, str, list[str]]:
-        found = runs(path, limit=200)
+        with Lineage(path) as lineage:
+            found = lineage.runs(RunsQuery(limit=200))
         listed = [(item.run, item.inputs, item.outputs) for item in found.runs]
         return 200, _pages.runs_page(listed, found.total), []
 
     def run(request: Request) -> tuple[int, str, list[str]]:
         run_id = request.query_params.get("id", "")
-        details = run_details(path, run_id) if run_id else None
+        details = None
+        if run_id:
+            with Lineage(path) as lineage:
+                details = lineage.run_details(run_id)
         if details is None:
             return 404, _pages.error_page(404, f"no run {run_id!r} in the database"), []
         return 200, _pages.run_page(details), []
+
+    return [
+        Route("/", answered(front)),
+        Route("/dataset", answered(dataset)),
+        Route("/answer", answered(answer)),
+        Route("/runs", answered(runs_list)),
+        Route("/run", answered(run)),
+        *_open_routes(api_key),
+    ]
+
+
+def _open_routes(api_key: str | None) -> list[Route]:
+    """The routes a visitor needs before (or without) the key: logging in and out, and the
+    UI's static files."""
 
     async def login(request: Request) -> Response:
         if request.method == "GET" or api_key is None:
@@ -192,11 +212,6 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         return Response(content, headers=headers, media_type=_STATIC[name])
 
     return [
-        Route("/", answered(front)),
-        Route("/dataset", answered(dataset)),
-        Route("/answer", answered(answer)),
-        Route("/runs", answered(runs_list)),
-        Route("/run", answered(run)),
         Route("/login", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/static/{name}", static),

@@ -1,0 +1,128 @@
+""":class:`Lineage`: one lineage database, opened once, asked any number of questions; what
+the command line, the service and Python callers share. The functions :func:`impact`,
+:func:`provenance` and the like open the database for one answer each."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from openlineage_subset.lineage._arguments import Database, open_store
+from openlineage_subset.lineage._catalog import (
+    DatasetsReport,
+    RunsReport,
+    datasets_answer,
+    runs_answer,
+)
+from openlineage_subset.lineage._details import (
+    DatasetFacets,
+    RunDetails,
+    dataset_facets,
+    run_details,
+)
+from openlineage_subset.lineage._history import (
+    failed_answer,
+    history_answer,
+    partitions_answer,
+)
+from openlineage_subset.lineage._impact import impact_answer
+from openlineage_subset.lineage._model import (
+    DatasetRef,
+    Dimensions,
+    HistoryReport,
+    ImpactReport,
+    PartitionsReport,
+    PartitionState,
+    ProvenanceReport,
+    RunRef,
+)
+from openlineage_subset.lineage._provenance import provenance_answer
+from openlineage_subset.lineage._queries import (
+    HistoryQuery,
+    ImpactQuery,
+    PartitionsQuery,
+    ProvenanceQuery,
+    RunsQuery,
+)
+
+__all__ = ["Lineage"]
+
+
+class Lineage:
+    """The lineage database ``db`` (a path, or a :class:`LineageStore` the caller opened and
+    closes), opened once for every question asked of it; each answer is the one the function
+    of the same name gives (:func:`~openlineage_subset.lineage.impact` and the like).
+
+    >>> from openlineage_subset.lineage import ImpactQuery, LineageStore, RunsQuery
+    >>> store = LineageStore.open(":memory:", create=True)
+    >>> with Lineage(store) as lineage:
+    ...     print(lineage.datasets().datasets, lineage.runs(RunsQuery(limit=10)).total)
+    () 0
+    >>> with Lineage(store) as lineage:
+    ...     lineage.impact(ImpactQuery("lake/sales"))
+    Traceback (most recent call last):
+    ...
+    openlineage_subset.lineage._arguments.LineageQueryError: no dataset named 'lake/sales' ...
+    >>> store.close()
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.store, self._close = open_store(db)
+
+    def __enter__(self) -> Lineage:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database if it was opened here (a store given is the caller's)."""
+        if self._close:
+            self._close = False
+            self.store.close()
+
+    def impact(self, query: ImpactQuery) -> ImpactReport:
+        """What depends on the part asked about: see :func:`~openlineage_subset.lineage.impact`."""
+        return impact_answer(self.store, query)
+
+    def provenance(self, query: ProvenanceQuery) -> ProvenanceReport:
+        """Where the part asked about came from: see
+        :func:`~openlineage_subset.lineage.provenance`."""
+        return provenance_answer(self.store, query)
+
+    def history(self, query: HistoryQuery) -> HistoryReport:
+        """The runs that read or wrote the part asked about: see
+        :func:`~openlineage_subset.lineage.history`."""
+        return history_answer(self.store, query)
+
+    def partitions(self, query: PartitionsQuery) -> PartitionsReport:
+        """Each known partition of a dataset: see
+        :func:`~openlineage_subset.lineage.dataset_partitions`."""
+        return partitions_answer(self.store, query)
+
+    def datasets(self) -> DatasetsReport:
+        """Every dataset, the most recently written first."""
+        return datasets_answer(self.store)
+
+    def runs(self, query: RunsQuery | None = None) -> RunsReport:
+        """The runs, the most recently started first (100 of them without a query)."""
+        return runs_answer(self.store, query or RunsQuery())
+
+    def run_details(self, run_id: str) -> RunDetails | None:
+        """The run ``run_id``, its events, reads, writes and facets; None when there is none."""
+        return run_details(self.store, run_id)
+
+    def dataset_facets(self, dataset: DatasetRef) -> DatasetFacets | None:
+        """The facets the latest of ``dataset``'s recent runs gave it; None when none did."""
+        return dataset_facets(self.store, dataset)
+
+    def failed_writes(
+        self, dataset: DatasetRef, states: tuple[PartitionState, ...]
+    ) -> dict[Dimensions, RunRef]:
+        """For each of ``states``' partitions a failed run may have written since its last
+        completed writer: the latest such run."""
+        return failed_answer(self.store, dataset, states)

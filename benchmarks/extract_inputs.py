@@ -51,7 +51,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from openlineage_subset import dump
-from openlineage_subset.producer._condense import json_size
+from openlineage_subset.producer import json_size
 from openlineage_subset.spark import SubsetConfig, input_datasets
 
 SIZES = (100, 1_000, 10_000, 100_000)

@@ -42,8 +42,7 @@ from typing import Any, ClassVar
 
 from pyspark.sql import SparkSession
 
-from openlineage_subset.spark import CaptureHandle, enable
-from openlineage_subset.spark._jvm._application import QUEUE, forwarder_proxy
+from openlineage_subset.spark import QUEUE, CaptureHandle, enable, forwarder_proxy
 
 VARIANTS = ("own-queue", "shared-queue", "python-listener")
 

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 from pyspark import java_gateway
 from pyspark.sql import SparkSession
 
-from openlineage_subset.spark._jvm._application import (
+from openlineage_subset.spark import (
     EXECUTION_END,
     ApplicationListener,
     application_listener_available,

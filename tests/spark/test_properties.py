@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from openlineage_subset import dump
-from openlineage_subset._evaluate import matches
+from openlineage_subset import dump, matches
 from openlineage_subset.spark import SubsetConfig, input_datasets
 from tests.spark.conftest import Lake, typed_rows
 

@@ -42,6 +42,7 @@ from openlineage_subset import (
     JobEvent,
     JobFacet,
     JsonObject,
+    JsonValue,
     LiteralCompareExpression,
     LocationSubsetCondition,
     OpenLineageEvent,
@@ -63,7 +64,6 @@ from openlineage_subset import (
     UnknownSpecVersionWarning,
     ValidationIssue,
 )
-from openlineage_subset._convert import JsonValue
 from openlineage_subset.delivery import Counts
 from openlineage_subset.spark import (
     PRODUCER,

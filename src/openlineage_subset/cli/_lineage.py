@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_subset._lines import max_line_bytes
+from openlineage_subset import max_line_bytes
 from openlineage_subset.cli._output import (
     EXIT_INVALID,
     EXIT_OK,
@@ -24,19 +24,25 @@ from openlineage_subset.cli._output import (
     printable,
 )
 from openlineage_subset.cli._serve import add_serve_parser
-from openlineage_subset.lineage._arguments import LineageQueryError, partition_from_text
-from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport, datasets, runs
-from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._ingest import ingest
-from openlineage_subset.lineage._model import indented_json
-from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LOCK_WAIT, LineageDatabaseError
-from openlineage_subset.lineage._text import (
+from openlineage_subset.lineage import (
+    LOCK_WAIT,
+    DatasetsReport,
+    LineageDatabaseError,
+    LineageQueryError,
+    RunsReport,
+    dataset_partitions,
+    datasets,
+    history,
     history_text,
+    impact,
     impact_text,
+    indented_json,
+    ingest,
+    partition_from_text,
     partitions_text,
+    provenance,
     provenance_text,
+    runs,
 )
 from openlineage_subset.report import page, report_picture
 

@@ -53,14 +53,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset._lines import (
+from openlineage_subset import (
     DEFAULT_MAX_LINE_BYTES,
     MAX_LINE_BYTES_VARIABLE,
     max_line_bytes,
 )
 from openlineage_subset.delivery._openlineage_client import to_json
 from openlineage_subset.delivery._trust import UnsafeOutbox, ensure_trusted
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 
 log = scrubbed_logger("openlineage_subset.outbox")
 

@@ -35,19 +35,20 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset._json import input_start, is_blank
-from openlineage_subset._printable import printable, printable_json
-from openlineage_subset.lineage._arguments import (
+from openlineage_subset import input_start, is_blank, printable, printable_json
+from openlineage_subset.lineage import (
+    LineageDatabaseError,
     LineageQueryError,
     count_from_text,
+    dataset_partitions,
+    datasets,
+    history,
+    impact,
     partition_from_text,
+    provenance,
+    runs,
 )
-from openlineage_subset.lineage._catalog import datasets, runs
-from openlineage_subset.lineage._history import dataset_partitions, history
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._store import LineageDatabaseError
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.service._sink import EventSink
 from openlineage_subset.service._ui import UiGate, ui_routes
 

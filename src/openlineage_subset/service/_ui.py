@@ -34,23 +34,27 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset._printable import printable_json
-from openlineage_subset.lineage._arguments import (
-    LineageQueryError,
-    count_from_text,
-    partition_from_text,
-)
-from openlineage_subset.lineage._catalog import datasets, runs
-from openlineage_subset.lineage._details import dataset_facets, run_details
-from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
-from openlineage_subset.lineage._model import (
+from openlineage_subset import printable_json
+from openlineage_subset.lineage import (
     DatasetRef,
     ImpactReport,
+    LineageDatabaseError,
+    LineageQueryError,
     ProvenanceReport,
+    count_from_text,
+    dataset_facets,
+    dataset_partitions,
+    datasets,
+    failed_writes,
+    history,
     indented_json,
+    part_heading,
+    partition_from_text,
+    provenance_text,
+    run_details,
+    runs,
+    unseen_note,
 )
-from openlineage_subset.lineage._store import LineageDatabaseError
-from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
 from openlineage_subset.report import impact_picture, provenance_picture

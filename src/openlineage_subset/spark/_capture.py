@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from openlineage_subset._convert import dump
+from openlineage_subset import dump
 from openlineage_subset.delivery import (
     EXIT_BUDGET,
     CaptureCount,
@@ -41,24 +41,23 @@ from openlineage_subset.delivery import (
     new_run_id,
     open_emitter,
 )
-from openlineage_subset.producer import _excepthook
-from openlineage_subset.producer._budget import bound_event
-from openlineage_subset.producer._degrade import warn_once
-from openlineage_subset.producer._events import (
+from openlineage_subset.producer import (
+    CONF_PREFIX,
     JobRef,
+    LineageSettingsWarning,
+    bound_event,
     engine_facet,
     error_facet,
+    forget_uncaught,
     job_name,
+    lineage_settings,
     parent_facet,
     python_error_facet,
     run_event,
+    scrubbed_logger,
     timestamp,
-)
-from openlineage_subset.producer._secrets import scrubbed_logger
-from openlineage_subset.producer._settings import (
-    CONF_PREFIX,
-    LineageSettingsWarning,
-    lineage_settings,
+    warn_once,
+    watch_uncaught,
 )
 from openlineage_subset.spark._changes import datasets_of_changes
 from openlineage_subset.spark._config import SubsetConfig
@@ -241,7 +240,7 @@ class CaptureHandle:
             self.catalog_watch.stop()
         except Exception:  # Spark stopped: its catalog calls no one any more
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
-        _excepthook.forget(self)
+        forget_uncaught(self)
         with _OPEN_LOCK:
             for key in [key for key, handle in _OPEN.items() if handle is self]:
                 del _OPEN[key]
@@ -699,7 +698,7 @@ def enable(
         if not handle.every_session:
             _say_only_this_session()
         handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
-        _excepthook.watch(handle)
+        watch_uncaught(handle)
         atexit.register(close_at_exit, handle)
         with _OPEN_LOCK:
             _OPEN[handle.key] = handle

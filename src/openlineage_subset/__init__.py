@@ -11,6 +11,9 @@ names re-exported here are those of the newest spec version (:func:`spec` gives 
 >>> render(facet)
 "business_date = '2024-10-15' AND (country = 'PL' OR country = 'DE')"
 
+Every exception the package raises on purpose derives from :class:`OpenLineageSubsetError`,
+every warning it gives from :class:`OpenLineageSubsetWarning` (each keeps its older base too).
+
 ``InputSubsetFacet``, ``OutputSubsetFacet``, ``SubsetCondition`` and ``EventBase`` are the
 bases of those models in every spec version, for ``isinstance`` checks that hold after a bump.
 
@@ -42,6 +45,7 @@ from openlineage_subset._builders import (
     partitions,
 )
 from openlineage_subset._convert import JsonValue, dump, parse_condition, parse_event, parse_facet
+from openlineage_subset._errors import OpenLineageSubsetError, OpenLineageSubsetWarning
 from openlineage_subset._evaluate import guessed_type, matches, partition_overlap
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue
 from openlineage_subset._json import (
@@ -91,6 +95,8 @@ __all__ = [
     "InputSubsetFacet",
     "JsonObject",
     "JsonValue",
+    "OpenLineageSubsetError",
+    "OpenLineageSubsetWarning",
     "OutputSubsetFacet",
     "SpecVersion",
     "SubsetCondition",

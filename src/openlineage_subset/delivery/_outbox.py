@@ -56,6 +56,7 @@ from typing import Any
 from openlineage_subset import (
     DEFAULT_MAX_LINE_BYTES,
     MAX_LINE_BYTES_VARIABLE,
+    OpenLineageSubsetError,
     max_line_bytes,
 )
 from openlineage_subset.delivery._openlineage_client import to_json
@@ -81,7 +82,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _sync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 
-class OutboxClosed(Exception):
+class OutboxClosed(OpenLineageSubsetError):
     """The outbox was closed (``close()`` gave up waiting); its files are not touched again."""
 
 

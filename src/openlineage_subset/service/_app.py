@@ -35,7 +35,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset import input_start, is_blank, printable, printable_json
+from openlineage_subset import (
+    OpenLineageSubsetError,
+    input_start,
+    is_blank,
+    printable,
+    printable_json,
+)
 from openlineage_subset.lineage import (
     LineageDatabaseError,
     LineageQueryError,
@@ -59,7 +65,7 @@ _JSON_HEADERS = b"content-type", b"application/json"
 _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
 
 
-class TooLarge(Exception):
+class TooLarge(OpenLineageSubsetError):
     pass
 
 

@@ -57,9 +57,13 @@ from typing import Any
 from pyspark.sql import Column, SparkSession
 from pyspark.sql import functions as F
 
-from openlineage_subset.spark import CaptureHandle, enable
-from openlineage_subset.spark._jvm import drain_listener_bus
-from openlineage_subset.spark._jvm._probes import jvm_process_id, query_listener_count
+from openlineage_subset.spark import (
+    CaptureHandle,
+    drain_listener_bus,
+    enable,
+    jvm_process_id,
+    query_listener_count,
+)
 
 DAYS = 30
 REGIONS = {

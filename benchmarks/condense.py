@@ -51,8 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset import dump, input_facet, matches, partition, partitions, render
-from openlineage_subset.producer._budget import bound_event
-from openlineage_subset.producer._condense import condense_partitions, json_size
+from openlineage_subset.producer import bound_event, condense_partitions, json_size
 from openlineage_subset.spark import SubsetConfig
 
 CONFIG = SubsetConfig()

@@ -50,9 +50,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from openlineage_subset import dump
-from openlineage_subset.producer._condense import json_size
-from openlineage_subset.spark import SubsetConfig, input_datasets
-from openlineage_subset.spark._jvm._probes import RoundTripCounter, execute_plan
+from openlineage_subset.producer import json_size
+from openlineage_subset.spark import RoundTripCounter, SubsetConfig, execute_plan, input_datasets
 
 SIZES = (100, 1_000, 10_000, 100_000)
 DAYS = 100

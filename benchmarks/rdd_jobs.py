@@ -42,11 +42,12 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from openlineage_subset.spark import CaptureHandle, enable
-from openlineage_subset.spark._jvm._probes import (
+from openlineage_subset.spark import (
     QUEUE,
+    CaptureHandle,
     JobLookupListener,
     count_in_jvm,
+    enable,
     forward_jobs_on,
     listen_on_bus,
 )

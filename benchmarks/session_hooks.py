@@ -34,13 +34,11 @@ from collections.abc import Callable
 
 from pyspark.sql import SparkSession
 
-from openlineage_subset.spark._jvm import drain_listener_bus
-from openlineage_subset.spark._jvm._application import (
+from openlineage_subset.spark import (
     EXECUTION_END,
     ApplicationListener,
     application_listener_available,
-)
-from openlineage_subset.spark._jvm._probes import (
+    drain_listener_bus,
     listen_to_every_event,
     listen_to_other_events,
     listen_to_session,

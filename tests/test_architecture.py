@@ -1,10 +1,21 @@
-"""The house rules the tree keeps: rooms import only downward, py4j stays in one layer, no file
-grows past what a reader takes in.
+"""The house rules the tree keeps: rooms import only downward and through each other's faces,
+py4j stays in one layer, no file grows past what a reader takes in.
 
 The rooms (docs/architecture.md draws them): the SDK at the package root; ``producer``,
 ``delivery``, ``lineage``, ``report``, ``spark``, ``service`` and ``cli`` above it. Every
 import is read from the source (those inside functions too), so an arrow back up fails here,
 not in a user's traceback.
+
+A room's face is its ``__init__.py`` (its ``__all__``). Another room imports from the face,
+never from an underscored module inside (``openlineage_subset.lineage._store``,
+``openlineage_subset.spark._jvm._session``); the SDK's face is the package root
+(``openlineage_subset``), its underscored modules (``openlineage_subset._json``) are its
+inside. The same holds in ``benchmarks/`` and in ``tests/``, where a test may reach inside its
+own room only: ``tests/<room>/`` is that room's, a top-level ``tests/test_<room>_*.py`` too
+(``test_spark_reads_logic.py``), any other top-level ``tests/test_*.py`` the SDK's. A test may
+import another room's module itself (``from openlineage_subset.spark import _capture``) to
+patch a name in it; the package's code and the benchmarks may not. /work/faces_codemod.py
+(kept outside the repository by the lead) rewrites such imports to the face.
 """
 
 from __future__ import annotations
@@ -84,6 +95,87 @@ def test_rooms_import_only_downward(path: Path) -> None:
         if target is not None and target not in ALLOWED[room]:
             wrong.append(f"line {line}: {module} ({room} -> {target})")
     assert not wrong, f"{path.relative_to(ROOT)} imports upward or sideways: {wrong}"
+
+
+def _own_room(path: Path) -> str | None:
+    """The room a file may reach inside (the module docstring); None: no room (benchmarks)."""
+    if PACKAGE in path.parents:
+        return _room(path)
+    parts = path.relative_to(ROOT).parts
+    if parts[0] != "tests":
+        return None
+    if len(parts) > 2:
+        return parts[1] if parts[1] in ALLOWED else None
+    rooms = [room for room in ALLOWED if parts[1].startswith(f"test_{room}_")]
+    return rooms[0] if rooms else SDK
+
+
+def _inside(module: str) -> bool:
+    """Whether a module of the package is inside a room (an underscored module below its face)."""
+    parts = module.split(".")[1:]
+    if parts and parts[0] in ALLOWED:
+        parts = parts[1:]
+    return any(part.startswith("_") and not part.startswith("__") for part in parts)
+
+
+def _reaches_inside(path: Path, text: str | None = None) -> list[str]:
+    own = _own_room(path)
+    in_tests = ROOT / "tests" in path.parents
+    found = []
+    source = path.read_text(encoding="utf-8") if text is None else text
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module]
+            if not in_tests and not _inside(node.module):
+                # ``from openlineage_subset.spark import _capture`` names a module inside too
+                modules += [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found += [
+            f"line {node.lineno}: {module}"
+            for module in modules
+            if _room_of_module(module) not in (None, own) and _inside(module)
+        ]
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    _sources(PACKAGE, ROOT / "benchmarks", ROOT / "tests"),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_rooms_talk_through_faces(path: Path) -> None:
+    found = _reaches_inside(path)
+    assert not found, (
+        f"{path.relative_to(ROOT)} reaches inside another room (import from its face, "
+        f"its __init__'s __all__; /work/faces_codemod.py rewrites such imports): {found}"
+    )
+
+
+def test_the_face_rule_sees_a_back_door() -> None:
+    """The rule can fail: a module importing another room's inside is refused, its own not."""
+    doors = (
+        "from openlineage_subset.lineage._store import LineageStore\n"
+        "import openlineage_subset._json\n"
+        "from openlineage_subset.spark import _capture\n"
+        "from openlineage_subset.lineage import LineageStore\n"
+        "from openlineage_subset.service._sink import EventSink\n"
+    )
+    found = _reaches_inside(PACKAGE / "service" / "_example.py", doors)
+    assert [line.split(": ")[1] for line in found] == [
+        "openlineage_subset.lineage._store",
+        "openlineage_subset._json",
+        "openlineage_subset.spark._capture",
+    ]
+    in_a_test = _reaches_inside(ROOT / "tests" / "service" / "test_example.py", doors)
+    assert len(in_a_test) == 2  # a test may import a module of another room to patch it
+    assert _room_of_module("openlineage_subset.spark._jvm._session") == "spark"
+    assert _own_room(ROOT / "tests" / "test_spark_reads_logic.py") == "spark"
+    assert _own_room(ROOT / "tests" / "lineage" / "test_x.py") == "lineage"
+    assert _own_room(ROOT / "tests" / "test_render.py") == SDK
+    assert _own_room(ROOT / "benchmarks" / "serve.py") is None
 
 
 SERVE_EXTRA = ("starlette", "uvicorn")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from openlineage_subset import validate
-from openlineage_subset.producer._events import JobRef
+from openlineage_subset.producer import JobRef
 from openlineage_subset.spark._actions import ActionFacts, action_events
 
 PARENT = JobRef("lake", "daily_sales", "0190a1b2-0000-7000-8000-000000000000")

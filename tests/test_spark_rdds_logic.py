@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from openlineage_subset import validate
-from openlineage_subset.producer._events import JobRef
+from openlineage_subset.producer import JobRef
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import RddJobFacts, RddWriteFacts, ScanFacts
 from openlineage_subset.spark._jvm._rdds import input_paths, scanned_file

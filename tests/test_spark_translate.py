@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openlineage_subset import dump, field, location, matches, render
-from openlineage_subset._versions import spec
+from openlineage_subset import dump, field, location, matches, render, spec
 from openlineage_subset.spark import SubsetConfig
 from openlineage_subset.spark._translate import (
     condition_from_filters,

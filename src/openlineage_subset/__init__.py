@@ -11,8 +11,15 @@ names re-exported here are those of the newest spec version (:func:`spec` gives 
 >>> render(facet)
 "business_date = '2024-10-15' AND (country = 'PL' OR country = 'DE')"
 
+Every exception the package raises on purpose derives from :class:`OpenLineageSubsetError`,
+every warning it gives from :class:`OpenLineageSubsetWarning` (each keeps its older base too).
+
 ``InputSubsetFacet``, ``OutputSubsetFacet``, ``SubsetCondition`` and ``EventBase`` are the
 bases of those models in every spec version, for ``isinstance`` checks that hold after a bump.
+
+The second part of ``__all__`` (after the user API) is internal to the package: what the
+package's other rooms (``producer``, ``lineage``, ``cli``...) use of the SDK (the one strict
+JSON reader, bounded line reading, printable text, nesting depth), never promised to users.
 """
 
 from openlineage_subset_generated._support import (
@@ -37,12 +44,42 @@ from openlineage_subset._builders import (
     partition,
     partitions,
 )
-from openlineage_subset._convert import dump, parse_event, parse_facet
-from openlineage_subset._evaluate import matches, partition_overlap
+from openlineage_subset._convert import JsonValue, dump, parse_condition, parse_event, parse_facet
+from openlineage_subset._errors import OpenLineageSubsetError, OpenLineageSubsetWarning
+from openlineage_subset._evaluate import guessed_type, matches, partition_overlap
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue
-from openlineage_subset._render import render
+from openlineage_subset._json import (
+    MAX_INTEGER_DIGITS,
+    ParsedJson,
+    UnusableJson,
+    input_start,
+    is_blank,
+    parse_json,
+    read_json,
+    too_big,
+)
+from openlineage_subset._lines import (
+    DEFAULT_MAX_LINE_BYTES,
+    LARGEST_LINE_LIMIT,
+    MAX_LINE_BYTES_VARIABLE,
+    LongLine,
+    lone_surrogate,
+    max_line_bytes,
+    may_hold_surrogate,
+    parse_max_line_bytes,
+    read_at_most,
+    read_lines,
+)
+from openlineage_subset._nesting import MAX_DEPTH, check_nesting
+from openlineage_subset._printable import escapes, json_escapes, printable, printable_json
+from openlineage_subset._render import dimension_text, render
 from openlineage_subset._schemas import reference_validator, schema_registry
-from openlineage_subset._validate import validate
+from openlineage_subset._validate import (
+    document_kind,
+    validate,
+    validate_within,
+    without_subset_facet,
+)
 from openlineage_subset._versions import (
     SpecVersion,
     UnknownSpecVersionWarning,
@@ -57,6 +94,9 @@ __all__ = [
     "FieldRef",
     "InputSubsetFacet",
     "JsonObject",
+    "JsonValue",
+    "OpenLineageSubsetError",
+    "OpenLineageSubsetWarning",
     "OutputSubsetFacet",
     "SpecVersion",
     "SubsetCondition",
@@ -84,6 +124,39 @@ __all__ = [
     "spec",
     "spec_versions",
     "validate",
+]
+# Internal to the package: for its other rooms, not user API (the module's docstring).
+__all__ += [
+    "DEFAULT_MAX_LINE_BYTES",
+    "LARGEST_LINE_LIMIT",
+    "MAX_DEPTH",
+    "MAX_INTEGER_DIGITS",
+    "MAX_LINE_BYTES_VARIABLE",
+    "LongLine",
+    "ParsedJson",
+    "UnusableJson",
+    "check_nesting",
+    "dimension_text",
+    "document_kind",
+    "escapes",
+    "guessed_type",
+    "input_start",
+    "is_blank",
+    "json_escapes",
+    "lone_surrogate",
+    "max_line_bytes",
+    "may_hold_surrogate",
+    "parse_condition",
+    "parse_json",
+    "parse_max_line_bytes",
+    "printable",
+    "printable_json",
+    "read_at_most",
+    "read_json",
+    "read_lines",
+    "too_big",
+    "validate_within",
+    "without_subset_facet",
 ]
 # The models are re-exported by name from the generated package, so a spec bump needs no edit here.
 __all__ += _models  # noqa: PLE0605

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from openlineage_subset._errors import OpenLineageSubsetError
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -52,7 +54,7 @@ class ValidationIssue:
         return f"{self.path}: {self.message}"
 
 
-class SubsetDocumentError(ValueError):
+class SubsetDocumentError(ValueError, OpenLineageSubsetError):
     """A document that cannot be parsed into models: malformed, or of an unknown condition type.
 
     ``issues`` lists every problem with its JSONPath; the message shows them too.

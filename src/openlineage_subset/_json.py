@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from openlineage_subset._errors import OpenLineageSubsetError
 from openlineage_subset._issues import SubsetDocumentError, json_error_text, json_path
 from openlineage_subset._lines import RAISE_IT, lone_surrogate, may_hold_surrogate
 from openlineage_subset._nesting import MAX_DEPTH, TOO_DEEP, check_nesting, stack_room
@@ -42,7 +43,7 @@ MAX_INTEGER_DIGITS = 4300
 """The most digits an integer may have: Python's own limit (``sys.set_int_max_str_digits``)."""
 
 
-class UnusableJson(ValueError):
+class UnusableJson(ValueError, OpenLineageSubsetError):
     """Input that is not a JSON document this package reads; the message says why, in the
     words every reader reports."""
 

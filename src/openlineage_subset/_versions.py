@@ -12,6 +12,8 @@ from types import ModuleType
 
 import openlineage_subset_generated as _generated
 
+from openlineage_subset._errors import OpenLineageSubsetWarning
+
 FACET_FILE = "BaseSubsetDatasetFacet.json"
 INPUT_FACET_DEF = "InputSubsetInputDatasetFacet"
 OUTPUT_FACET_DEF = "OutputSubsetOutputDatasetFacet"
@@ -19,7 +21,7 @@ _FACET_VERSION = re.compile(r"/spec/facets/(\d+-\d+-\d+)/" + re.escape(FACET_FIL
 _CORE_VERSION = re.compile(r"/spec/(\d+-\d+-\d+)/OpenLineage\.json")
 
 
-class UnknownSpecVersionWarning(UserWarning):
+class UnknownSpecVersionWarning(OpenLineageSubsetWarning):
     """A document names a spec version this installation has no model for; the newest is used."""
 
 

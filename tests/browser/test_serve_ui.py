@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_subset.lineage import impact
-from openlineage_subset.lineage._catalog import datasets
+from openlineage_subset.lineage import datasets, impact
 from tests.browser.conftest import artifact_folder
 from tests.browser.helpers import GEOMETRY
 from tests.helpers import ROOT

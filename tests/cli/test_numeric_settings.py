@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.cli import main
-from openlineage_subset.delivery._outbox import Outbox
+from openlineage_subset.delivery import Outbox
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e10", "soon"])

@@ -16,7 +16,7 @@ import pytest
 
 from openlineage_subset.cli import main
 from openlineage_subset.cli._output import EXIT_OK, EXIT_UNUSABLE
-from openlineage_subset.delivery._outbox import Outbox, event_line
+from openlineage_subset.delivery import Outbox, event_line
 from tests.delivery.helpers import pending_on_disk
 
 

@@ -10,9 +10,10 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from openlineage_subset import spark
 from openlineage_subset.cli._run import run_script
 from openlineage_subset.delivery import Counts, ExitBudget, Places
-from openlineage_subset.spark import _capture, _sessions
+from openlineage_subset.spark import _capture
 
 
 class Clock:
@@ -55,7 +56,8 @@ def test_two_captures_of_one_script_delay_its_exit_by_one_budget(
         def stop(self) -> list[SpentHandle]:
             return handles
 
-    monkeypatch.setattr(_sessions, "NewSessionCapture", Sessions)
+    # ``ol-subset run`` takes the class from spark's face when it runs, so the face is patched.
+    monkeypatch.setattr(spark, "NewSessionCapture", Sessions)
     monkeypatch.setattr(_capture, "EXIT_BUDGET", ExitBudget(clock=clock))
     script = tmp_path / "job.py"
     script.write_text("print('done')\n")

@@ -18,8 +18,7 @@ import pytest
 from openlineage_subset.delivery import _emitter as emitter_module
 from openlineage_subset.delivery._emitter import Emitter, ExitBudget, open_emitter
 from openlineage_subset.delivery._sending import JsonLinesTransport
-from openlineage_subset.producer._events import JobRef, run_event
-from openlineage_subset.producer._settings import LineageSettingsWarning
+from openlineage_subset.producer import JobRef, LineageSettingsWarning, run_event
 
 PRODUCER = "https://example.com/tests"
 
@@ -142,7 +141,7 @@ def _invalid(number: int) -> dict[str, Any]:
 
 
 def _summary_of(emitter: Emitter) -> str:
-    from openlineage_subset.cli._run import summary
+    from openlineage_subset.cli import summary
 
     return summary(SimpleNamespace(counts=emitter.counts, emitter=emitter))  # type: ignore[arg-type]
 

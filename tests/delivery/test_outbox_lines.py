@@ -91,7 +91,7 @@ def test_no_capture_writes_events_its_readers_cannot_read_back(
 ) -> None:
     # An event over the readers' line limit would come back from the outbox as its first 4 KiB
     # only: a budget over the limit is refused where it is set.
-    from openlineage_subset.spark._config import SubsetConfig
+    from openlineage_subset.spark import SubsetConfig
 
     monkeypatch.setenv("OL_SUBSET_MAX_LINE_BYTES", "20000000")
     assert SubsetConfig(max_event_bytes=20_000_000).max_event_bytes == 20_000_000

@@ -19,7 +19,7 @@ import pytest
 
 from openlineage_subset.delivery._emitter import open_emitter
 from openlineage_subset.delivery._replay import replay_command
-from openlineage_subset.producer._settings import LineageSettingsWarning
+from openlineage_subset.producer import LineageSettingsWarning
 from tests.delivery.helpers import pending_on_disk
 
 TOKEN = "T0KEN-d41d8cd98f00b204"

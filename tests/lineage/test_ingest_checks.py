@@ -15,8 +15,7 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._nesting import check_nesting
+from openlineage_subset import SubsetDocumentError, check_nesting
 from openlineage_subset.lineage._events import _depth, _read_line, _spelled, canonical, parse
 from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset._nesting import MAX_DEPTH
+from openlineage_subset import MAX_DEPTH
 from openlineage_subset.lineage._conditions import in_column_order
 from openlineage_subset.lineage._model import indented_json
 from openlineage_subset.lineage._rendering import ConditionText, rendered

@@ -13,9 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset.lineage import ingest
-from openlineage_subset.lineage._details import run_details
-from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
+from openlineage_subset.lineage import MAX_KEPT_BYTES, facets_of, ingest, kept_facets, run_details
 from tests.lineage.events import LAKE, day, run, run_id, write_events
 from tests.service.conftest import Server
 from tests.service.helpers import fetch, page_path, post_events

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_subset.delivery._emitter import Emitter
+from openlineage_subset.delivery import Emitter
 from tests.lineage.events import pipeline_history
 from tests.service.conftest import Server, command, environment
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage import LineageStore
 from openlineage_subset.service import _sink
 from openlineage_subset.service._run import listen
 from tests.service.conftest import run_async

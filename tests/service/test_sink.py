@@ -13,8 +13,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from openlineage_subset.lineage._checked import CheckedEvent
-from openlineage_subset.lineage._writer import Writer
+from openlineage_subset.lineage import CheckedEvent, Writer
 from openlineage_subset.service import EventSink, Outcome
 from openlineage_subset.service import _sink as sink_module
 from tests.lineage.events import pipeline_history

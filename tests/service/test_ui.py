@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from openlineage_subset.lineage import dataset_partitions, impact
-from openlineage_subset.lineage._catalog import datasets
+from openlineage_subset.lineage import dataset_partitions, datasets, impact
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
 from tests.service.conftest import Server
 from tests.service.helpers import fetch, page_path, post_events
@@ -254,7 +253,7 @@ def _big_page(
 ) -> tuple[str, list[dict[str, str]]]:
     """The dataset page of ``days`` by ``countries`` partitions, none written, and the
     partitions its checkboxes send."""
-    from openlineage_subset.lineage._model import (
+    from openlineage_subset.lineage import (
         DatasetRef,
         HistoryReport,
         PartitionRef,
@@ -319,7 +318,7 @@ def test_a_larger_grid_draws_the_newest_days_and_says_what_it_left_out() -> None
 
 
 def test_a_partition_a_failed_run_wrote_since_its_last_write_is_affected() -> None:
-    from openlineage_subset.lineage._model import RunRef
+    from openlineage_subset.lineage import RunRef
 
     days, countries = _days(2024)[:40], ["DE", "PL"]
     failed = RunRef("r-9", "ns", "daily", "FAIL", "2024-03-01T00:00:00Z", "2024-03-01T00:01:00Z")
@@ -359,8 +358,7 @@ def test_an_answer_page_asks_the_database_once_per_partition(
 
     from starlette.requests import Request
 
-    from openlineage_subset.lineage import _impact, _provenance, ingest
-    from openlineage_subset.lineage._model import DatasetRef
+    from openlineage_subset.lineage import DatasetRef, _impact, _provenance, ingest
     from openlineage_subset.service import _ui
     from tests.lineage.events import write_events
 

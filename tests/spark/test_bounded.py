@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from openlineage_subset import matches, validate
-from openlineage_subset.producer._condense import json_size
+from openlineage_subset.producer import json_size
 from openlineage_subset.spark import SubsetConfig, enable
 from tests.spark.conftest import MemoryTransport, covered_by_output, dims, partition_dirs
 

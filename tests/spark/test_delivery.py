@@ -27,7 +27,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from openlineage_subset.delivery._replay import replay_command
+from openlineage_subset.delivery import replay_command
 from openlineage_subset.spark import LineageSettingsWarning, enable
 from tests.delivery.helpers import pending_on_disk
 from tests.spark.conftest import MemoryTransport, ol_subset

@@ -21,7 +21,7 @@ pytest.importorskip("openlineage.client", reason="openlineage-python comes with 
 from openlineage.client.run import Job, Run, RunEvent, RunState
 from openlineage.client.serde import Serde
 
-from openlineage_subset.delivery._openlineage_client import (
+from openlineage_subset.delivery import (
     SUPPORTED,
     configured_transport,
     new_run_id,

@@ -15,8 +15,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from pyspark.sql import Column, DataFrame, SparkSession
 
-from openlineage_subset import dump
-from openlineage_subset._evaluate import matches
+from openlineage_subset import dump, matches
 from openlineage_subset.spark import SubsetConfig, input_datasets
 from tests.spark.conftest import Lake, typed_rows
 from tests.spark.predicates import predicates, row_in_utc

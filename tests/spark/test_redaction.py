@@ -17,9 +17,8 @@ from hypothesis import strategies as st
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from openlineage_subset import dump, render, validate
-from openlineage_subset._evaluate import matches
-from openlineage_subset.producer._naming import unescape_path_name
+from openlineage_subset import dump, matches, render, validate
+from openlineage_subset.producer import unescape_path_name
 from openlineage_subset.spark import SubsetConfig, input_datasets
 from tests.spark.conftest import Capture, Lake, by_name, condition_of
 from tests.spark.predicates import COLUMNS, predicates, row_in_utc

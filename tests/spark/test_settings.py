@@ -20,7 +20,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from openlineage_subset import validate
-from openlineage_subset.cli._run import run_script
+from openlineage_subset.cli import run_script
 from openlineage_subset.spark import LineageSettingsWarning, enable
 from tests.spark.conftest import Lake, MemoryTransport, ol_subset
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_subset.cli._run import CONNECT_NOT_CAPTURED
+from openlineage_subset.cli import CONNECT_NOT_CAPTURED
 from tests.spark.conftest import ol_subset
 from tests.spark.standalone import ConnectServer
 

@@ -42,6 +42,7 @@ from openlineage_subset import (
     JobEvent,
     JobFacet,
     JsonObject,
+    JsonValue,
     LiteralCompareExpression,
     LocationSubsetCondition,
     OpenLineageEvent,
@@ -63,7 +64,6 @@ from openlineage_subset import (
     UnknownSpecVersionWarning,
     ValidationIssue,
 )
-from openlineage_subset._convert import JsonValue
 from openlineage_subset.delivery import Counts
 from openlineage_subset.spark import (
     PRODUCER,
@@ -131,6 +131,11 @@ issue = ValidationIssue("$.subset", "missing required property '_producer'")
 assert_type(issue.path, str)
 issue.path = "$"  # type: ignore[misc]  # issues are frozen
 assert_type(SubsetDocumentError("bad", [issue]).issues, tuple[ValidationIssue, ...])
+# One root for the package's errors and one for its warnings; the older bases are kept.
+package_error: ols.OpenLineageSubsetError = SubsetDocumentError("bad", [issue])
+value_error: ValueError = SubsetDocumentError("bad", [issue])
+package_warning: type[ols.OpenLineageSubsetWarning] = UnknownSpecVersionWarning
+not_ours: ols.OpenLineageSubsetError = KeyError("a user's")  # type: ignore[assignment]
 
 # -- spec versions and the reference schemas ------------------------------------------------------
 

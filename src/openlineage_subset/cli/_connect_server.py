@@ -131,8 +131,11 @@ def connect_server_command(args: argparse.Namespace) -> int:
         return _say(problem)
     # Imported here: the other commands start without loading capture (or needing PySpark).
     from openlineage_subset.cli._run import summary  # noqa: PLC0415
-    from openlineage_subset.spark._errors import first_error_line, spark_errors  # noqa: PLC0415
-    from openlineage_subset.spark._server import start_connect_server  # noqa: PLC0415
+    from openlineage_subset.spark import (  # noqa: PLC0415
+        first_error_line,
+        spark_errors,
+        start_connect_server,
+    )
 
     stopping = threading.Event()
 

@@ -39,11 +39,13 @@ from typing import TYPE_CHECKING, Any
 from openlineage_subset import validate
 from openlineage_subset.cli._show import summary_lines
 from openlineage_subset.delivery import JsonLinesTransport
-from openlineage_subset.lineage import LineageDatabaseError, impact, ingest
-from openlineage_subset.lineage._text import impact_text
-from openlineage_subset.spark import enable
-from openlineage_subset.spark._errors import first_error_line, spark_errors
-from openlineage_subset.spark._loopback import local_session_on_loopback
+from openlineage_subset.lineage import LineageDatabaseError, impact, impact_text, ingest
+from openlineage_subset.spark import (
+    enable,
+    first_error_line,
+    local_session_on_loopback,
+    spark_errors,
+)
 
 if TYPE_CHECKING:  # the spark extra is imported where used: this module imports without it
     from pyspark.sql import DataFrame, SparkSession

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from openlineage_subset._lines import max_line_bytes
+from openlineage_subset import max_line_bytes
 from openlineage_subset.cli._output import (
     EXIT_INVALID,
     EXIT_OK,
@@ -25,6 +25,8 @@ from openlineage_subset.cli._output import (
 )
 from openlineage_subset.cli._serve import add_serve_parser
 from openlineage_subset.lineage import (
+    LOCK_WAIT,
+    DatasetsReport,
     HistoryQuery,
     ImpactQuery,
     Lineage,
@@ -33,15 +35,12 @@ from openlineage_subset.lineage import (
     PartitionsQuery,
     ProvenanceQuery,
     RunsQuery,
-    ingest,
-)
-from openlineage_subset.lineage._arguments import partition_from_text
-from openlineage_subset.lineage._catalog import DatasetsReport, RunsReport
-from openlineage_subset.lineage._model import indented_json
-from openlineage_subset.lineage._store import LOCK_WAIT
-from openlineage_subset.lineage._text import (
+    RunsReport,
     history_text,
     impact_text,
+    indented_json,
+    ingest,
+    partition_from_text,
     partitions_text,
     provenance_text,
 )

@@ -12,8 +12,7 @@ import argparse
 import os
 import sys
 
-from openlineage_subset._lines import MAX_LINE_BYTES_VARIABLE, parse_max_line_bytes
-from openlineage_subset._printable import printable
+from openlineage_subset import MAX_LINE_BYTES_VARIABLE, parse_max_line_bytes, printable
 
 __all__ = [
     "EXIT_INTERRUPTED",

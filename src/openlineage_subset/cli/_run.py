@@ -63,8 +63,10 @@ def run_script(
 
         status = run_script("job.py", ["2024-10-15"], output="events.jsonl", namespace=None)
     """
-    from openlineage_subset.spark._capture import close_at_exit  # noqa: PLC0415
-    from openlineage_subset.spark._sessions import NewSessionCapture  # noqa: PLC0415
+    from openlineage_subset.spark import (  # noqa: PLC0415
+        NewSessionCapture,
+        close_at_exit,
+    )
 
     saved_argv = sys.argv
     sys.argv = [script, *arguments]

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from openlineage_subset.cli._output import EXIT_OK, EXIT_UNUSABLE
-from openlineage_subset.lineage._store import LineageDatabaseError
+from openlineage_subset.lineage import LineageDatabaseError
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 """The largest event a request may carry, in bytes, before and after decompression."""

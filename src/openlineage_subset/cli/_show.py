@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset._lines import DEFAULT_MAX_LINE_BYTES, max_line_bytes
-from openlineage_subset._render import render
+from openlineage_subset import DEFAULT_MAX_LINE_BYTES, max_line_bytes, render
 from openlineage_subset.cli._output import (
     EXIT_INVALID,
     EXIT_OK,
@@ -33,9 +32,13 @@ from openlineage_subset.cli._output import (
     printable,
 )
 from openlineage_subset.cli._validate import read_input
-from openlineage_subset.lineage._conditions import column_order, in_column_order, location_paths
-from openlineage_subset.lineage._events import listed_partitions
-from openlineage_subset.producer._naming import dataset_label
+from openlineage_subset.lineage import (
+    column_order,
+    in_column_order,
+    listed_partitions,
+    location_paths,
+)
+from openlineage_subset.producer import dataset_label
 
 SHOWN_PARTITIONS = 4
 """A condition listing more partitions than this shows the first few and a count."""

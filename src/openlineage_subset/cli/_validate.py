@@ -44,16 +44,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset._issues import ValidationIssue
-from openlineage_subset._json import ParsedJson, UnusableJson, input_start, parse_json, too_big
-from openlineage_subset._lines import (
+from openlineage_subset import (
     DEFAULT_MAX_LINE_BYTES,
     LongLine,
+    ParsedJson,
+    UnusableJson,
+    ValidationIssue,
+    document_kind,
+    input_start,
     max_line_bytes,
+    parse_json,
     read_at_most,
     read_lines,
+    too_big,
+    validate,
+    without_subset_facet,
 )
-from openlineage_subset._validate import document_kind, validate, without_subset_facet
 from openlineage_subset.cli._output import (
     EXIT_INVALID,
     EXIT_OK,

@@ -10,7 +10,8 @@
 - ``_openlineage_client``: the bridge to openlineage-python (its configuration and Serde).
 
 Arrows point down: ``spark`` and ``cli`` use this room, through the names below; it uses the
-producer room and the SDK.
+producer room and the SDK. The whole face is internal to the package (for its other rooms, not
+user API): users reach delivery through ``enable()`` and ``ol-subset``.
 """
 
 from openlineage_subset.delivery._emitter import (
@@ -29,7 +30,14 @@ from openlineage_subset.delivery._fates import (
     Reason,
     Tally,
 )
-from openlineage_subset.delivery._openlineage_client import new_run_id, wire_event
+from openlineage_subset.delivery._openlineage_client import (
+    SUPPORTED,
+    configured_transport,
+    new_run_id,
+    to_json,
+    wire_event,
+)
+from openlineage_subset.delivery._outbox import Outbox, event_line
 from openlineage_subset.delivery._replay import (
     ARGUMENT_HELP,
     DEFAULT_REPLAY_TIMEOUT,
@@ -46,19 +54,24 @@ __all__ = [
     "MAX_CLOSE_TIMEOUT",
     "REPLAY_DESCRIPTION",
     "REPLAY_HELP",
+    "SUPPORTED",
     "CaptureCount",
     "Counts",
     "Emitter",
     "ExitBudget",
     "Fate",
     "JsonLinesTransport",
+    "Outbox",
     "Outcome",
     "Places",
     "Reason",
     "Tally",
     "Transport",
+    "configured_transport",
+    "event_line",
     "new_run_id",
     "open_emitter",
     "replay_command",
+    "to_json",
     "wire_event",
 ]

@@ -47,7 +47,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset._validate import validate
+from openlineage_subset import validate
 from openlineage_subset.delivery._fates import (
     EARLIER_IN_OUTBOX,
     IN_MEMORY,
@@ -66,8 +66,7 @@ from openlineage_subset.delivery._sending import (
     local_paths,
     resolve_transport,
 )
-from openlineage_subset.producer._secrets import scrubbed_logger
-from openlineage_subset.producer._settings import LineageSettingsWarning
+from openlineage_subset.producer import LineageSettingsWarning, scrubbed_logger
 
 log = scrubbed_logger("openlineage_subset.delivery")
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from openlineage_subset.producer._secrets import scrub_logs_under
+from openlineage_subset.producer import scrub_logs_under
 
 SUPPORTED = ">=1.30,<2"
 """The openlineage-python releases this module is written for: the ``spark`` extra's bound

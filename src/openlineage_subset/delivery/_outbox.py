@@ -53,14 +53,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset._lines import (
+from openlineage_subset import (
     DEFAULT_MAX_LINE_BYTES,
     MAX_LINE_BYTES_VARIABLE,
+    OpenLineageSubsetError,
     max_line_bytes,
 )
 from openlineage_subset.delivery._openlineage_client import to_json
 from openlineage_subset.delivery._trust import UnsafeOutbox, ensure_trusted
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 
 log = scrubbed_logger("openlineage_subset.outbox")
 
@@ -81,7 +82,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _sync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
 
 
-class OutboxClosed(Exception):
+class OutboxClosed(OpenLineageSubsetError):
     """The outbox was closed (``close()`` gave up waiting); its files are not touched again."""
 
 

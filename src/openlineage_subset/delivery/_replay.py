@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from openlineage_subset._printable import printable
+from openlineage_subset import printable
 from openlineage_subset.delivery._fates import EARLIER_IN_OUTBOX, Tally
 from openlineage_subset.delivery._outbox import Outbox
 from openlineage_subset.delivery._sending import (
@@ -28,7 +28,7 @@ from openlineage_subset.delivery._sending import (
     resolve_transport,
 )
 from openlineage_subset.delivery._trust import UnsafeOutbox
-from openlineage_subset.producer._secrets import scrub_text
+from openlineage_subset.producer import scrub_text
 
 EXIT_SENT, EXIT_SOME_STAY, EXIT_UNUSABLE = 0, 1, 2
 DEFAULT_REPLAY_TIMEOUT = 30.0

@@ -44,7 +44,7 @@ from openlineage_subset.delivery._outbox import (
     open_fifo,
     write_all,
 )
-from openlineage_subset.producer._secrets import (
+from openlineage_subset.producer import (
     MARKER,
     is_secret_name,
     scrub_text,

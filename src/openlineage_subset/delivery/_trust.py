@@ -14,8 +14,10 @@ import shlex
 import stat
 from pathlib import Path
 
+from openlineage_subset import OpenLineageSubsetError
 
-class UnsafeOutbox(OSError):
+
+class UnsafeOutbox(OSError, OpenLineageSubsetError):
     """A part of the outbox another user wrote or could write: the outbox is refused.
 
     ``str()`` is one line naming the path, what is wrong and what to do.

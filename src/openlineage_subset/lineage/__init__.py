@@ -20,13 +20,55 @@ no recorded run read or wrote is answered with ``seen`` False, not as a confiden
   Spark (the ``spark`` extra).
 
 docs/lineage.md states the rules and the JSON output.
+
+The second part of ``__all__`` is internal to the package: what ``report``, ``service`` and
+``cli`` use of this room (the store's writer, the ingest protocol's shapes, the catalog and a
+run's details, the answers' text), never promised to users.
 """
 
-from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset import partition_overlap
 from openlineage_subset.lineage._archive import ArchiveProblems, EventArchive
-from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
-from openlineage_subset.lineage._conditions import Unit
-from openlineage_subset.lineage._history import dataset_partitions, history
+from openlineage_subset.lineage._arguments import (
+    LineageQueryError,
+    UnknownPartitionColumnError,
+    count_from_text,
+    partition_from_text,
+)
+from openlineage_subset.lineage._catalog import (
+    DatasetsReport,
+    DatasetSummary,
+    RunAccess,
+    RunsReport,
+    datasets,
+    runs,
+)
+from openlineage_subset.lineage._checked import (
+    AlreadyStored,
+    CheckedEvent,
+    Fate,
+    Invalid,
+    Item,
+    Line,
+    Skipped,
+    Stored,
+    Unreadable,
+)
+from openlineage_subset.lineage._conditions import (
+    Unit,
+    column_order,
+    in_column_order,
+    location_paths,
+)
+from openlineage_subset.lineage._details import (
+    DatasetFacets,
+    Facet,
+    RunDetails,
+    dataset_facets,
+    run_details,
+)
+from openlineage_subset.lineage._events import check_chunk, listed_partitions
+from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
+from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
 from openlineage_subset.lineage._impact import impact
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
 from openlineage_subset.lineage._lineage import Lineage
@@ -46,6 +88,7 @@ from openlineage_subset.lineage._model import (
     ProvenanceReport,
     ProvenanceStep,
     RunRef,
+    indented_json,
 )
 from openlineage_subset.lineage._picture_facts import (
     DatasetPartitions,
@@ -64,12 +107,21 @@ from openlineage_subset.lineage._queries import (
 )
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
+    LOCK_WAIT,
     SCHEMA_VERSION,
     LineageDatabaseError,
     LineageStore,
 )
-from openlineage_subset.lineage._text import part_heading, unseen_note
+from openlineage_subset.lineage._text import (
+    history_text,
+    impact_text,
+    part_heading,
+    partitions_text,
+    provenance_text,
+    unseen_note,
+)
 from openlineage_subset.lineage._time import shown_time
+from openlineage_subset.lineage._writer import Writer, relax_sync
 
 __all__ = [
     "APPLICATION_ID",
@@ -118,4 +170,46 @@ __all__ = [
     "provenance",
     "shown_time",
     "unseen_note",
+]
+# Internal to the package: for its other rooms, not user API (the module's docstring).
+__all__ += [
+    "LOCK_WAIT",
+    "MAX_KEPT_BYTES",
+    "AlreadyStored",
+    "CheckedEvent",
+    "DatasetFacets",
+    "DatasetSummary",
+    "DatasetsReport",
+    "Facet",
+    "Fate",
+    "Invalid",
+    "Item",
+    "Line",
+    "RunAccess",
+    "RunDetails",
+    "RunsReport",
+    "Skipped",
+    "Stored",
+    "Unreadable",
+    "Writer",
+    "check_chunk",
+    "column_order",
+    "count_from_text",
+    "dataset_facets",
+    "datasets",
+    "facets_of",
+    "failed_writes",
+    "history_text",
+    "impact_text",
+    "in_column_order",
+    "indented_json",
+    "kept_facets",
+    "listed_partitions",
+    "location_paths",
+    "partition_from_text",
+    "partitions_text",
+    "provenance_text",
+    "relax_sync",
+    "run_details",
+    "runs",
 ]

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeAlias
 
+from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage._model import DatasetRef
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import normal_time
@@ -23,7 +24,7 @@ the database cannot hold (over 2**63 - 1) would be a failure of ours, not a refu
 _COUNT = f"a whole number from 1 to {LARGEST_COUNT}"
 
 
-class LineageQueryError(ValueError):
+class LineageQueryError(ValueError, OpenLineageSubsetError):
     """A query that cannot be answered as asked: an unknown or ambiguous dataset, a bad time."""
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openlineage_subset._evaluate import guessed_type
+from openlineage_subset import guessed_type
 
 Bound = tuple[str | None, str | None]
 """The least and the greatest ISO date a column may hold (None: no bound on that side)."""

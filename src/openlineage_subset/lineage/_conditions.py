@@ -17,9 +17,9 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
-from openlineage_subset._evaluate import guessed_type
+from openlineage_subset import guessed_type
 from openlineage_subset.lineage._model import Dimensions
-from openlineage_subset.producer._naming import unescape_path_name
+from openlineage_subset.producer import unescape_path_name
 
 Values = tuple[str | None, ...]
 """A partition's values, in the order of its sorted columns."""

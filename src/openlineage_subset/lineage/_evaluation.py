@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset import partition_overlap
 from openlineage_subset.lineage._bounds import date_bounds
 from openlineage_subset.lineage._conditions import (
     UNDECIDED,

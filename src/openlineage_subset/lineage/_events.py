@@ -20,19 +20,21 @@ from collections.abc import Iterator, Mapping
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
-from openlineage_subset._evaluate import guessed_type
-from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._json import (
+from openlineage_subset import (
     MAX_INTEGER_DIGITS,
     ParsedJson,
+    SubsetDocumentError,
     UnusableJson,
+    check_nesting,
+    guessed_type,
     is_blank,
+    lone_surrogate,
+    may_hold_surrogate,
     parse_json,
     read_json,
+    validate,
+    validate_within,
 )
-from openlineage_subset._lines import lone_surrogate, may_hold_surrogate
-from openlineage_subset._nesting import check_nesting
-from openlineage_subset._validate import validate, validate_within
 from openlineage_subset.lineage._checked import (
     Access,
     Checked,

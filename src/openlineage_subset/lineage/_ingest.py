@@ -30,13 +30,17 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from openlineage_subset._json import UnusableJson, input_start, is_blank, parse_json, too_big
-from openlineage_subset._lines import (
+from openlineage_subset import (
     LARGEST_LINE_LIMIT,
     LongLine,
+    UnusableJson,
+    input_start,
+    is_blank,
     max_line_bytes,
+    parse_json,
     read_at_most,
     read_lines,
+    too_big,
 )
 from openlineage_subset.lineage._checked import (
     AlreadyStored,

@@ -12,7 +12,7 @@ from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, Literal
 
 from openlineage_subset.lineage._time import shown_time
-from openlineage_subset.producer._naming import dataset_label
+from openlineage_subset.producer import dataset_label
 
 Label = Literal["definite", "possible"]
 Dimensions = tuple[tuple[str, str | None], ...]

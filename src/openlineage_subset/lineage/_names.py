@@ -7,7 +7,7 @@ import difflib
 import sqlite3
 from collections.abc import Mapping
 
-from openlineage_subset._printable import printable
+from openlineage_subset import printable
 from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._conditions import named_columns
 from openlineage_subset.lineage._partitions import PartitionCatalog

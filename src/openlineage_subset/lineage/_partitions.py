@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from openlineage_subset._evaluate import partition_overlap
+from openlineage_subset import partition_overlap
 from openlineage_subset.lineage._conditions import (
     Unit,
     canonical_unit,

@@ -14,9 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from openlineage_subset._issues import SubsetDocumentError
-from openlineage_subset._nesting import MAX_DEPTH
-from openlineage_subset._render import dimension_text, render
+from openlineage_subset import MAX_DEPTH, SubsetDocumentError, dimension_text, render
 from openlineage_subset.lineage._conditions import in_column_order
 
 _FACET_KEYS = ("inputCondition", "outputCondition")

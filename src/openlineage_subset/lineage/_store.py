@@ -54,6 +54,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage._bounds import read_bounds
 from openlineage_subset.lineage._events import dimensions_text, listed_partitions
 
@@ -172,7 +173,7 @@ CREATE TABLE partition_kinds (
 """
 
 
-class LineageDatabaseError(Exception):
+class LineageDatabaseError(OpenLineageSubsetError):
     """A lineage database that cannot be used: missing, not ours, of a newer layout, or held
     by another process for longer than the wait allows.
 

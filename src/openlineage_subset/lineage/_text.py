@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from openlineage_subset._printable import printable
+from openlineage_subset import printable
 from openlineage_subset.lineage._model import (
     HistoryReport,
     ImpactReport,

@@ -19,6 +19,7 @@ import threading
 from types import TracebackType
 from typing import Any, BinaryIO
 
+from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage._checked import Checked, Condition, Item
 from openlineage_subset.lineage._events import check_chunk
 
@@ -28,7 +29,7 @@ _CODE = (
 )
 
 
-class WorkerError(RuntimeError):
+class WorkerError(RuntimeError, OpenLineageSubsetError):
     """A worker process failed or stopped before it had checked what it was given."""
 
 

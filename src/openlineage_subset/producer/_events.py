@@ -20,8 +20,7 @@ from typing import Any
 
 from openlineage_subset_generated.latest import EventType, Job, Run, RunEvent, RunFacet
 
-from openlineage_subset import __version__
-from openlineage_subset._convert import dump
+from openlineage_subset import __version__, dump
 from openlineage_subset.producer._secrets import scrub_text
 
 PARENT_SCHEMA = "https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json#/$defs/ParentRunFacet"

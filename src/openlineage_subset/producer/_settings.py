@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from openlineage_subset import OpenLineageSubsetWarning
 from openlineage_subset.producer._events import UNKNOWN_APPLICATION, JobRef, normalize_name
 from openlineage_subset.producer._secrets import scrub_text
 
@@ -47,7 +48,7 @@ _RUN_FORM = "namespace/job_name/run_id"
 _EXAMPLE = "airflow/daily_sales.load/0190f4a7-1c2b-7d3e-8f4a-5b6c7d8e9f00"
 
 
-class LineageSettingsWarning(UserWarning):
+class LineageSettingsWarning(OpenLineageSubsetWarning):
     """A lineage setting (Spark conf, environment, transport configuration) that is ignored
     because it is invalid or cannot be used; what is used instead is in the message, which is
     scrubbed of credentials (:func:`~openlineage_subset.producer._secrets.scrub_text`).

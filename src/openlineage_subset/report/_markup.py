@@ -16,7 +16,7 @@ import html
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from openlineage_subset._printable import escapes, printable
+from openlineage_subset import escapes, printable
 
 ELLIPSIS = "\u2026"
 _HEAD_SHARE = 0.4

@@ -35,8 +35,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset._json import input_start, is_blank
-from openlineage_subset._printable import printable, printable_json
+from openlineage_subset import (
+    OpenLineageSubsetError,
+    input_start,
+    is_blank,
+    printable,
+    printable_json,
+)
 from openlineage_subset.lineage import (
     HistoryQuery,
     ImpactQuery,
@@ -47,7 +52,7 @@ from openlineage_subset.lineage import (
     ProvenanceQuery,
     RunsQuery,
 )
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.service._sink import EventSink
 from openlineage_subset.service._ui import UiGate, ui_routes
 
@@ -61,7 +66,7 @@ _STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "fai
 _Query = TypeVar("_Query")
 
 
-class TooLarge(Exception):
+class TooLarge(OpenLineageSubsetError):
     pass
 
 

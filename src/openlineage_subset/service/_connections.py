@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 
 _LOG = scrubbed_logger(__name__)
 

@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset._printable import printable
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset import printable
+from openlineage_subset.producer import scrubbed_logger
 
 _LOG = scrubbed_logger(__name__)
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")

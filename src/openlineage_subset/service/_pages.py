@@ -19,20 +19,23 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
-from openlineage_subset import __version__
-from openlineage_subset._printable import json_escapes, printable, printable_json
-from openlineage_subset.lineage._catalog import DatasetsReport, DatasetSummary, RunAccess
-from openlineage_subset.lineage._details import DatasetFacets, Facet, RunDetails
-from openlineage_subset.lineage._model import (
+from openlineage_subset import __version__, json_escapes, printable, printable_json
+from openlineage_subset.lineage import (
+    DatasetFacets,
     DatasetRef,
+    DatasetsReport,
+    DatasetSummary,
     Dimensions,
+    Facet,
     HistoryReport,
     Label,
     PartitionSet,
     PartitionsReport,
+    RunAccess,
+    RunDetails,
     RunRef,
+    shown_time,
 )
-from openlineage_subset.lineage._time import shown_time
 from openlineage_subset.report import GRID_STYLE, attribute, marked, text
 from openlineage_subset.service._partition_grid import dataset_grid
 

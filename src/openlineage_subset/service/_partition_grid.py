@@ -16,15 +16,15 @@ import dataclasses
 import json
 from collections.abc import Collection, Mapping
 
-from openlineage_subset._printable import printable_json
-from openlineage_subset.lineage._model import (
+from openlineage_subset import printable_json
+from openlineage_subset.lineage import (
     Dimensions,
     PartitionRef,
     PartitionsReport,
     PartitionState,
     RunRef,
+    shown_time,
 )
-from openlineage_subset.lineage._time import shown_time
 from openlineage_subset.report import (
     NULL_VALUE,
     CellState,

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import uvicorn
 
+from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.service._app import make_app
 from openlineage_subset.service._connections import (
     ConnectionLimits,
@@ -32,7 +33,7 @@ from openlineage_subset.service._sink import EventSink
 DEFAULT_LIMITS = ConnectionLimits()
 
 
-class ServiceError(Exception):
+class ServiceError(OpenLineageSubsetError):
     """The service cannot start: an address it cannot listen on."""
 
 

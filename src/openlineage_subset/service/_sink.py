@@ -29,20 +29,22 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from openlineage_subset._json import input_start
-from openlineage_subset.lineage._checked import (
+from openlineage_subset import input_start
+from openlineage_subset.lineage import (
     AlreadyStored,
     Fate,
     Invalid,
     Item,
     Line,
+    LineageDatabaseError,
+    LineageStore,
     Skipped,
     Stored,
     Unreadable,
+    Writer,
+    check_chunk,
+    relax_sync,
 )
-from openlineage_subset.lineage._events import check_chunk
-from openlineage_subset.lineage._store import LineageDatabaseError, LineageStore
-from openlineage_subset.lineage._writer import Writer, relax_sync
 
 LOCK_WAIT = 3.0
 """Seconds the writer waits for the write lock another process holds without committing: then

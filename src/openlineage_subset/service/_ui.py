@@ -34,7 +34,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from openlineage_subset._printable import printable_json
+from openlineage_subset import printable_json
 from openlineage_subset.lineage import (
     DatasetRef,
     HistoryQuery,
@@ -45,10 +45,13 @@ from openlineage_subset.lineage import (
     PartitionsQuery,
     ProvenanceReport,
     RunsQuery,
+    count_from_text,
+    indented_json,
+    part_heading,
+    partition_from_text,
+    provenance_text,
+    unseen_note,
 )
-from openlineage_subset.lineage._arguments import count_from_text, partition_from_text
-from openlineage_subset.lineage._model import indented_json
-from openlineage_subset.lineage._text import part_heading, provenance_text, unseen_note
 from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
 from openlineage_subset.report import impact_picture, provenance_picture

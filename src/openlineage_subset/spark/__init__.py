@@ -8,6 +8,11 @@ turns every action into an OpenLineage run carrying both.
 >>> from openlineage_subset.spark import SubsetConfig
 >>> SubsetConfig().max_partitions
 1000
+
+The second part of ``__all__`` is internal to the package: what ``cli`` uses of this room
+(closing captures at exit, a Spark error's text, the Java listener's availability, the Spark
+Connect server of ``ol-subset connect-server``) and the probes ``benchmarks/`` measure capture
+with, never promised to users.
 """
 
 from __future__ import annotations
@@ -16,10 +21,10 @@ from typing import TYPE_CHECKING
 
 from openlineage_subset_generated.latest import InputDataset, OutputDataset
 
-from openlineage_subset.producer._naming import TrimRules
-from openlineage_subset.producer._settings import LineageSettingsWarning
-from openlineage_subset.spark._capture import CaptureHandle, enable
+from openlineage_subset.producer import LineageSettingsWarning, TrimRules
+from openlineage_subset.spark._capture import CaptureHandle, close_at_exit, enable
 from openlineage_subset.spark._config import PRODUCER, SubsetConfig
+from openlineage_subset.spark._errors import first_error_line, spark_errors
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     SparkConnectNotSupportedError,
@@ -27,7 +32,32 @@ from openlineage_subset.spark._jvm import (
     scan_facts,
     write_facts,
 )
+from openlineage_subset.spark._jvm._application import (
+    EXECUTION_END,
+    QUEUE,
+    ApplicationListener,
+    application_listener_available,
+    forwarder_proxy,
+)
+from openlineage_subset.spark._jvm._probes import (
+    JobLookupListener,
+    RoundTripCounter,
+    count_in_jvm,
+    execute_plan,
+    forward_jobs_on,
+    jvm_process_id,
+    listen_on_bus,
+    listen_to_every_event,
+    listen_to_other_events,
+    listen_to_session,
+    query_listener_count,
+    start_callback_server,
+)
+from openlineage_subset.spark._jvm._session import drain_listener_bus
+from openlineage_subset.spark._loopback import local_session_on_loopback
 from openlineage_subset.spark._reads import input_datasets_from_scans
+from openlineage_subset.spark._server import start_connect_server
+from openlineage_subset.spark._sessions import NewSessionCapture
 from openlineage_subset.spark._writes import output_datasets_from_writes
 
 if TYPE_CHECKING:  # the spark extra: this module imports without it
@@ -88,4 +118,35 @@ __all__ = [
     "enable",
     "input_datasets",
     "output_datasets",
+]
+# Internal to the package: for its other rooms, not user API (the module's docstring).
+__all__ += [
+    "EXECUTION_END",
+    "QUEUE",
+    "ApplicationListener",
+    "NewSessionCapture",
+    "application_listener_available",
+    "close_at_exit",
+    "first_error_line",
+    "forwarder_proxy",
+    "local_session_on_loopback",
+    "spark_errors",
+    "start_connect_server",
+]
+# Internal too: what benchmarks/ measure capture with (the JVM's side of it); capture never
+# uses these.
+__all__ += [
+    "JobLookupListener",
+    "RoundTripCounter",
+    "count_in_jvm",
+    "drain_listener_bus",
+    "execute_plan",
+    "forward_jobs_on",
+    "jvm_process_id",
+    "listen_on_bus",
+    "listen_to_every_event",
+    "listen_to_other_events",
+    "listen_to_session",
+    "query_listener_count",
+    "start_callback_server",
 ]

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openlineage_subset._convert import dump
-from openlineage_subset.producer._events import (
+from openlineage_subset import dump
+from openlineage_subset.producer import (
     JobRef,
     engine_facet,
     error_facet,

@@ -41,22 +41,21 @@ from openlineage_subset.delivery import (
     new_run_id,
     open_emitter,
 )
-from openlineage_subset.producer import _excepthook
-from openlineage_subset.producer._budget import bound_event
-from openlineage_subset.producer._degrade import warn_once
-from openlineage_subset.producer._events import (
+from openlineage_subset.producer import (
+    CONF_PREFIX,
     JobRef,
+    LineageSettingsWarning,
+    bound_event,
     engine_facet,
+    forget_uncaught,
+    lineage_settings,
     parent_facet,
     python_error_facet,
     run_event,
+    scrubbed_logger,
     timestamp,
-)
-from openlineage_subset.producer._secrets import scrubbed_logger
-from openlineage_subset.producer._settings import (
-    CONF_PREFIX,
-    LineageSettingsWarning,
-    lineage_settings,
+    warn_once,
+    watch_uncaught,
 )
 from openlineage_subset.spark._actions import ActionFacts, action_events, read_action
 from openlineage_subset.spark._config import SubsetConfig
@@ -240,7 +239,7 @@ class CaptureHandle:
             self.catalog_watch.stop()
         except Exception:  # Spark stopped: its catalog calls no one any more
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
-        _excepthook.forget(self)
+        forget_uncaught(self)
         with _OPEN_LOCK:
             for key in [key for key, handle in _OPEN.items() if handle is self]:
                 del _OPEN[key]
@@ -524,7 +523,7 @@ def enable(  # noqa: PLR0913  (keyword-only: one per documented setting, as the 
         if not handle.every_session:
             _say_only_this_session()
         handle.watch_catalog()  # now if Spark has its catalog yet, else at a later action
-        _excepthook.watch(handle)
+        watch_uncaught(handle)
         atexit.register(close_at_exit, handle)
         with _OPEN_LOCK:
             _OPEN[handle.key] = handle

@@ -30,16 +30,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from openlineage_subset._builders import all_of, any_of, field, input_facet, output_facet
-from openlineage_subset._convert import dump
-from openlineage_subset._versions import spec
-from openlineage_subset.producer._degrade import Report, warn_once
-from openlineage_subset.producer._naming import (
+from openlineage_subset import all_of, any_of, dump, field, input_facet, output_facet, spec
+from openlineage_subset.producer import (
     NULL_PARTITION,
+    Report,
     clean_location,
     dataset_identity,
     partition_path,
     split_dataset_root,
+    warn_once,
 )
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import ChangeFacts, TableFacts

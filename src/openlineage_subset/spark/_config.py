@@ -6,14 +6,13 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import Literal
 
-from openlineage_subset import __version__
-from openlineage_subset._lines import (
+from openlineage_subset import (
     DEFAULT_MAX_LINE_BYTES,
     MAX_LINE_BYTES_VARIABLE,
+    __version__,
     max_line_bytes,
 )
-from openlineage_subset.producer._budget import MIN_EVENT_BYTES
-from openlineage_subset.producer._naming import DEFAULT_TRIM_RULES, TrimRules
+from openlineage_subset.producer import DEFAULT_TRIM_RULES, MIN_EVENT_BYTES, TrimRules
 
 PRODUCER = f"https://github.com/openlineage-subset/openlineage-subset/tree/v{__version__}"
 """The ``_producer`` of the facets the adapter writes."""

@@ -28,16 +28,17 @@ import time
 from dataclasses import dataclass
 
 from openlineage_subset.delivery import new_run_id
-from openlineage_subset.producer._events import (
+from openlineage_subset.producer import (
+    CONF_PREFIX,
     JobRef,
     engine_facet,
     error_facet,
+    lineage_settings,
     parent_facet,
     run_event,
+    scrubbed_logger,
     timestamp,
 )
-from openlineage_subset.producer._secrets import scrubbed_logger
-from openlineage_subset.producer._settings import CONF_PREFIX, lineage_settings
 from openlineage_subset.spark._context import CaptureContext
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (

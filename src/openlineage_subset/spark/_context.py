@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from openlineage_subset.producer._events import JobRef
+from openlineage_subset.producer import JobRef
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._jvm import CatalogWatch
 

@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openlineage_subset.producer._jdbc import jdbc_dataset
-from openlineage_subset.producer._secrets import scrub_text
-from openlineage_subset.producer._sql_tables import tables_of_dbtable, tables_of_query
+from openlineage_subset.producer import jdbc_dataset, scrub_text, tables_of_dbtable, tables_of_query
 from openlineage_subset.spark._facts import JdbcSource
 
 

@@ -26,25 +26,21 @@ from typing import Any
 
 from openlineage_subset_generated.latest import OutputDataset
 
-from openlineage_subset._builders import location, output_facet
-from openlineage_subset._convert import dump
-from openlineage_subset._versions import spec
-from openlineage_subset.producer._degrade import Report
-from openlineage_subset.producer._events import (
+from openlineage_subset import dump, location, output_facet, spec
+from openlineage_subset.producer import (
     JobRef,
+    Report,
+    clean_location,
+    dataset_identity,
     engine_facet,
     error_facet,
     job_name,
     parent_facet,
+    partition_dimensions,
+    scrub_text,
+    split_dataset_root,
     start_and_end,
 )
-from openlineage_subset.producer._naming import (
-    clean_location,
-    dataset_identity,
-    partition_dimensions,
-    split_dataset_root,
-)
-from openlineage_subset.producer._secrets import scrub_text
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import RddJobFacts, RddWriteFacts
 from openlineage_subset.spark._reads import input_datasets_from_scans, partition_condition

@@ -18,25 +18,22 @@ from typing import Any
 from openlineage_subset_generated._support import SubsetCondition
 from openlineage_subset_generated.latest import InputDataset
 
-from openlineage_subset._builders import all_of, any_of, input_facet, location
-from openlineage_subset._convert import dump, parse_condition
-from openlineage_subset._versions import spec
-from openlineage_subset.producer._condense import (
+from openlineage_subset import all_of, any_of, dump, input_facet, location, parse_condition, spec
+from openlineage_subset.producer import (
+    Report,
+    clean_location,
     condense,
     condense_locations,
     condense_partitions,
-    json_size,
-)
-from openlineage_subset.producer._degrade import Report, warn_once
-from openlineage_subset.producer._naming import (
-    clean_location,
     dataset_identity,
     dataset_label,
     glob_root,
+    json_size,
     partition_dimensions,
+    scrub_text,
     split_dataset_root,
+    warn_once,
 )
-from openlineage_subset.producer._secrets import scrub_text
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import JdbcSource, ScanFacts
 from openlineage_subset.spark._jdbc import jdbc_read

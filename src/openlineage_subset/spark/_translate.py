@@ -23,9 +23,8 @@ from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from openlineage_subset._builders import all_of, any_of
-from openlineage_subset._versions import spec
-from openlineage_subset.producer._naming import unescape_path_name
+from openlineage_subset import all_of, any_of, spec
+from openlineage_subset.producer import unescape_path_name
 from openlineage_subset.spark._trees import Node
 
 _COMPARISONS = {

@@ -25,16 +25,15 @@ from typing import Any
 
 from openlineage_subset_generated.latest import OutputDataset
 
-from openlineage_subset._builders import all_of, field, output_facet
-from openlineage_subset._versions import spec
-from openlineage_subset.producer._naming import (
+from openlineage_subset import all_of, field, output_facet, spec
+from openlineage_subset.producer import (
     clean_location,
     dataset_identity,
     partition_dimensions,
     partition_path,
+    scrubbed_logger,
     split_dataset_root,
 )
-from openlineage_subset.producer._secrets import scrubbed_logger
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._facts import WriteFacts

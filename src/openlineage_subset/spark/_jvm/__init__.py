@@ -44,7 +44,7 @@ Which module holds what:
 
 from __future__ import annotations
 
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.spark._jvm._application import (
     ApplicationListener,
     application_listener_available,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,
     JvmCallback,

@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.spark._facts import TableFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback, once_per_jvm
 from openlineage_subset.spark._jvm._jdbc import is_jdbc_provider

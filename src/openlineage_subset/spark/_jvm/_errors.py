@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openlineage_subset.producer._secrets import scrub_text, scrubbed_logger
+from openlineage_subset.producer import scrub_text, scrubbed_logger
 from openlineage_subset.spark._jvm._bridge import java_class
 
 log = scrubbed_logger("openlineage_subset.spark")

@@ -15,8 +15,7 @@ what a Spark Connect client receives, or what the script prints. So for a failed
 
 from __future__ import annotations
 
-from openlineage_subset.producer._degrade import warn_once
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger, warn_once
 from openlineage_subset.spark._facts import ScanFacts, TableFacts
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,

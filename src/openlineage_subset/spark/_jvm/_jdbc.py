@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from openlineage_subset.producer._secrets import scrub_text, scrubbed_logger
+from openlineage_subset.producer import scrub_text, scrubbed_logger
 from openlineage_subset.spark._facts import JdbcSource, ScanFacts
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,

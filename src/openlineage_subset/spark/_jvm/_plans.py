@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from openlineage_subset.producer._degrade import warn_once
+from openlineage_subset.producer import warn_once
 from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, java_class, java_member, jvm_view
 from openlineage_subset.spark._jvm._jdbc import is_jdbc_save

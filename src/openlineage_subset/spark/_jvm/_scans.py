@@ -13,8 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from openlineage_subset.producer._degrade import warn_once
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger, warn_once
 from openlineage_subset.spark._facts import ScanFacts
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,

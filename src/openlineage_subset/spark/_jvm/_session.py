@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback
 
@@ -20,7 +21,7 @@ duration_ns, failure)``, with ``failure`` the JVM exception of a failed action (
 ``duration_ns`` 0), None after one that succeeded."""
 
 
-class SparkConnectNotSupportedError(TypeError):
+class SparkConnectNotSupportedError(TypeError, OpenLineageSubsetError):
     """A Spark Connect session or DataFrame was given where capture needs a classic one.
 
     A Spark Connect client (``SparkSession.builder.remote(...)``, PySpark 3.4 and later) has no

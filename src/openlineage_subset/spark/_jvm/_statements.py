@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.spark._facts import ChangeFacts, TableFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, qualified_path, string_map
 from openlineage_subset.spark._jvm._catalog import CatalogWatch, table_facts

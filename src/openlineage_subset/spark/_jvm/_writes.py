@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from openlineage_subset.producer._degrade import warn_once
-from openlineage_subset.producer._secrets import scrubbed_logger
+from openlineage_subset.producer import scrubbed_logger, warn_once
 from openlineage_subset.spark._facts import WriteFacts
 from openlineage_subset.spark._jvm._bridge import (
     JavaObject,

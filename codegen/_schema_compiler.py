@@ -107,23 +107,9 @@ class SchemaCompiler:
             return
         if not isinstance(schema, dict):
             raise CodegenError(f"{pointer}: a schema must be an object or a boolean")
-        unsupported = sorted(set(schema) - SUPPORTED)
-        if unsupported:
-            raise CodegenError(
-                f"{pointer}: keyword(s) {', '.join(unsupported)} not supported by the validator "
-                "generator; teach codegen/_schema_compiler.py the keyword (and list it in "
-                "codegen/_schema_keywords.py, SUPPORTED) before using it"
-            )
-        known_type = None
-        if "type" in schema:
-            types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-            unknown = [t for t in types if t not in TYPE_TESTS]
-            if unknown:
-                raise CodegenError(f"{pointer}: unknown type(s) {unknown}")
-            expected = " or ".join(TYPE_TESTS[t][1] for t in types)
-            yield f"if not {types_test(types, 'x')}:"
-            yield f"    return [((), {('expected ' + expected + ', got ')!r} + describe(x))]"
-            known_type = types[0] if len(types) == 1 else None
+        _refuse_unsupported(schema, pointer)
+        type_lines, known_type = _type_check(schema, pointer)
+        yield from type_lines
         yield "e: list[Issue] = []"
         if "$ref" in schema:
             yield f"e += {self._ref_function(schema['$ref'], pointer)}(x)"
@@ -143,6 +129,14 @@ class SchemaCompiler:
                 yield from lines
             else:
                 yield from nested(TYPE_TESTS[guard_type][0].format(x="x"), lines)
+        yield from self._combinations(schema, pointer, known_type)
+        yield "return e"
+
+    def _combinations(
+        self, schema: dict[str, Any], pointer: str, known_type: str | None
+    ) -> Iterator[str]:
+        """The checks of ``allOf``, ``anyOf``, ``oneOf`` and ``not``: other schemas the value
+        is held to, each a function of its own."""
         for index, part in enumerate(schema.get("allOf", [])):
             yield f"e += {self._call_target(part, f'{pointer}/allOf/{index}')}(x)"
         if "anyOf" in schema:
@@ -153,7 +147,6 @@ class SchemaCompiler:
             target = self._call_target(schema["not"], pointer + "/not")
             yield f"if not {target}(x):"
             yield f"    e.append(((), {message_literal(_not_message(schema['not']))}))"
-        yield "return e"
 
     # -- keywords ---------------------------------------------------------------------------------
 
@@ -362,3 +355,31 @@ def _not_message(schema: Schema) -> str:
             return f"must not have property {names[0]}"
         return f"must not have properties {', '.join(names[:-1])} and {names[-1]} together"
     return f"must not match {_label(schema, 0)}"
+
+
+def _refuse_unsupported(schema: dict[str, Any], pointer: str) -> None:
+    """A keyword the generator cannot check is an error of the build, never a silent pass."""
+    unsupported = sorted(set(schema) - SUPPORTED)
+    if unsupported:
+        raise CodegenError(
+            f"{pointer}: keyword(s) {', '.join(unsupported)} not supported by the validator "
+            "generator; teach codegen/_schema_compiler.py the keyword (and list it in "
+            "codegen/_schema_keywords.py, SUPPORTED) before using it"
+        )
+
+
+def _type_check(schema: dict[str, Any], pointer: str) -> tuple[list[str], str | None]:
+    """The lines checking ``type`` (none without it), and the one type a value then has, if
+    a single one is allowed (later checks need no guard of their own for it)."""
+    if "type" not in schema:
+        return [], None
+    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    unknown = [t for t in types if t not in TYPE_TESTS]
+    if unknown:
+        raise CodegenError(f"{pointer}: unknown type(s) {unknown}")
+    expected = " or ".join(TYPE_TESTS[t][1] for t in types)
+    lines = [
+        f"if not {types_test(types, 'x')}:",
+        f"    return [((), {('expected ' + expected + ', got ')!r} + describe(x))]",
+    ]
+    return lines, types[0] if len(types) == 1 else None

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard
 
 from openlineage_subset.lineage._checked import Alias
+from openlineage_subset.lineage._model import DatasetRef
 from openlineage_subset.producer import dataset_identity
 
 SYMLINK = "symlink"
@@ -107,27 +108,35 @@ def names_of(db: sqlite3.Connection, dataset_id: int) -> list[tuple[str, str, st
 
 
 def kept_apart_notes(db: sqlite3.Connection, dataset_ids: Iterable[int]) -> list[str]:
-    """One line per ambiguous name among those of the datasets: a name several datasets claim
-    (each claimant and the dataset stored under the name, if any, kept apart)."""
-    wanted = sorted(set(dataset_ids))
-    if not wanted:
-        return []
+    """One line per ambiguous name of the datasets: a location two tables claim (each stays a
+    dataset of its own: which one the location is, the events do not say)."""
+    wanted = json.dumps(sorted(set(dataset_ids)))
     rows = db.execute(
-        "SELECT n.namespace, n.name, d.namespace, d.name FROM dataset_names n "
+        "SELECT n.namespace, n.name, n.dataset_id, d.namespace, d.name FROM dataset_names n "
         "JOIN datasets d ON d.dataset_id = n.dataset_id WHERE (n.namespace, n.name) IN ("
+        "SELECT namespace, name FROM dataset_names WHERE dataset_id IN "
+        "(SELECT value FROM json_each(?)) UNION SELECT namespace, name FROM datasets "
+        "WHERE dataset_id IN (SELECT value FROM json_each(?))) AND (n.namespace, n.name) IN ("
         "SELECT namespace, name FROM dataset_names GROUP BY namespace, name "
-        "HAVING count(*) > 1) AND ((n.namespace, n.name) IN (SELECT namespace, name "
-        "FROM dataset_names WHERE dataset_id IN (SELECT value FROM json_each(?))) "
-        "OR (n.namespace, n.name) IN (SELECT namespace, name FROM datasets "
-        "WHERE dataset_id IN (SELECT value FROM json_each(?)))) "
-        "ORDER BY n.namespace, n.name, d.namespace, d.name",
-        (json.dumps(wanted), json.dumps(wanted)),
+        "HAVING count(*) > 1) ORDER BY n.namespace, n.name, d.namespace, d.name",
+        (wanted, wanted),
     ).fetchall()
     claimed: dict[Key, list[str]] = {}
-    for namespace, name, owner_namespace, owner_name in rows:
-        claimed.setdefault((namespace, name), []).append(f"{owner_namespace} {owner_name}")
+    for namespace, name, dataset_id, own_namespace, own_name in rows:
+        tables = [
+            str(DatasetRef(*table))
+            for table in db.execute(
+                "SELECT namespace, name FROM dataset_names WHERE dataset_id = ? "
+                "AND reason LIKE 'table%' AND NOT (namespace = ? AND name = ?) "
+                "ORDER BY namespace, name",
+                (dataset_id, namespace, name),
+            )
+        ]
+        claimed.setdefault((namespace, name), []).extend(
+            tables or [str(DatasetRef(own_namespace, own_name))]
+        )
     return [
-        f"{namespace} {name} is also named by {' and '.join(owners)}: kept apart (the events "
-        "do not say which one it is); ask for each by its own name"
-        for (namespace, name), owners in claimed.items()
+        f"{DatasetRef(*key)} is also named by {' and '.join(owners)}: kept apart (the events do "
+        "not say which one it is); ask about each by its own name"
+        for key, owners in claimed.items()
     ]

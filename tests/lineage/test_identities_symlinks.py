@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.cli import main
+from openlineage_subset.lineage import DatasetRef, Lineage
 from tests.helpers import ROOT
 
 DATA = ROOT / "tests" / "data" / "symlinks"
@@ -196,3 +197,32 @@ def test_ingesting_the_same_files_again_changes_nothing(
             query = f"SELECT * FROM {table}"
             rows = sorted(map(repr, again.execute(query)))
             assert rows == sorted(map(repr, first.execute(query))), table
+
+
+def test_the_dataset_facets_list_its_other_names_and_come_from_any_of_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "lineage.db"
+    _ingest(capsys, db, "location_reader.jsonl", "spark_location_writer.jsonl")
+    # stored first under the location (by the reader), then named a table by openlineage-spark
+    with Lineage(db) as lineage:
+        found = lineage.dataset_facets(DatasetRef("file", "/warehouse/db.db/events"))
+    assert found is not None
+    assert found.other_names == (
+        (DatasetRef("hive://localhost:9083", "db.events"), "table, symlink"),
+    )
+    assert "symlinks" in [facet.name for facet in found.facets]
+
+
+def test_a_layout_5_database_gains_the_table_of_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "lineage.db"
+    _ingest(capsys, db, "location_reader.jsonl")
+    with sqlite3.connect(db) as connection:
+        connection.execute("DROP TABLE dataset_names")
+        connection.execute("PRAGMA user_version = 5")
+    _ingest(capsys, db, "table_writer.jsonl")  # upgraded when opened, then joined
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (6,)
+    assert _affected(_impact(capsys, db, "db.events", "2024-11-03")) == {READER_03}

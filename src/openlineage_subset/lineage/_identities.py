@@ -95,16 +95,17 @@ def also_named(
     ]
 
 
-def names_of(db: sqlite3.Connection, dataset_id: int) -> list[tuple[str, str, str]]:
-    """(namespace, name, why) of each other name of a dataset."""
-    return [
-        (namespace, name, reason)
+def names_of(db: sqlite3.Connection, dataset: DatasetRef) -> tuple[tuple[DatasetRef, str], ...]:
+    """Each other name of the dataset stored as ``dataset``, and why (``table, symlink``...)."""
+    return tuple(
+        (DatasetRef(namespace, name), reason)
         for namespace, name, reason in db.execute(
-            "SELECT namespace, name, reason FROM dataset_names WHERE dataset_id = ? "
-            "ORDER BY namespace, name",
-            (dataset_id,),
+            "SELECT n.namespace, n.name, n.reason FROM dataset_names n JOIN datasets d "
+            "ON d.dataset_id = n.dataset_id WHERE d.namespace = ? AND d.name = ? "
+            "AND NOT (n.namespace = d.namespace AND n.name = d.name) ORDER BY 1, 2",
+            (dataset.namespace, dataset.name),
         )
-    ]
+    )
 
 
 def kept_apart_notes(db: sqlite3.Connection, dataset_ids: Iterable[int]) -> list[str]:

@@ -60,8 +60,9 @@ def join_names(db: sqlite3.Connection, claims: Iterable[Alias], make: Callable[[
     """Record the claims in ``dataset_names``, each a table and its location: one dataset, unless
     the location is another table's already (then ambiguous: kept apart). A dataset stored under
     one of the names alone is merged into the other's; ``make`` stores a new dataset and gives
-    its id. Whether datasets were merged (ids the caller holds may then be gone)."""
-    merged = False
+    its id. Whether datasets were merged or a name found ambiguous (ids the caller holds for
+    names may then be gone or wrong)."""
+    changed = False
     for claim in claims:
         table, location = (
             (claim.other, claim.primary) if claim.other_is_table else (claim.primary, claim.other)
@@ -80,6 +81,7 @@ def join_names(db: sqlite3.Connection, claims: Iterable[Alias], make: Callable[[
             _name(db, location, table_id, why.format("location"))
             if location_id is not None:
                 _name(db, location, location_id, why.format("location"))
+            changed = True  # the location may no longer lead to the dataset it led to
             continue
         keep = table_id if table_id is not None else location_id
         if keep is None:
@@ -87,10 +89,10 @@ def join_names(db: sqlite3.Connection, claims: Iterable[Alias], make: Callable[[
         gone = location_id if keep == table_id else table_id
         if gone is not None and gone != keep:
             merge_datasets(db, keep, gone)
-            merged = True
+            changed = True
         _name(db, table, keep, why.format(TABLE))
         _name(db, location, keep, why.format("location"))
-    return merged
+    return changed
 
 
 def _name(db: sqlite3.Connection, key: Key, dataset_id: int, reason: str) -> None:

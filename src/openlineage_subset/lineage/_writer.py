@@ -275,7 +275,7 @@ class Writer:
         claims = [alias for event in events for alias in event.aliases if alias not in self.joined]
         if claims:  # other names of datasets (symlinks): see lineage/_identities.py
             if join_names(self.db, dict.fromkeys(claims), self._new_dataset):
-                self._forget()  # datasets merged: ids and partitions cached may be gone
+                self._forget()  # merged, or ambiguous: ids and partitions cached may be wrong
             self.joined.update(claims)
             self.has_aliases = True
         missing = list(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "Access",
+    "Alias",
     "AlreadyStored",
     "Checked",
     "CheckedEvent",
@@ -92,6 +93,19 @@ class Access:
 
 
 @dataclass(frozen=True, slots=True)
+class Alias:
+    """An event's claim that ``other`` names the dataset it names ``primary`` (a symlink, a
+    storage location: ``reason``); see :mod:`._identities`."""
+
+    primary: tuple[str, str]
+    other: tuple[str, str]
+    other_is_table: bool
+    """Whether ``other`` is the table (a symlink of type ``TABLE``, openlineage-spark's) and
+    ``primary`` its location; else ``other`` is the location of the table ``primary``."""
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class CheckedEvent:
     """A valid RunEvent, with everything the writer stores of it."""
 
@@ -109,6 +123,8 @@ class CheckedEvent:
     """Each input, then each output."""
     facets: bytes | None
     """What :func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event."""
+    aliases: tuple[Alias, ...] = ()
+    """The other names its datasets' facets give them (most events: none)."""
 
     @property
     def where(self) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._catalog import RunAccess
 from openlineage_subset.lineage._facets import NOT_KEPT, facets_of
+from openlineage_subset.lineage._identities import names_of
 from openlineage_subset.lineage._model import DatasetRef, RunRef
 from openlineage_subset.lineage._rendering import rendered as _rendered
 from openlineage_subset.lineage._sides import Side
@@ -163,6 +164,8 @@ class DatasetFacets:
 
     run_id: str
     facets: tuple[Facet, ...]
+    other_names: tuple[tuple[DatasetRef, str], ...] = ()
+    """The dataset's other names (its table's, its location), each with why."""
 
 
 _RUNS_LOOKED_AT = 20
@@ -173,6 +176,8 @@ def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
     of its runs, among the last few, whose events gave it any; None when none did."""
     with opened(db) as store:
         connection = store.connection
+        others = names_of(connection, dataset)  # facets given under any of its names are its
+        names = {dataset, *(other for other, _ in others)}
         runs = connection.execute(
             "SELECT r.run_id FROM accesses a JOIN datasets d ON d.dataset_id = a.dataset_id "
             "JOIN runs r ON r.run_id = a.run_id WHERE d.namespace = ? AND d.name = ? "
@@ -188,8 +193,9 @@ def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
             groups, _ = _merged_facets((RunEvent(*row[:3]), row[3]) for row in rows)
             found: dict[str, Facet] = {}
             for group in groups:
-                if group.dataset == dataset:
+                if group.dataset in names:
                     found.update((facet.name, facet) for facet in group.facets)
             if found:
-                return DatasetFacets(run_id, tuple(sorted(found.values(), key=lambda f: f.name)))
+                facets = tuple(sorted(found.values(), key=lambda f: f.name))
+                return DatasetFacets(run_id, facets, others)
     return None

@@ -37,6 +37,7 @@ from openlineage_subset import (
 )
 from openlineage_subset.lineage._checked import (
     Access,
+    Alias,
     Checked,
     CheckedEvent,
     Condition,
@@ -47,6 +48,7 @@ from openlineage_subset.lineage._checked import (
     Whole,
 )
 from openlineage_subset.lineage._facets import kept_facets
+from openlineage_subset.lineage._identities import other_names
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -182,12 +184,17 @@ class _Chunk:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
         accesses = []
+        aliases: list[Alias] = []
         slots = iter(conditions)
         for list_key, _, direction in PLACES:
             for dataset in event.get(list_key) or ():
                 slot = next(slots)
                 index = -1 if slot is None else self.number(*slot)
                 accesses.append(Access(dataset["namespace"], dataset["name"], direction, index))
+                facets = dataset.get("facets")
+                # other names (a symlink, a storage location): looked for only where they may be
+                if facets and ("symlinks" in facets or "storage" in facets or "catalog" in facets):
+                    aliases += other_names(dataset["namespace"], dataset["name"], facets)
         return CheckedEvent(
             source=source,
             line=line,
@@ -199,6 +206,7 @@ class _Chunk:
             event_time=time,
             accesses=tuple(accesses),
             facets=kept_facets(event),
+            aliases=tuple(dict.fromkeys(aliases)) if aliases else (),
         )
 
     def number(self, condition: Any, text: str) -> int:

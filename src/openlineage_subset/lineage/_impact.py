@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit, Values
 from openlineage_subset.lineage._graph import Graph, region
+from openlineage_subset.lineage._identities import kept_apart_notes
 from openlineage_subset.lineage._labels import read_label
 from openlineage_subset.lineage._model import (
     AffectedRun,
@@ -62,7 +63,8 @@ def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
     assert not isinstance(since, _dt.datetime)  # made a stored time when the query was made
     runs, backfill = _affected(graph, start_id, start_units, since, query.depth)
     seen = bool(runs) or graph.seen(start_id, start_units)
-    return ImpactReport(start, since, query.depth, runs, backfill, seen)
+    notes = tuple(kept_apart_notes(store.connection, [start_id]))
+    return ImpactReport(start, since, query.depth, runs, backfill, seen, notes)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -217,6 +217,8 @@ class ImpactReport:
     seen: bool = True
     """False when no recorded run read or wrote the starting region, nor may have: the
     database knows nothing of it (a value never written, or mistyped)."""
+    notes: tuple[str, ...] = ()
+    """Names of the dataset asked about that other datasets claim too (kept apart)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -227,6 +229,7 @@ class ImpactReport:
             "runs": [run.as_json() for run in self.runs],
             "backfill": [item.as_json() for item in self.backfill],
             "seen": self.seen,
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
@@ -286,6 +289,8 @@ class ProvenanceReport:
     writers: tuple[ProvenanceStep, ...]
     seen: bool = True
     """False when no recorded run read or wrote the part asked about, nor may have."""
+    notes: tuple[str, ...] = ()
+    """Names of the dataset asked about that other datasets claim too (kept apart)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -294,6 +299,7 @@ class ProvenanceReport:
             "depth": self.depth,
             "writers": [writer.as_json() for writer in self.writers],
             "seen": self.seen,
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 

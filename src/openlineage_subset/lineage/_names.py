@@ -10,13 +10,15 @@ from collections.abc import Mapping
 from openlineage_subset import printable
 from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage._conditions import named_columns
+from openlineage_subset.lineage._identities import also_named
 from openlineage_subset.lineage._partitions import PartitionCatalog
 
 _SHOWN_CANDIDATES = 10
 
 
 def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
-    """The id of the dataset called ``name``, or whose name ends with ``/name``."""
+    """The id of the dataset called ``name`` (or having it as another name, a table's location),
+    or whose name ends with ``/name``."""
     if not isinstance(name, str) or not name:
         raise LineageQueryError("name the dataset: its name, or the end of it after a '/'")
     suffix = "/" + name.lstrip("/")
@@ -26,7 +28,8 @@ def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
         "ORDER BY namespace, name",
         (name, len(suffix), len(suffix), suffix, namespace, namespace),
     ).fetchall()
-    exact = [row for row in rows if row[2] == name]
+    # a name stored as a dataset, else another name of datasets (a table's location)
+    exact = [row for row in rows if row[2] == name] or also_named(db, name, namespace)
     found = exact if exact else rows
     if len(found) == 1:
         return int(found[0][0])

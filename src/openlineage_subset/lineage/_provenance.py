@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit
 from openlineage_subset.lineage._graph import Access, Graph, region, write_overlap
+from openlineage_subset.lineage._identities import kept_apart_notes
 from openlineage_subset.lineage._model import (
     Label,
     ProvenanceInput,
@@ -53,7 +54,8 @@ def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> Provenance
     walk = _ProvenanceWalk(graph, query.depth)
     writers = walk.writers(target_id, list(labelled.items()), None, 1)
     seen = bool(writers) or graph.seen(target_id, units)
-    return ProvenanceReport(target, query.depth, writers, seen)
+    notes = tuple(kept_apart_notes(store.connection, [target_id]))
+    return ProvenanceReport(target, query.depth, writers, seen, notes)
 
 
 class _ProvenanceWalk:

@@ -41,7 +41,11 @@ Tables:
   no ranges for the latter, and reads their conditions);
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
-  every partition whether some are finer than others, or compare otherwise than as text.
+  every partition whether some are finer than others, or compare otherwise than as text;
+- ``dataset_names``: the other names of datasets (a table and its location, that an event's
+  ``symlinks`` facet or the location its ``storage``/``catalog`` facet names says are one), with
+  why; a name two datasets not otherwise joined claim is ambiguous: it is kept apart from both
+  (see ``lineage/_identities.py``).
 """
 
 from __future__ import annotations
@@ -60,10 +64,11 @@ from openlineage_subset.lineage._events import dimensions_text, listed_partition
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
-layout 3 (whose ``access_partitions`` held reads only) or 4 (which kept no facets) is brought
-to 5 when first opened (:func:`_upgrade`); older ones are refused, saying to ingest again."""
+layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets) or 5 (no other
+names of datasets) is brought to 6 when first opened (:func:`_upgrade`); older ones are
+refused, saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
@@ -170,6 +175,16 @@ CREATE TABLE partition_kinds (
     kind        TEXT NOT NULL,
     PRIMARY KEY (dataset_id, column_name, kind)
 ) WITHOUT ROWID;
+
+CREATE TABLE dataset_names (
+    namespace   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    -- the dataset that name is another name of (several: ambiguous, kept apart from each)
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    reason      TEXT NOT NULL,  -- 'symlink', 'storage location'
+    PRIMARY KEY (namespace, name, dataset_id)
+) WITHOUT ROWID;
+CREATE INDEX dataset_names_by_dataset ON dataset_names (dataset_id);
 """
 
 
@@ -200,7 +215,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    5
+    6
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str, wait: float = LOCK_WAIT) -> None:
@@ -454,6 +469,17 @@ def _upgrade(connection: sqlite3.Connection) -> None:
                 for access_id, text in unbounded
                 for column, (low, high) in read_bounds(json.loads(text)).items()
             ],
+        )
+    if version < 6:
+        # Since 6, a dataset's other names (symlinks, storage locations); none were kept before:
+        # events ingested again add them.
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS dataset_names (namespace TEXT NOT NULL, "
+            "name TEXT NOT NULL, dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id), "
+            "reason TEXT NOT NULL, PRIMARY KEY (namespace, name, dataset_id)) WITHOUT ROWID"
+        )
+        connection.execute(
+            "CREATE INDEX IF NOT EXISTS dataset_names_by_dataset ON dataset_names (dataset_id)"
         )
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

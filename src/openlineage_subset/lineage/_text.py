@@ -111,7 +111,7 @@ def impact_text(report: ImpactReport) -> list[str]:
     """The impact answer as lines of text."""
     since = f", data present from {shown_time(report.since)}" if report.since else ""
     depth = f", at most {report.depth} run hop(s)" if report.depth else ""
-    lines = [f"Impact of {part_heading(report.start)}{since}{depth}", ""]
+    lines = [f"Impact of {part_heading(report.start)}{since}{depth}", *report.notes, ""]
     if not report.seen:
         return [*lines, unseen_note(report.start)]
     if not report.runs:
@@ -141,7 +141,7 @@ def impact_text(report: ImpactReport) -> list[str]:
 
 def provenance_text(report: ProvenanceReport) -> list[str]:
     """The provenance answer as lines of text, a tree indented by level."""
-    lines = [f"Provenance of {part_heading(report.target)}", ""]
+    lines = [f"Provenance of {part_heading(report.target)}", *report.notes, ""]
     if not report.seen:
         return [*lines, unseen_note(report.target)]
     if not report.writers:

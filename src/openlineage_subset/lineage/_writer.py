@@ -18,6 +18,7 @@ from typing import Any
 
 from openlineage_subset.lineage._bounds import read_bounds
 from openlineage_subset.lineage._checked import (
+    Alias,
     AlreadyStored,
     Checked,
     CheckedEvent,
@@ -27,6 +28,7 @@ from openlineage_subset.lineage._checked import (
     Stored,
 )
 from openlineage_subset.lineage._events import any_of_json, canonical
+from openlineage_subset.lineage._identities_store import aliased, join_names
 from openlineage_subset.lineage._store import LineageStore
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
@@ -69,6 +71,10 @@ class Writer:
         """Partitions among ``partition_ids`` stored without an identifier."""
         self.catalog: set[tuple[Any, ...]] = set()
         """(dataset id, columns) and (dataset id, column, kind) stored."""
+        self.joined: set[Alias] = set()
+        """Other names of datasets recorded (see lineage/_identities.py)."""
+        self.has_aliases = False
+        """Whether the database holds other names of datasets."""
         self.pending = 0
         self.open = False
 
@@ -132,11 +138,13 @@ class Writer:
 
     def _read_next_ids(self) -> None:
         # Read at each transaction's start: another process may have written in between.
-        (self.next_dataset, self.next_access, self.next_partition) = self.db.execute(
+        (self.next_dataset, self.next_access, self.next_partition, aliases) = self.db.execute(
             "SELECT (SELECT coalesce(max(dataset_id), 0) + 1 FROM datasets), "
             "(SELECT coalesce(max(access_id), 0) + 1 FROM accesses), "
-            "(SELECT coalesce(max(partition_id), 0) + 1 FROM partitions)"
+            "(SELECT coalesce(max(partition_id), 0) + 1 FROM partitions), "
+            "EXISTS (SELECT 1 FROM dataset_names)"
         ).fetchone()
+        self.has_aliases = bool(aliases)
 
     def _undo(self, savepoint: str) -> None:
         self.db.execute(f"ROLLBACK TO {savepoint}")
@@ -151,6 +159,7 @@ class Writer:
         self.cached = 0
         self.unnamed.clear()
         self.catalog.clear()
+        self.joined.clear()
 
     def _many(self, statement: str, rows: Any) -> None:
         """``executemany``, skipped without rows: most chunks of a server's few events leave
@@ -263,6 +272,12 @@ class Writer:
         ids = self.dataset_ids
         if len(ids) > _CACHED_IDS:
             ids.clear()
+        claims = [alias for event in events for alias in event.aliases if alias not in self.joined]
+        if claims:  # other names of datasets (symlinks): see lineage/_identities.py
+            if join_names(self.db, dict.fromkeys(claims), self._new_dataset):
+                self._forget()  # merged, or ambiguous: ids and partitions cached may be wrong
+            self.joined.update(claims)
+            self.has_aliases = True
         missing = list(
             dict.fromkeys(
                 (access.namespace, access.name)
@@ -279,14 +294,27 @@ class Writer:
                 (json.dumps(missing),),
             ):
                 ids[namespace, name] = dataset_id
+            unknown = [key for key in missing if key not in ids]
+            if unknown and self.has_aliases:  # another name of a stored dataset
+                ids.update(aliased(self.db, unknown))
             rows = []
-            for key in missing:
+            for key in unknown:
                 if key not in ids:
                     ids[key] = self.next_dataset
                     rows.append((self.next_dataset, *key))
                     self.next_dataset += 1
             self._many("INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)", rows)
         return ids
+
+    def _new_dataset(self, key: tuple[str, str]) -> int:
+        """Store a new dataset named ``key``; its id."""
+        dataset_id = self.dataset_ids[key] = int(self.next_dataset)
+        self.next_dataset += 1
+        self.db.execute(
+            "INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)",
+            (dataset_id, *key),
+        )
+        return dataset_id
 
     def _accesses(
         self, events: list[CheckedEvent], old_runs: list[str], conditions: list[Condition]

@@ -109,6 +109,11 @@ class CheckedEvent:
     """Each input, then each output."""
     facets: bytes | None
     """What :func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event."""
+    aliases: tuple[str, ...] = ()
+    """Where the event put a subset facet other than the spec's place, each once
+    (``facets.inputSubset (read as inputFacets.subset)``); empty for nearly every event."""
+    producer: str = ""
+    """The event's ``producer``, kept with ``aliases`` only: their note names it."""
 
     @property
     def where(self) -> str:

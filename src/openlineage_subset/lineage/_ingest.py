@@ -45,6 +45,7 @@ from openlineage_subset import (
 from openlineage_subset.lineage._checked import (
     AlreadyStored,
     Checked,
+    CheckedEvent,
     Condition,
     Fate,
     Invalid,
@@ -110,6 +111,9 @@ class IngestReport:
     """Inputs that could not be read at all: missing, unreadable, a folder without events."""
     runs: int = 0
     problems: list[IngestProblem] = dataclasses.field(default_factory=list)
+    aliased: dict[str, tuple[int, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+    """By producer: how many events (stored, or there already) held a subset facet elsewhere
+    than the spec's place, and where (each place once; see :func:`alias_note`)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -120,7 +124,21 @@ class IngestReport:
             "unreadable": self.unreadable,
             "runs": self.runs,
             "problems": [problem.as_json() for problem in self.problems],
+            "notes": self.notes(),
         }
+
+    def notes(self) -> list[str]:
+        """One line per producer that put the subset facet elsewhere than the spec's place."""
+        return [
+            alias_note(producer, count, places)
+            for producer, (count, places) in sorted(self.aliased.items())
+        ]
+
+    def aliases_seen(self, event: CheckedEvent) -> None:
+        """Count an event that put its subset facet elsewhere (:attr:`CheckedEvent.aliases`)."""
+        count, places = self.aliased.get(event.producer, (0, ()))
+        more = tuple(place for place in event.aliases if place not in places)
+        self.aliased[event.producer] = (count + 1, places + more)
 
     def summary(self) -> str:
         return (
@@ -194,8 +212,12 @@ def ingest(
             case Stored(event):
                 report.stored += 1
                 runs.add(event.run_id)
-            case AlreadyStored():
+                if event.aliases:
+                    report.aliases_seen(event)
+            case AlreadyStored(event):
                 report.duplicates += 1
+                if event.aliases:
+                    report.aliases_seen(event)
             case Invalid(source, line, message):
                 report.invalid += 1
                 report.problems.append(IngestProblem(source, line, message))
@@ -225,6 +247,22 @@ def ingest(
                 bar.clear()
     report.runs = len(runs)
     return report
+
+
+def alias_note(producer: str, count: int | None, places: Iterable[str]) -> str:
+    """The line saying that ``count`` events (None: events) of ``producer`` put the subset
+    facet elsewhere than the spec's place, where, and what was done with it.
+
+    >>> print(alias_note("p", 3, ["facets.inputSubset (read as inputFacets.subset)"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    3 event(s) of producer 'p' put the subset facet under facets.inputSubset (read as
+    inputFacets.subset): not the spec's place; ask its maintainers to put it there
+    """
+    events = "events" if count is None else f"{count} event(s)"
+    return (
+        f"{events} of producer {producer!r} put the subset facet under {'; '.join(places)}: "
+        "not the spec's place; ask its maintainers to put it there"
+    )
 
 
 def available_cpus() -> int:

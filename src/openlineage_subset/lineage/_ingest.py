@@ -26,7 +26,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -45,7 +45,6 @@ from openlineage_subset import (
 from openlineage_subset.lineage._checked import (
     AlreadyStored,
     Checked,
-    CheckedEvent,
     Condition,
     Fate,
     Invalid,
@@ -134,11 +133,19 @@ class IngestReport:
             for producer, (count, places) in sorted(self.aliased.items())
         ]
 
-    def aliases_seen(self, event: CheckedEvent) -> None:
-        """Count an event that put its subset facet elsewhere (:attr:`CheckedEvent.aliases`)."""
-        count, places = self.aliased.get(event.producer, (0, ()))
-        more = tuple(place for place in event.aliases if place not in places)
-        self.aliased[event.producer] = (count + 1, places + more)
+    def noting_aliases(self, count: Callable[[Fate], None]) -> Callable[[Fate], None]:
+        """``count``, and each event stored (or there already) that put its subset facet
+        elsewhere than the spec's place (its ``aliases``) counted in :attr:`aliased`."""
+
+        def counted(fate: Fate) -> None:
+            if isinstance(fate, (Stored, AlreadyStored)) and fate.event.aliases:
+                event = fate.event
+                events, places = self.aliased.get(event.producer, (0, ()))
+                more = tuple(place for place in event.aliases if place not in places)
+                self.aliased[event.producer] = (events + 1, places + more)
+            count(fate)
+
+        return counted
 
     def summary(self) -> str:
         return (
@@ -212,12 +219,8 @@ def ingest(
             case Stored(event):
                 report.stored += 1
                 runs.add(event.run_id)
-                if event.aliases:
-                    report.aliases_seen(event)
-            case AlreadyStored(event):
+            case AlreadyStored():
                 report.duplicates += 1
-                if event.aliases:
-                    report.aliases_seen(event)
             case Invalid(source, line, message):
                 report.invalid += 1
                 report.problems.append(IngestProblem(source, line, message))
@@ -230,7 +233,7 @@ def ingest(
         writer = Writer(store)
         try:
             for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs):
-                writer.store(outcomes, conditions, count)
+                writer.store(outcomes, conditions, report.noting_aliases(count))
                 if bar is not None:
                     bar.show(done, report.stored)
             writer.commit()

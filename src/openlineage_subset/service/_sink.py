@@ -235,7 +235,6 @@ class EventSink:
         self._answer((done, outcome) for (_, done), outcome in zip(batch, outcomes, strict=True))
         return writer
 
-
     def _note_aliases(self, producer: str, places: tuple[str, ...]) -> None:
         """One line in the log the first time a producer's event holds the subset facet in a
         place other than the spec's (and again for a place not said yet)."""

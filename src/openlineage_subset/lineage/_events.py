@@ -198,7 +198,7 @@ class _Chunk:
             event_type=event["eventType"],
             event_time=time,
             accesses=tuple(accesses),
-            facets=kept_facets(event, aliased=any(READ_AS in note for note in aliases)),
+            facets=kept_facets(event, aliased=bool(aliases) and any(READ_AS in n for n in aliases)),
             aliases=tuple(aliases),
             producer=str(event.get("producer")) if aliases else "",
         )

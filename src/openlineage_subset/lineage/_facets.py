@@ -87,19 +87,20 @@ def _dataset_facets(
         places += [("facets", _ALIAS_KEYS[facets_key]), (facets_key, _ALIAS_KEYS[facets_key])]
     for place, key in places:
         facets = item.get(place)
-        subset = facets.get(key) if isinstance(facets, dict) else None
-        if not isinstance(subset, dict):
+        if not isinstance(facets, dict) or not isinstance(facets.get(key), dict):
             continue
         facets = item[place] = dict(facets)
         # the condition is kept apart (and shown as text); the rest of the facet stays unless
         # it is only the facet's _producer and _schemaURL
-        rest = {name: value for name, value in subset.items() if name not in _CONDITION_KEYS}
+        rest = {name: value for name, value in facets[key].items() if name not in _CONDITION_KEYS}
         if any(not name.startswith("_") for name in rest):
             facets[key] = rest
         else:
             del facets[key]
         if not facets:
             del item[place]
+        if key != "subset":
+            break  # the first other place holding one is the one read
     if not item:
         return None
     return {"namespace": dataset["namespace"], "name": dataset["name"], **item}

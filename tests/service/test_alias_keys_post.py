@@ -10,8 +10,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from tests.lineage.alias_events import AIRFLOW, AIRFLOW_PLACES, moved, pipeline
 from tests.lineage.events import LAKE
-from tests.lineage.test_alias_keys import AIRFLOW, AIRFLOW_PLACES, moved, pipeline
 from tests.service.conftest import Server
 
 http = pytest.importorskip("openlineage.client.transport.http", reason="openlineage-python")

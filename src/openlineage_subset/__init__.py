@@ -76,6 +76,7 @@ from openlineage_subset._render import dimension_text, render
 from openlineage_subset._schemas import reference_validator, schema_registry
 from openlineage_subset._validate import (
     document_kind,
+    misplaced_subset_facets,
     validate,
     validate_within,
     without_subset_facet,
@@ -146,6 +147,7 @@ __all__ += [
     "lone_surrogate",
     "max_line_bytes",
     "may_hold_surrogate",
+    "misplaced_subset_facets",
     "parse_condition",
     "parse_json",
     "parse_max_line_bytes",

@@ -3,8 +3,9 @@
 The checks run the validators generated from the schemas (fast, exact: a test compares them with
 ``jsonschema``). ``strict=True`` adds what the schema says only in prose: the documented values
 of ``comparison`` and ``operator``, the ``format`` of URIs, UUIDs and timestamps, a ``_schemaURL``
-that names an existing definition of a known version matching the facet's role, and input facets
-under ``inputFacets`` / output facets under ``outputFacets``. A document nested more than
+that names an existing definition of a known version matching the facet's role, input facets
+under ``inputFacets`` / output facets under ``outputFacets``, and no subset facet of an event
+under another key than ``subset`` (:func:`misplaced_subset_facets`). A document nested more than
 ``MAX_DEPTH`` levels deep, or containing itself, gets one issue saying where, and is not checked
 further.
 """
@@ -52,6 +53,11 @@ _EVENT_KEYS = frozenset(
     }
 )
 _FACET_KEYS = frozenset({"inputCondition", "outputCondition"})
+# Where other producers put the subset facet: (list, the spec's place, the other key).
+_ALIAS_PLACES = (
+    ("inputs", "inputFacets", "inputSubset"),
+    ("outputs", "outputFacets", "outputSubset"),
+)
 _ROLE_DEFS: dict[Role, str] = {"input": INPUT_FACET_DEF, "output": OUTPUT_FACET_DEF}
 _ROLE_PLACES: dict[Role, str] = {"input": "inputFacets", "output": "outputFacets"}
 _ROLE_CONDITIONS: dict[Role, str] = {"input": "inputCondition", "output": "outputCondition"}
@@ -127,6 +133,50 @@ def validate_within(
     return checker.issues
 
 
+def misplaced_subset_facets(document: object) -> list[ValidationIssue]:
+    """The subset facets an event's datasets hold elsewhere than the spec's place (``subset``
+    under ``inputFacets``/``outputFacets``): under ``facets.inputSubset`` (Airflow's all-facets
+    system test), ``inputFacets.inputSubset`` (the Go client) and their output twins. Each is
+    an issue of the ``strict`` rule naming the right place: ``validate(strict=True)`` reports
+    them, ``ol-subset validate`` without ``--strict`` shows them as warnings, and the lineage
+    store reads such a facet where the spec's place holds none.
+
+    >>> event = {"eventTime": "2024-10-15T10:00:00Z", "inputs": [{"namespace": "s3://b",
+    ...     "name": "t", "facets": {"inputSubset": {"inputCondition": {}}}}]}
+    >>> print(misplaced_subset_facets(event)[0])  # doctest: +NORMALIZE_WHITESPACE
+    $.inputs[0].facets.inputSubset: a subset facet under facets.inputSubset is not the spec's
+    place: put it under inputFacets.subset (ol-subset lineage reads it here only leniently)
+    """
+    if not isinstance(document, Mapping) or document_kind(document) != "event":
+        return []
+    found = []
+    for list_key, facets_key, key in _ALIAS_PLACES:
+        datasets = document.get(list_key)
+        for index, dataset in enumerate(datasets if isinstance(datasets, list) else ()):
+            if not isinstance(dataset, Mapping):
+                continue
+            own = dataset.get(facets_key)
+            beside = isinstance(own, Mapping) and SUBSET_FACET_KEY in own
+            for place in ("facets", facets_key):
+                facets = dataset.get(place)
+                if not isinstance(facets, Mapping) or not isinstance(facets.get(key), Mapping):
+                    continue
+                right = f"{facets_key}.{SUBSET_FACET_KEY}"
+                if beside:
+                    message = (
+                        f"a subset facet under {place}.{key} beside {right}: not the spec's "
+                        f"place, and {right} is the one read; remove this one"
+                    )
+                else:
+                    message = (
+                        f"a subset facet under {place}.{key} is not the spec's place: put it "
+                        f"under {right} (ol-subset lineage reads it here only leniently)"
+                    )
+                path = json_path((list_key, index, place, key))
+                found.append(ValidationIssue(path, message, "strict"))
+    return found
+
+
 def document_kind(document: Mapping[str, Any]) -> Literal["event", "facet map", "facet"] | None:
     """What a JSON object is: an event, a facet map (``{"subset": ...}``), a bare facet, or None."""
     if not _EVENT_KEYS.isdisjoint(document):
@@ -151,7 +201,10 @@ def without_subset_facet(document: object) -> str | None:
         return None
     kind = document_kind(document)
     if kind == "event":
-        if next(subset_facet_paths(document), None) is None:
+        # one under another key counts as one, misplaced: see misplaced_subset_facets
+        if next(subset_facet_paths(document), None) is None and not misplaced_subset_facets(
+            document
+        ):
             return "an OpenLineage event without subset facets"
         return None
     if kind is not None:
@@ -237,6 +290,11 @@ class _Checker:
         self._seen = {(issue.path, issue.message) for issue in self.issues}
         for path, role, facet in facets:
             self.facet(facet, path, role)
+        if self.strict:
+            for issue in misplaced_subset_facets(event):
+                if (issue.path, issue.message) not in self._seen:
+                    self._seen.add((issue.path, issue.message))
+                    self.issues.append(issue)
 
     @staticmethod
     def _named_event(schema_url: object) -> str | None:

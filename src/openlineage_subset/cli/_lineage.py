@@ -234,6 +234,8 @@ def _ingest_command(args: argparse.Namespace) -> int:
     else:
         for problem in report.problems:  # a file's name, a line's value: shown, not obeyed
             print(printable(str(problem)))
+        for note in report.notes():  # a producer's name: shown, not obeyed
+            print(printable(note))
         print(printable(f"{report.summary()}, in {args.db}"))
     if report.unreadable:
         return EXIT_UNUSABLE

@@ -53,6 +53,7 @@ from openlineage_subset import (
     document_kind,
     input_start,
     max_line_bytes,
+    misplaced_subset_facets,
     parse_json,
     read_at_most,
     read_lines,
@@ -155,6 +156,8 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
             warnings.simplefilter("always")
             result.issues = validate(result.document, strict=strict)
         result.warnings = [str(warning.message) for warning in caught]
+        if not strict:  # strict: issues of the validation; lenient: said, not counted
+            result.warnings += [str(issue) for issue in misplaced_subset_facets(result.document)]
     if result.no_subset is not None and require_subset:
         result.checked = True
         result.issues.append(ValidationIssue("$", f"no subset facet: {result.no_subset}"))

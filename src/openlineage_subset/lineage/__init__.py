@@ -70,7 +70,7 @@ from openlineage_subset.lineage._events import check_chunk, listed_partitions
 from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
 from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
 from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
+from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, alias_note, ingest
 from openlineage_subset.lineage._lineage import Lineage
 from openlineage_subset.lineage._model import (
     AffectedRun,
@@ -192,6 +192,7 @@ __all__ += [
     "Stored",
     "Unreadable",
     "Writer",
+    "alias_note",
     "check_chunk",
     "column_order",
     "count_from_text",

@@ -9,8 +9,9 @@ from typing import Any
 
 from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._model import DatasetRef, RunRef
+from openlineage_subset.lineage._partitions import PartitionCatalog
 from openlineage_subset.lineage._queries import RunsQuery
-from openlineage_subset.lineage._rendering import rendered as _rendered
+from openlineage_subset.lineage._rendering import AccessConditions
 from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import shown_time
@@ -133,15 +134,15 @@ def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
         f"SELECT count(*) FROM runs {where}", (job, job, job)
     ).fetchone()
     accesses: dict[tuple[str, Side], list[RunAccess]] = {}
-    for run_id, direction, namespace, name, condition in store.connection.execute(
-        "SELECT a.run_id, a.direction, d.namespace, d.name, a.condition FROM accesses a "
-        "JOIN datasets d ON d.dataset_id = a.dataset_id "
+    texts = AccessConditions(PartitionCatalog(store.connection).column_order)
+    for run_id, direction, namespace, name, dataset_id, condition in store.connection.execute(
+        "SELECT a.run_id, a.direction, d.namespace, d.name, a.dataset_id, a.condition "
+        "FROM accesses a JOIN datasets d ON d.dataset_id = a.dataset_id "
         "WHERE a.run_id IN (SELECT value FROM json_each(?)) ORDER BY d.namespace, d.name",
         (json.dumps([row[0] for row in found]),),
     ):
-        parsed = None if condition is None else json.loads(condition)
         accesses.setdefault((run_id, Side(direction)), []).append(
-            RunAccess(DatasetRef(namespace, name), _rendered(parsed))
+            RunAccess(DatasetRef(namespace, name), texts.text(dataset_id, condition))
         )
     return RunsReport(
         tuple(

@@ -125,6 +125,11 @@ class CheckedEvent:
     """What :func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event."""
     aliases: tuple[Alias, ...] = ()
     """The other names its datasets' facets give them (most events: none)."""
+    misplaced: tuple[str, ...] = ()
+    """Where the event put a subset facet other than the spec's place, each once
+    (``facets.inputSubset (read as inputFacets.subset)``); empty for nearly every event."""
+    producer: str = ""
+    """The event's ``producer``, kept with ``misplaced`` only: their note names it."""
 
     @property
     def where(self) -> str:

@@ -10,7 +10,6 @@ as OpenLineage merges them: of each facet, the one of the latest event that has 
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterable
 
 from openlineage_subset.lineage._arguments import Database, opened
@@ -18,7 +17,8 @@ from openlineage_subset.lineage._catalog import RunAccess
 from openlineage_subset.lineage._facets import NOT_KEPT, facets_of
 from openlineage_subset.lineage._identities import names_of
 from openlineage_subset.lineage._model import DatasetRef, RunRef
-from openlineage_subset.lineage._rendering import rendered as _rendered
+from openlineage_subset.lineage._partitions import PartitionCatalog
+from openlineage_subset.lineage._rendering import AccessConditions
 from openlineage_subset.lineage._sides import Side
 
 __all__ = [
@@ -88,14 +88,14 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         events = tuple(event for event, _ in pairs)
         groups, not_kept = _merged_facets(pairs)
         accesses: dict[Side, list[RunAccess]] = {side: [] for side in Side}
-        for direction, namespace, name, condition in connection.execute(
-            "SELECT a.direction, d.namespace, d.name, a.condition FROM accesses a "
+        texts = AccessConditions(PartitionCatalog(connection).column_order)
+        for direction, namespace, name, dataset_id, condition in connection.execute(
+            "SELECT a.direction, d.namespace, d.name, a.dataset_id, a.condition FROM accesses a "
             "JOIN datasets d ON d.dataset_id = a.dataset_id WHERE a.run_id = ? "
             "ORDER BY d.namespace, d.name",
             (run_id,),
         ):
-            parsed = None if condition is None else json.loads(condition)
-            access = RunAccess(DatasetRef(namespace, name), _rendered(parsed))
+            access = RunAccess(DatasetRef(namespace, name), texts.text(dataset_id, condition))
             accesses[Side(direction)].append(access)
     return RunDetails(
         RunRef(*row),

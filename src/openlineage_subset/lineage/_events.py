@@ -180,7 +180,7 @@ class _Chunk:
         time: str,
         spelled: Spelled | None,
     ) -> CheckedEvent:
-        text, conditions = _spelled(event) if spelled is None else spelled[:2]
+        text, conditions, _, _, misplaced = _spell(event) if spelled is None else spelled
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
         accesses = []
@@ -205,8 +205,12 @@ class _Chunk:
             event_type=event["eventType"],
             event_time=time,
             accesses=tuple(accesses),
-            facets=kept_facets(event),
+            facets=kept_facets(
+                event, aliased=bool(misplaced) and any(READ_AS in n for n in misplaced)
+            ),
             aliases=tuple(dict.fromkeys(aliases)) if aliases else (),
+            misplaced=tuple(misplaced),
+            producer=str(event.get("producer")) if misplaced else "",
         )
 
     def number(self, condition: Any, text: str) -> int:
@@ -330,10 +334,11 @@ def _depth(raw: bytes) -> int | None:
     return levels
 
 
-Spelled = tuple[str, list[tuple[Any, str] | None], Any, list[tuple[str, str]]]
+Spelled = tuple[str, list[tuple[Any, str] | None], Any, list[tuple[str, str]], list[str]]
 """What :func:`_spell` gives: the canonical JSON of a document, (condition, its canonical JSON)
 of each dataset (None: it has none), the skeleton (the document with a placeholder in the place
-of each condition) and the key of each condition in :data:`_VALID_CONDITIONS`."""
+of each condition), the key of each condition in :data:`_VALID_CONDITIONS`, and where the
+document put a subset facet other than the spec's place (:func:`_aliased_slot`; each once)."""
 
 
 def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
@@ -352,11 +357,12 @@ def _spell(document: Any) -> Spelled:
     document does when its conditions are valid (:func:`_checked_quickly`).
     """
     if not isinstance(document, dict):
-        return canonical(document), [], None, []
+        return canonical(document), [], None, [], []
     skeleton = dict(document)
     found: list[tuple[Any, str] | None] = []
     keys: list[tuple[str, str]] = []
     texts: list[str] = []
+    aliases: list[str] = []
     for list_key, facets_key, _ in PLACES:
         items = document.get(list_key)
         if not isinstance(items, list):
@@ -365,8 +371,11 @@ def _spell(document: Any) -> Spelled:
         for dataset in items:
             slot = _condition_slot(dataset, facets_key)
             if slot is None:
-                found.append(None)
-                copied.append(dataset)
+                # Only a dataset without a subset facet in the spec's place is looked at again:
+                # our own events never hold one elsewhere, and pay nothing for those that do.
+                aliased = _aliased_slot(dataset, facets_key, aliases)
+                found.append(aliased)
+                copied.append(dataset)  # spelled whole: no placeholder, no validity assumed
                 continue
             key, condition = slot
             text = canonical(condition)
@@ -382,7 +391,7 @@ def _spell(document: Any) -> Spelled:
             texts.append(text)
         skeleton[list_key] = copied
     if not texts:
-        return canonical(document), found, None, keys
+        return canonical(document), found, None, keys, aliases
     used: list[int] = []
 
     def condition_text(marker: re.Match[str]) -> str:
@@ -392,7 +401,7 @@ def _spell(document: Any) -> Spelled:
     text = _MARKER.sub(condition_text, canonical(skeleton))
     if sorted(used) != list(range(len(texts))):
         text = canonical(document)
-    return text, found, skeleton, keys
+    return text, found, skeleton, keys, aliases
 
 
 def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
@@ -406,6 +415,43 @@ def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
         condition = facet.get(key)
         if isinstance(condition, dict):
             return key, condition
+    return None
+
+
+# Where other producers put the subset facet, by the spec's place of the list: the Go client's
+# inputFacets.inputSubset, Airflow's all-facets system test's facets.inputSubset (and outputs').
+READ_AS = " (read as "
+_ALIASES = {
+    "inputFacets": (("facets", "inputSubset"), ("inputFacets", "inputSubset")),
+    "outputFacets": (("facets", "outputSubset"), ("outputFacets", "outputSubset")),
+}
+
+
+def _aliased_slot(dataset: Any, facets_key: str, notes: list[str]) -> tuple[Any, str] | None:
+    """(condition, its canonical JSON) of a subset facet a dataset without one in the spec's
+    place (``facets_key``.subset) holds under another key (:data:`_ALIASES`), read as if it
+    were there when it is a valid subset facet; else None. Where it was is added to ``notes``
+    (once): read, or not read for being no valid subset facet, saying why."""
+    if not isinstance(dataset, dict):
+        return None
+    for place, key in _ALIASES[facets_key]:
+        facets = dataset.get(place)
+        facet = facets.get(key) if isinstance(facets, dict) else None
+        if not isinstance(facet, dict):
+            continue
+        where = f"{place}.{key}"
+        slot = _condition_slot({facets_key: {"subset": facet}}, facets_key)
+        issues = validate(facet) if slot is not None else ()
+        if slot is None or issues:
+            why = f"{issues[0]}" if issues else "no inputCondition or outputCondition"
+            note = f"{where}, not read: no valid subset facet ({why})"
+        else:
+            note = f"{where}{READ_AS}{facets_key}.subset)"
+        if note not in notes:
+            notes.append(note)
+        if slot is not None and not issues:
+            return slot[1], canonical(slot[1])
+        return None
     return None
 
 

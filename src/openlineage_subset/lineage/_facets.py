@@ -25,16 +25,19 @@ NOT_KEPT = "notKept"
 """The key of the document kept in place of facets over :data:`MAX_KEPT_BYTES`."""
 _LISTS = (("inputs", "inputFacets"), ("outputs", "outputFacets"))
 _CONDITION_KEYS = ("inputCondition", "outputCondition")
+_ALIAS_KEYS = {"inputFacets": "inputSubset", "outputFacets": "outputSubset"}
 
 
-def kept_facets(event: dict[str, Any]) -> bytes:
+def kept_facets(event: dict[str, Any], *, aliased: bool = False) -> bytes:
     """The facets of a (valid) run event to keep, compressed; empty when it has none (the
     database's NULL is for events stored before it kept facets).
 
     The document: ``run`` and ``job`` (their facets), and ``inputs``/``outputs`` (each dataset's
     namespace, name, ``facets`` and ``inputFacets``/``outputFacets``, the subset facet without its
     condition), leaving out what is empty (a subset facet with nothing but its condition,
-    ``_producer`` and ``_schemaURL`` too).
+    ``_producer`` and ``_schemaURL`` too). ``aliased``: the event holds a subset facet read from
+    another place (``facets.inputSubset``, see :mod:`._events`), whose condition is left out
+    too where it was read (the dataset has none in the spec's place).
 
     >>> event = {"run": {"runId": "r", "facets": {"nominalTime": {"nominalStartTime": "x"}}},
     ...          "job": {"namespace": "n", "name": "j"},
@@ -55,7 +58,7 @@ def kept_facets(event: dict[str, Any]) -> bytes:
     for list_key, facets_key in _LISTS:
         kept = []
         for dataset in event.get(list_key) or ():
-            item = _dataset_facets(dataset, facets_key)
+            item = _dataset_facets(dataset, facets_key, aliased)
             if item is not None:
                 kept.append(item)
         if kept:
@@ -70,24 +73,34 @@ def kept_facets(event: dict[str, Any]) -> bytes:
     return body
 
 
-def _dataset_facets(dataset: dict[str, Any], facets_key: str) -> dict[str, Any] | None:
+def _dataset_facets(
+    dataset: dict[str, Any], facets_key: str, aliased: bool
+) -> dict[str, Any] | None:
     item: dict[str, Any] = {}
     if dataset.get("facets"):
         item["facets"] = dataset["facets"]
     own = dataset.get(facets_key)
     if own:
-        own = dict(own)
-        subset = own.get("subset")
-        if isinstance(subset, dict):
-            # the condition is kept apart (and shown as text); the rest of the facet stays unless
-            # it is only the facet's _producer and _schemaURL
-            rest = {key: value for key, value in subset.items() if key not in _CONDITION_KEYS}
-            if any(not key.startswith("_") for key in rest):
-                own["subset"] = rest
-            else:
-                del own["subset"]
-        if own:
-            item[facets_key] = own
+        item[facets_key] = own
+    places = [(facets_key, "subset")]
+    if aliased and not (isinstance(own, dict) and "subset" in own):
+        places += [("facets", _ALIAS_KEYS[facets_key]), (facets_key, _ALIAS_KEYS[facets_key])]
+    for place, key in places:
+        facets = item.get(place)
+        if not isinstance(facets, dict) or not isinstance(facets.get(key), dict):
+            continue
+        facets = item[place] = dict(facets)
+        # the condition is kept apart (and shown as text); the rest of the facet stays unless
+        # it is only the facet's _producer and _schemaURL
+        rest = {name: value for name, value in facets[key].items() if name not in _CONDITION_KEYS}
+        if any(not name.startswith("_") for name in rest):
+            facets[key] = rest
+        else:
+            del facets[key]
+        if not facets:
+            del item[place]
+        if key != "subset":
+            break  # the first other place holding one is the one read
     if not item:
         return None
     return {"namespace": dataset["namespace"], "name": dataset["name"], **item}

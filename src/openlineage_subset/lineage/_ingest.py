@@ -26,7 +26,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -110,6 +110,9 @@ class IngestReport:
     """Inputs that could not be read at all: missing, unreadable, a folder without events."""
     runs: int = 0
     problems: list[IngestProblem] = dataclasses.field(default_factory=list)
+    aliased: dict[str, tuple[int, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+    """By producer: how many events (stored, or there already) held a subset facet elsewhere
+    than the spec's place, and where (each place once; see :func:`alias_note`)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -120,7 +123,29 @@ class IngestReport:
             "unreadable": self.unreadable,
             "runs": self.runs,
             "problems": [problem.as_json() for problem in self.problems],
+            "notes": self.notes(),
         }
+
+    def notes(self) -> list[str]:
+        """One line per producer that put the subset facet elsewhere than the spec's place."""
+        return [
+            alias_note(producer, count, places)
+            for producer, (count, places) in sorted(self.aliased.items())
+        ]
+
+    def noting_aliases(self, count: Callable[[Fate], None]) -> Callable[[Fate], None]:
+        """``count``, and each event stored (or there already) that put its subset facet
+        elsewhere than the spec's place (its ``misplaced``) counted in :attr:`aliased`."""
+
+        def counted(fate: Fate) -> None:
+            if isinstance(fate, (Stored, AlreadyStored)) and fate.event.misplaced:
+                event = fate.event
+                events, places = self.aliased.get(event.producer, (0, ()))
+                more = tuple(place for place in event.misplaced if place not in places)
+                self.aliased[event.producer] = (events + 1, places + more)
+            count(fate)
+
+        return counted
 
     def summary(self) -> str:
         return (
@@ -208,7 +233,7 @@ def ingest(
         writer = Writer(store)
         try:
             for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs):
-                writer.store(outcomes, conditions, count)
+                writer.store(outcomes, conditions, report.noting_aliases(count))
                 if bar is not None:
                     bar.show(done, report.stored)
             writer.commit()
@@ -225,6 +250,22 @@ def ingest(
                 bar.clear()
     report.runs = len(runs)
     return report
+
+
+def alias_note(producer: str, count: int | None, places: Iterable[str]) -> str:
+    """The line saying that ``count`` events (None: events) of ``producer`` put the subset
+    facet elsewhere than the spec's place, where, and what was done with it.
+
+    >>> print(alias_note("p", 3, ["facets.inputSubset (read as inputFacets.subset)"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    3 event(s) of producer 'p' put the subset facet under facets.inputSubset (read as
+    inputFacets.subset): not the spec's place; ask its maintainers to put it there
+    """
+    events = "events" if count is None else f"{count} event(s)"
+    return (
+        f"{events} of producer {producer!r} put the subset facet under {'; '.join(places)}: "
+        "not the spec's place; ask its maintainers to put it there"
+    )
 
 
 def available_cpus() -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import sqlite3
 from collections.abc import Mapping
+from typing import Any
 
 from openlineage_subset import printable
 from openlineage_subset.lineage._arguments import LineageQueryError, UnknownPartitionColumnError
@@ -18,7 +19,8 @@ _SHOWN_CANDIDATES = 10
 
 def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
     """The id of the dataset called ``name`` (or having it as another name, a table's location),
-    or whose name ends with ``/name``."""
+    or whose name ends with ``/name``; else of the one every answer prints as ``name``
+    (``file:/tmp/lake/raw``, ``s3://bucket/lake/raw``)."""
     if not isinstance(name, str) or not name:
         raise LineageQueryError("name the dataset: its name, or the end of it after a '/'")
     suffix = "/" + name.lstrip("/")
@@ -31,6 +33,8 @@ def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
     # a name stored as a dataset, else another name of datasets (a table's location)
     exact = [row for row in rows if row[2] == name] or also_named(db, name, namespace)
     found = exact if exact else rows
+    if not found and ":" in name:
+        found = _printed(db, name, namespace)
     if len(found) == 1:
         return int(found[0][0])
     where = f" in namespace {namespace!r}" if namespace is not None else ""
@@ -56,6 +60,20 @@ def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
         f"no dataset named {name!r} (or ending in {suffix!r}){where} in the lineage "
         f"database{hint or ': it holds no dataset yet; ingest events first'}"
     )
+
+
+def _printed(db: sqlite3.Connection, text: str, namespace: str | None) -> list[Any]:
+    """The datasets (id, namespace, name) an answer prints as ``text``: ``namespace:name``,
+    or a location joined to its name (``s3://bucket/lake/sales``), as
+    :func:`~openlineage_subset.producer.dataset_label` writes them. Asked only when no name is
+    ``text`` nor ends with it: a name may hold ``:`` itself."""
+    return db.execute(
+        "SELECT dataset_id, namespace, name FROM datasets WHERE (CASE WHEN "
+        "instr(namespace, '://') > 0 THEN rtrim(namespace, '/') || '/' || ltrim(name, '/') "
+        "ELSE namespace || ':' || name END) = ? AND (? IS NULL OR namespace = ?) "
+        "ORDER BY namespace, name",
+        (text, namespace, namespace),
+    ).fetchall()
 
 
 def check_columns(

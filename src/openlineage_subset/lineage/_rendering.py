@@ -11,7 +11,7 @@ condition goes through both (tests/lineage/test_rendering.py holds the two to th
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from openlineage_subset import MAX_DEPTH, SubsetDocumentError, dimension_text, render
@@ -105,3 +105,21 @@ class ConditionText:
                 text = pairs[column, value] = dimension_text(column, value)
             parts.append(text)
         return f"PARTITION ({', '.join(parts)})"
+
+
+class AccessConditions:
+    """The stored conditions (canonical JSON) of runs' accesses as text, the columns of the
+    partitions they list in their dataset's order (``order``: a dataset's id to its columns,
+    :meth:`~openlineage_subset.lineage._partitions.PartitionCatalog.column_order`): the runs
+    list and a run's page show them as every other answer does (``day`` before ``country``
+    where the dataset's events name ``day`` first), each made once."""
+
+    def __init__(self, order: Callable[[int], tuple[str, ...]]) -> None:
+        self._order = order
+        self._text = ConditionText()
+
+    def text(self, dataset_id: int, condition: str | None) -> str | None:
+        """The condition's text (None: none, a whole dataset)."""
+        if condition is None:
+            return None
+        return self._text.text(condition, json.loads(condition), self._order(dataset_id))

@@ -42,9 +42,13 @@ from openlineage_subset.lineage import (
     Stored,
     Unreadable,
     Writer,
+    alias_note,
     check_chunk,
     relax_sync,
 )
+from openlineage_subset.producer import scrubbed_logger
+
+_LOG = scrubbed_logger(__name__)
 
 LOCK_WAIT = 3.0
 """Seconds the writer waits for the write lock another process holds without committing: then
@@ -85,6 +89,9 @@ class EventSink:
 
     def __init__(self, db: str | os.PathLike[str]) -> None:
         self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        # By producer, the places other than the spec's its events put the subset facet in,
+        # each said once in the log (read by the writer thread only).
+        self._aliased: dict[str, tuple[str, ...]] = {}
         opened: Future[None] = Future()
         self._thread = threading.Thread(
             target=self._run, args=(os.fspath(db), opened), name="ol-subset-writer", daemon=True
@@ -196,6 +203,8 @@ class EventSink:
             match fate:
                 case Stored(event):
                     outcomes.append(Outcome("stored", None, event.run_id))
+                    if event.misplaced:
+                        self._note_aliases(event.producer, event.misplaced)
                 case AlreadyStored(event):
                     outcomes.append(Outcome("duplicate", None, event.run_id))
                 case Invalid(message=message, issues=issues):
@@ -225,6 +234,15 @@ class EventSink:
             raise
         self._answer((done, outcome) for (_, done), outcome in zip(batch, outcomes, strict=True))
         return writer
+
+    def _note_aliases(self, producer: str, places: tuple[str, ...]) -> None:
+        """One line in the log the first time a producer's event holds the subset facet in a
+        place other than the spec's (and again for a place not said yet)."""
+        known = self._aliased.get(producer, ())
+        more = tuple(place for place in places if place not in known)
+        if more:
+            self._aliased[producer] = known + more
+            _LOG.warning("%s (said once per producer and place)", alias_note(producer, None, more))
 
 
 def _settle(answers: list[tuple[asyncio.Future[Outcome], Outcome | BaseException]]) -> None:

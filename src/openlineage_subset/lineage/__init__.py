@@ -70,6 +70,7 @@ from openlineage_subset.lineage._events import check_chunk, listed_partitions
 from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
 from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
 from openlineage_subset.lineage._impact import impact
+from openlineage_subset.lineage._incidents import FailedRun, FailedWrite, Incidents, incidents
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, ingest
 from openlineage_subset.lineage._lineage import Lineage
 from openlineage_subset.lineage._model import (
@@ -181,7 +182,10 @@ __all__ += [
     "DatasetSummary",
     "DatasetsReport",
     "Facet",
+    "FailedRun",
+    "FailedWrite",
     "Fate",
+    "Incidents",
     "Invalid",
     "Item",
     "Line",
@@ -202,6 +206,7 @@ __all__ += [
     "history_text",
     "impact_text",
     "in_column_order",
+    "incidents",
     "indented_json",
     "kept_facets",
     "listed_partitions",

@@ -17,6 +17,7 @@ shows the same drawing inside its own pages. The room reads the store only throu
   what does not print written as its escape.
 """
 
+from openlineage_subset.report._drawing import Links
 from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
 from openlineage_subset.report._html import STYLE, body, page, report_html
 from openlineage_subset.report._markup import attribute, marked, text
@@ -39,6 +40,7 @@ __all__ = [
     "CellState",
     "Grid",
     "GridCell",
+    "Links",
     "Picture",
     "arranged",
     "attribute",

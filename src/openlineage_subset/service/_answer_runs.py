@@ -88,7 +88,7 @@ def impact_runs(report: ImpactReport) -> str:
         + "</td></tr>"
         for item in report.runs
     )
-    runs = _table(
+    runs = "<h3>Affected runs</h3>" + _table(
         "impact",
         "<th>hop</th><th>run</th><th>job</th><th>state</th><th>affected</th><th>it read</th>",
         rows,
@@ -107,7 +107,7 @@ def _steps(steps: Iterable[ProvenanceStep], seen: set[str]) -> Iterable[str]:
             continue
         seen.add(step.run.run_id)
         yield (
-            f"<tr>{_run(step.run)}<td>{text(step.label)}</td><td>"
+            f'<tr>{_run(step.run)}<td class="nowrap">{text(step.label)}</td><td>'
             + _a(dataset_link(step.dataset), step.dataset, limit=NAME_COLUMNS)
             + f'</td><td class="condition">{text(step.condition or "the whole dataset")}</td>'
             "</tr>"
@@ -118,7 +118,7 @@ def _steps(steps: Iterable[ProvenanceStep], seen: set[str]) -> Iterable[str]:
 
 def provenance_runs(report: ProvenanceReport) -> str:
     """The runs behind the target, each once (run, job, state, how sure, what it wrote)."""
-    return _table(
+    return "<h3>Runs behind it</h3>" + _table(
         "provenance",
         "<th>run</th><th>job</th><th>state</th><th>wrote</th><th>dataset</th><th>where</th>",
         _steps(report.writers, set()),

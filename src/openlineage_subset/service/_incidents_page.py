@@ -21,7 +21,13 @@ from openlineage_subset.lineage import (
     shown_time,
 )
 from openlineage_subset.report import attribute, text
-from openlineage_subset.service._links import answer_link, dataset_link, plan_anchor, run_link
+from openlineage_subset.service._links import (
+    answer_link,
+    dataset_link,
+    job_link,
+    plan_anchor,
+    run_link,
+)
 
 MAX_LINKED = 24
 """Partitions one impact link asks for at most (the answer page's limit)."""
@@ -90,9 +96,9 @@ def _partition_rows(found: Incidents, now: dt.datetime) -> list[str]:
         sure = "" if label == "definite" else ' <span class="note">(possibly)</span>'
         rows.append(
             f'<tr class="incident"><td>{_name(dataset, dataset_link(dataset))}</td>'
-            f'<td class="condition">{where}{sure}</td>'
+            f'<td class="partition">{where}{sure}</td>'
             f'<td class="nowrap">{_when(run, now)}</td>'
-            f"<td>{_name(run.job, run_link(run.run_id))} {text(run.status)}</td>"
+            f"<td>{job_link(run)} {text(run.status)}</td>"
             f'<td class="nowrap">{_actions(dataset, chosen)}</td></tr>'
         )
     return rows
@@ -110,8 +116,8 @@ def _run_rows(runs: Sequence[FailedRun], now: dt.datetime) -> list[str]:
         )
         wrote = f'<ul class="left">{left}</ul>' if left else "rewritten since by completed runs"
         rows.append(
-            f'<tr class="failed-run"><td>{_name(run.run_id, run_link(run.run_id))}</td>'
-            f"<td>{text(run.job, limit=NAME_COLUMNS)}</td>"
+            f'<tr class="failed-run"><td class="id">{_name(run.run_id, run_link(run.run_id))}</td>'
+            f"<td>{job_link(run)}</td>"
             f'<td class="nowrap">{text(run.status)}</td>'
             f'<td class="nowrap">{_when(run, now)}</td><td>{wrote}</td></tr>'
         )

@@ -39,7 +39,7 @@ from openlineage_subset.lineage import (
 )
 from openlineage_subset.report import GRID_STYLE, attribute, marked, text
 from openlineage_subset.service._incidents_page import incidents_html
-from openlineage_subset.service._links import dataset_link, plan_anchor, run_link
+from openlineage_subset.service._links import dataset_link, job_link, plan_anchor, run_link
 from openlineage_subset.service._partition_grid import dataset_grid
 
 DATASET_STYLES = (GRID_STYLE,)
@@ -150,7 +150,7 @@ def runs_page(
 ) -> str:
     rows = [
         f'<tr><td class="id">{_a(run_link(run.run_id), run.run_id)}</td>'
-        f"<td>{_a(run_link(run.run_id), run.job, limit=NAME_COLUMNS)}</td>"
+        f"<td>{job_link(run)}</td>"
         f'<td class="nowrap">{text(run.status)}</td>'
         f'<td class="nowrap">{_time(run.started_at)}</td>'
         f'<td class="nowrap">{_time(run.ended_at)}</td>'
@@ -320,8 +320,9 @@ def dataset_page(
     entries = list(reversed(history.entries))[:MAX_HISTORY]
     runs = "".join(
         f"<tr><td>{text(entry.direction)}</td>"
-        f"<td>{_a(run_link(entry.run.run_id), entry.run.run_id)}</td>"
-        f'<td>{text(entry.run.job)}</td><td class="nowrap">{text(entry.run.status)}</td>'
+        f'<td class="id">{_a(run_link(entry.run.run_id), entry.run.run_id)}</td>'
+        f"<td>{job_link(entry.run)}</td>"
+        f'<td class="nowrap">{text(entry.run.status)}</td>'
         f'<td class="nowrap">{_time(entry.run.ended_at or entry.run.started_at)}</td>'
         f'<td class="condition">{text(entry.condition or "the whole dataset")}</td></tr>'
         for entry in entries

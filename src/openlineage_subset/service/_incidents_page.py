@@ -39,7 +39,7 @@ def ago(stored: str | None, now: dt.datetime) -> str:
     """How long before ``now`` the stored time ``stored`` was, as people say it.
 
     >>> now = dt.datetime(2025, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
-    >>> [ago(t, now) for t in ("2025-03-02T11:59:40Z", "2025-03-02T11:48:00.5Z",
+    >>> [ago(t, now) for t in ("2025-03-02T11:59:40Z", "2025-03-02T11:47:59.5Z",
     ...  "2025-03-02T09:00:00Z", "2025-02-27T12:00:00Z", None)]
     ['just now', '12 min ago', '3 h ago', '3 d ago', 'not ended']
     """

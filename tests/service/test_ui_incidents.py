@@ -18,7 +18,7 @@ import pytest
 
 from openlineage_subset.lineage import impact, incidents
 from tests.browser.helpers import DAILY_LONG, FAILED_DAY, INSERT, oncall_events
-from tests.lineage.events import LAKE, day, run
+from tests.lineage.events import LAKE, day, parts, run
 from tests.service.conftest import Server
 from tests.service.helpers import fetch, post_events
 
@@ -102,3 +102,25 @@ def test_without_a_failed_run_the_home_page_says_so(serve: Callable[..., Server]
     post_events(server, run(1, 0, 1, writes=[("raw", day("2024-10-01"))], job="load"))
     status, _, page = fetch(server, "/")
     assert status == 200 and "No failed run in the database: nothing to recompute." in page
+
+
+def test_a_wide_failed_write_lists_its_first_partitions_and_says_there_are_more(
+    serve: Callable[..., Server],
+) -> None:
+    server = serve()
+    days = [f"2024-{month:02d}-{number:02d}" for month in (1, 2) for number in range(1, 29)]
+    wide = parts(*({"day": value} for value in days))
+    post_events(server, run(1, 0, 1, writes=[("wide", wide)], job="load"))
+    post_events(server, run(2, 2, 3, writes=[("wide", wide)], job="load", status="FAIL"))
+    (failed,) = incidents(server.db).runs
+    (write,) = failed.writes
+    assert write.more and len(write.partitions) == 40 < len(days)
+    assert [str(ref) for ref, _ in write.partitions] == [f"day={value}" for value in days[:40]]
+    _, _, page = fetch(server, "/")
+    assert "40+ partition(s) (the first 40 listed)" in page
+    # More than one answer takes: the link selects the first of them on the dataset page.
+    (selected,) = re.findall(r'<a href="([^"]*)">select them on the dataset page</a>', page)
+    asked = urllib.parse.parse_qs(urllib.parse.urlsplit(html.unescape(selected)).query)
+    assert [json.loads(value)["day"] for value in asked["p"]] == days[:24]
+    status, _, _ = fetch(server, html.unescape(selected))
+    assert status == 200

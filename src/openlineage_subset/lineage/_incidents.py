@@ -33,6 +33,8 @@ class FailedWrite:
     whole: bool
     partitions: tuple[tuple[PartitionRef, Label], ...]
     """Each with how sure it is that the failed run wrote it."""
+    more: bool = False
+    """More partitions than :data:`MAX_PARTITIONS` were left: the first ones are listed."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,29 +93,37 @@ def incidents_answer(store: LineageStore, *, limit: int = MAX_RUNS) -> Incidents
 def _left(graph: Graph, run: RunRef) -> tuple[FailedWrite, ...]:
     found = []
     for write in graph.outputs(run):
-        later = [
-            other
-            for other in graph.writers_of(write.dataset_id, [], None)
-            if other.run.started_at > run.started_at
-        ]
         dataset = graph.dataset(write.dataset_id)
         if write.text is None:
-            if not any(other.text is None for other in later):
+            later = graph.writers_of(write.dataset_id, [], None)
+            if not any(o.text is None and o.run.started_at > run.started_at for o in later):
                 found.append(FailedWrite(dataset, True, ()))
             continue
-        units: dict[Unit, Label] = {
-            unit: "definite" if surely else "possible"
-            for unit, surely in graph.selected(write, by_dates=True)
-            if not _rewritten(graph, later, unit)
-        }
+        units: dict[Unit, Label] = {}
+        more = False
+        for unit, surely in graph.selected(write, by_dates=True):
+            if _rewritten(graph, write, unit):
+                continue
+            if len(units) == MAX_PARTITIONS:  # a wide failed write: the first ones, and "more"
+                more = True
+                break
+            units[unit] = "definite" if surely else "possible"
         if units:
             parts = graph.partition_set(write.dataset_id, units)
             listed: list[tuple[PartitionRef, Label]] = [(r, "definite") for r in parts.definite]
             listed += [(r, "possible") for r in parts.possible]
-            found.append(FailedWrite(dataset, False, tuple(listed)))
+            found.append(FailedWrite(dataset, False, tuple(listed), more))
     return tuple(found)
 
 
-def _rewritten(graph: Graph, later: list[Access], unit: Unit) -> bool:
-    """Whether a completed write of ``later`` surely covers ``unit``."""
-    return any(graph.write_overlap(other, unit) is True for other in later)
+def _rewritten(graph: Graph, failed: Access, unit: Unit) -> bool:
+    """Whether a completed write started after the ``failed`` one surely covers ``unit``: of
+    the writes that may write it (found by the partitions they list, where the database can),
+    the latest first, until one ended before the failed run started."""
+    since = failed.run.started_at
+    for other in graph.writers_of(failed.dataset_id, [unit], None):
+        if (other.run.ended_at or "") < since:
+            return False
+        if other.run.started_at > since and graph.write_overlap(other, unit) is True:
+            return True
+    return False

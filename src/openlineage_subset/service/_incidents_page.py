@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from openlineage_subset.lineage import (
     DatasetRef,
     FailedRun,
+    FailedWrite,
     Incidents,
     PartitionRef,
     RunRef,
@@ -104,13 +105,18 @@ def _partition_rows(found: Incidents, now: dt.datetime) -> list[str]:
     return rows
 
 
+def _count(write: FailedWrite) -> str:
+    more = f" (the first {len(write.partitions)} listed)" if write.more else ""
+    return f"{len(write.partitions)}{'+' if write.more else ''} partition(s){more}"
+
+
 def _run_rows(runs: Sequence[FailedRun], now: dt.datetime) -> list[str]:
     rows = []
     for item in runs:
         run = item.run
         left = "".join(
             f"<li>{_name(write.dataset, dataset_link(write.dataset))}: "
-            + ("the whole dataset" if write.whole else f"{len(write.partitions)} partition(s)")
+            + ("the whole dataset" if write.whole else _count(write))
             + f" \u2014 {_actions(write.dataset, [ref for ref, _ in write.partitions])}</li>"
             for write in item.writes
         )

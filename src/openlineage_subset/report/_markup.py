@@ -158,14 +158,17 @@ def job_label(name: str, limit: int) -> Pieces:
     prefix = ".".join(segments[:-2]) + "."
     wanted = _word_end(target, _TARGET_KEPT)
     cut = "" if wanted == target else ELLIPSIS
-    head = min(columns(prefix), max(_PREFIX_KEPT, limit - 1 - columns(middle + cut + wanted)))
+    head = min(columns(prefix), limit - 1 - columns(middle + target))  # the whole target
+    if head < min(columns(prefix), max(_PREFIX_KEPT, limit // 4)):  # else its end, a word's
+        head = min(columns(prefix), max(_PREFIX_KEPT, limit - 1 - columns(middle + cut + wanted)))
     room = limit - head - 1 - columns(middle)
     if columns(target) > room:
         target = ELLIPSIS + _at_word(target[len(target) - max(room - 1, 0) :], len(wanted))
     if columns(target) > room:
         return shortened(name, limit)
     start = "".join(piece for piece, _ in _taken([(prefix, False)], head))
-    return [(start, False), (ELLIPSIS, False), (middle + target, False)]
+    whole = start == prefix and action == segments[-2]
+    return [(start, False), ("" if whole else ELLIPSIS, False), (middle + target, False)]
 
 
 def _flat(pieces: Pieces) -> str:

@@ -106,6 +106,7 @@ from openlineage_subset.lineage._queries import (
     ProvenanceQuery,
     RunsQuery,
 )
+from openlineage_subset.lineage._run_partitions import RunPartitions, run_partitions
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
     LOCK_WAIT,
@@ -191,6 +192,7 @@ __all__ += [
     "Line",
     "RunAccess",
     "RunDetails",
+    "RunPartitions",
     "RunsReport",
     "Skipped",
     "Stored",
@@ -216,5 +218,6 @@ __all__ += [
     "provenance_text",
     "relax_sync",
     "run_details",
+    "run_partitions",
     "runs",
 ]

@@ -34,10 +34,12 @@ from openlineage_subset.lineage import (
     PartitionsReport,
     RunAccess,
     RunDetails,
+    RunPartitions,
     RunRef,
     shown_time,
 )
 from openlineage_subset.report import GRID_STYLE, attribute, marked, text
+from openlineage_subset.service._answer_runs import partition_links
 from openlineage_subset.service._incidents_page import incidents_html
 from openlineage_subset.service._links import dataset_link, job_link, plan_anchor, run_link
 from openlineage_subset.service._partition_grid import dataset_grid
@@ -182,8 +184,12 @@ def _wrote(outputs: Sequence[RunAccess]) -> str:
     )
 
 
-def run_page(details: RunDetails) -> str:
+def run_page(details: RunDetails, covered: Sequence[RunPartitions] = ()) -> str:
+    """A run's facts, reads and writes (``covered``: the partitions each may cover, as links),
+    events and facets."""
     run = details.run
+    reads = {item.dataset: item for item in covered if item.direction == "read"}
+    writes = {item.dataset: item for item in covered if item.direction == "write"}
     facts = [
         ("run", text(run.run_id)),
         ("job", text(run.job)),
@@ -202,9 +208,9 @@ def run_page(details: RunDetails) -> str:
             f"<h1>Run {text(run.run_id)}</h1>",
             _facts(facts),
             "<h2>Read</h2>",
-            _accesses(details.inputs),
+            _accesses(details.inputs, reads),
             "<h2>Wrote</h2>",
-            _accesses(details.outputs),
+            _accesses(details.outputs, writes),
             "<h2>Events</h2>",
             '<table class="list events"><thead><tr><th>type</th><th>time</th>'
             f"<th>first read from</th></tr></thead><tbody>{events}</tbody></table>",
@@ -269,18 +275,30 @@ def _facts(facts: Iterable[tuple[str, str]]) -> str:
     return f'<dl class="facts">{items}</dl>'
 
 
-def _accesses(items: Sequence[RunAccess]) -> str:
+def _accesses(items: Sequence[RunAccess], covered: Mapping[DatasetRef, RunPartitions]) -> str:
     if not items:
         return '<p class="note">Nothing.</p>'
     rows = "".join(
         f"<tr><td>{_a(dataset_link(item.dataset), item.dataset)}</td>"
-        f'<td class="condition">{text(item.condition or "the whole dataset")}</td></tr>'
+        f'<td class="condition">{text(item.condition or "the whole dataset")}</td>'
+        f"<td>{_covered(covered.get(item.dataset))}</td></tr>"
         for item in items
     )
     return (
-        '<table class="list accesses"><thead><tr><th>dataset</th><th>where</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table>"
+        '<table class="list accesses"><thead><tr><th>dataset</th><th>where</th>'
+        f"<th>known partitions it may cover</th></tr></thead><tbody>{rows}</tbody></table>"
     )
+
+
+def _covered(found: RunPartitions | None) -> str:
+    """The partitions a read or write may cover, each a link to its dataset's page with it
+    selected."""
+    if found is None or found.whole:
+        return "" if found is None else "the whole dataset"
+    if not found.partitions:
+        return '<span class="note">none known</span>'
+    more = " and more" if found.more else ""
+    return partition_links(found.dataset, found.partitions) + more
 
 
 def _shown(value: str | None) -> str:

@@ -46,6 +46,8 @@ from openlineage_subset.lineage import (
     LineageQueryError,
     PartitionsQuery,
     ProvenanceReport,
+    RunDetails,
+    RunPartitions,
     RunsQuery,
     count_from_text,
     incidents,
@@ -53,6 +55,7 @@ from openlineage_subset.lineage import (
     part_heading,
     partition_from_text,
     provenance_text,
+    run_partitions,
     unseen_note,
 )
 from openlineage_subset.report import STYLE as REPORT_STYLE
@@ -165,13 +168,16 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
 
     def run(request: Request) -> tuple[int, str, list[str]]:
         run_id = request.query_params.get("id", "")
-        details = None
-        if run_id:
+        details: RunDetails | None = None
+        covered: tuple[RunPartitions, ...] = ()
+        if run_id:  # covered: what each read and write may cover, its partitions as links
             with Lineage(path) as lineage:
                 details = lineage.run_details(run_id)
+                if details is not None:
+                    covered = run_partitions(lineage.store, run_id)
         if details is None:
             return 404, _pages.error_page(404, f"no run {run_id!r} in the database"), []
-        return 200, _pages.run_page(details), []
+        return 200, _pages.run_page(details, covered), []
 
     return [
         Route("/", answered(front)),

@@ -13,7 +13,14 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.browser.helpers import DAILY_LONG, INSERT, ONCALL_DATES, RAW_LONG, oncall_events
+from tests.browser.helpers import (
+    COUNT,
+    DAILY_LONG,
+    INSERT,
+    ONCALL_DATES,
+    RAW_LONG,
+    oncall_events,
+)
 from tests.lineage.events import LAKE
 from tests.service.conftest import Server
 from tests.service.helpers import fetch, page_path, post_events
@@ -63,3 +70,17 @@ def test_the_runs_page_cuts_long_job_names_and_keeps_them_whole_on_hover(server:
     assert len(html.unescape(shown)) <= 60 and "insert_into" in shown and shown.endswith("agg")
     (wrote,) = re.findall(r'<td class="wrote">(.*?)</td>', row[0])
     assert f"{LAKE}/{DAILY_LONG} where " in html.unescape(wrote), "the whole name on hover"
+
+
+def test_an_answer_links_each_run_by_what_tells_it_apart(server: Server) -> None:
+    query = {"day": ONCALL_DATES[0], "country": "US"}
+    where = {"namespace": "file", "name": f"{LAKE}/{RAW_LONG}", "p": json.dumps(query)}
+    status, _, page = fetch(server, page_path("/answer", **where))
+    assert status == 200
+    table = page[page.index('<table class="list answer-runs impact"') :]
+    jobs = re.findall(r'<a href="/run\?id=([^"]*)" title="([^"]*)">(.*?)</a>', table)
+    shown = {html.unescape(title): html.unescape(text) for _, title, text in jobs}
+    assert set(shown) == {f"tests.{INSERT}", f"tests.{COUNT}"}
+    assert "insert_into" in shown[f"tests.{INSERT}"]
+    assert "collect_limit" in shown[f"tests.{COUNT}"]
+    assert all(text.endswith("daily_agg") and len(text) <= 60 for text in shown.values())

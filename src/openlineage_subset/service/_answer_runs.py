@@ -18,7 +18,7 @@ from openlineage_subset.lineage import (
     RunRef,
 )
 from openlineage_subset.report import attribute, text
-from openlineage_subset.service._links import dataset_link, run_link
+from openlineage_subset.service._links import dataset_link, job_link, run_link
 
 MAX_LISTED = 12
 """Partitions listed as links in one cell; the rest counted (all of them are in the plan)."""
@@ -55,8 +55,8 @@ def _part(part: PartitionSet) -> str:
 
 def _run(run: RunRef) -> str:
     return (
-        f"<td>{_a(run_link(run.run_id), run.run_id)}</td>"
-        f"<td>{_a(run_link(run.run_id), run.job, limit=NAME_COLUMNS)}</td>"
+        f'<td class="id">{_a(run_link(run.run_id), run.run_id)}</td>'
+        f"<td>{job_link(run)}</td>"
         f'<td class="nowrap">{text(run.status)}</td>'
     )
 
@@ -75,7 +75,8 @@ def impact_runs(report: ImpactReport) -> str:
     """The affected runs (hop, run, job, state, how sure, what affected it read), then what
     to recompute, every run, dataset and partition a link."""
     rows = (
-        f'<tr><td class="number">{item.hops}</td>{_run(item.run)}<td>{text(item.label)}</td>'
+        f'<tr><td class="number">{item.hops}</td>{_run(item.run)}'
+        f'<td class="nowrap">{text(item.label)}</td>'
         "<td>"
         + _part(
             PartitionSet(

@@ -168,6 +168,10 @@ def test_the_graph_pans_and_zooms_without_scripts(
         page.goto((report_page[0] / "wide.html").as_uri(), wait_until="load")
         frame, drawing = page.locator("div.graph"), page.locator("svg.run-graph")
         width = frame.bounding_box()["width"]
+        opened = drawing.bounding_box()
+        assert opened["width"] <= width + 1, "opens fitted: nothing cut off on the right"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+        page.get_by_label("actual size").check()
         assert drawing.bounding_box()["width"] > 2 * width, "actual size: the frame scrolls"
         frame.evaluate("frame => frame.scrollBy(600, 400)")
         page.get_by_label("fit the width").check()

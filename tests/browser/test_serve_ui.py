@@ -310,6 +310,13 @@ def _assert_every_node_inside(svg: Any) -> None:
         )
 
 
+def _opens_fitted(page: Any, svg: Any) -> None:
+    """The graph opens whole in its frame (this one shrunk), then goes to actual size."""
+    _assert_every_node_inside(svg)
+    assert svg.evaluate(SCALE) < 0.99, "this graph is larger than its frame: shrunk to fit"
+    page.get_by_role("button", name="actual size, from the top left").first.click()
+
+
 def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
     watched: Watched, server: Server, shots: Path
 ) -> None:
@@ -321,8 +328,9 @@ def test_the_run_graph_zooms_at_the_pointer_pans_and_resets(
     assert "panzoom" in (frame.get_attribute("class") or ""), "the script took the graph over"
     assert page.locator("p.zoom").first.is_hidden(), "the CSS size choices give way"
     node = svg.locator("g.node rect").first
+    _opens_fitted(page, svg)
     before = node.bounding_box()
-    assert before is not None and abs(svg.evaluate(SCALE) - 1) < 0.01, "actual size at first"
+    assert before is not None and abs(svg.evaluate(SCALE) - 1) < 0.01, "actual size"
 
     # The wheel zooms in around the pointer: what is under it stays under it.
     box = svg.bounding_box()

@@ -70,6 +70,7 @@ from openlineage_subset.lineage._events import check_chunk, listed_partitions
 from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
 from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
 from openlineage_subset.lineage._impact import impact
+from openlineage_subset.lineage._incidents import FailedRun, FailedWrite, Incidents, incidents
 from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, alias_note, ingest
 from openlineage_subset.lineage._lineage import Lineage
 from openlineage_subset.lineage._model import (
@@ -105,6 +106,7 @@ from openlineage_subset.lineage._queries import (
     ProvenanceQuery,
     RunsQuery,
 )
+from openlineage_subset.lineage._run_partitions import RunPartitions, run_partitions
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
     LOCK_WAIT,
@@ -181,12 +183,16 @@ __all__ += [
     "DatasetSummary",
     "DatasetsReport",
     "Facet",
+    "FailedRun",
+    "FailedWrite",
     "Fate",
+    "Incidents",
     "Invalid",
     "Item",
     "Line",
     "RunAccess",
     "RunDetails",
+    "RunPartitions",
     "RunsReport",
     "Skipped",
     "Stored",
@@ -203,6 +209,7 @@ __all__ += [
     "history_text",
     "impact_text",
     "in_column_order",
+    "incidents",
     "indented_json",
     "kept_facets",
     "listed_partitions",
@@ -212,5 +219,6 @@ __all__ += [
     "provenance_text",
     "relax_sync",
     "run_details",
+    "run_partitions",
     "runs",
 ]

@@ -14,12 +14,14 @@ shows the same drawing inside its own pages. The room reads the store only throu
 - :func:`arranged`, :func:`grid_html`, :func:`legend_html` and :data:`GRID_STYLE`: any set of
   partitions as a grid (the service's dataset page);
 - :func:`text`, :func:`attribute`, :func:`marked`: a name from an event, escaped for HTML,
-  what does not print written as its escape.
+  what does not print written as its escape; :func:`job_label`: a job's name cut to a width,
+  what tells its runs apart kept.
 """
 
+from openlineage_subset.report._drawing import Links
 from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
 from openlineage_subset.report._html import STYLE, body, page, report_html
-from openlineage_subset.report._markup import attribute, marked, text
+from openlineage_subset.report._markup import attribute, job_label, marked, text
 from openlineage_subset.report._picture import (
     NULL_VALUE,
     CellState,
@@ -39,12 +41,14 @@ __all__ = [
     "CellState",
     "Grid",
     "GridCell",
+    "Links",
     "Picture",
     "arranged",
     "attribute",
     "body",
     "grid_html",
     "impact_picture",
+    "job_label",
     "legend_html",
     "marked",
     "page",

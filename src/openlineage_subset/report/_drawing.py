@@ -6,10 +6,11 @@ browser: a name longer than the box is cut in its middle (:func:`._markup.shorte
 form and the facts behind it in the box's hover text (an SVG ``<title>``).
 
 Pan and zoom need no script: the drawing sits in a scrolling frame, and three radio buttons
-before it (actual size, fit the width, half size; a group named after the picture's title, so
-two graphs on one page do not share one) switch its size by CSS alone. A page may add
-a script that changes the ``viewBox``; the drawing does not depend on one (the service's
-``ui.js`` does: wheel zoom around the pointer, drag to pan, buttons; it hides the radios).
+before it (fit the width, the first choice; actual size; half size; a group named after the
+picture's title, so two graphs on one page do not share one) switch its size by CSS alone. A
+page may add a script that changes the ``viewBox``; the drawing does not depend on one (the
+service's ``ui.js`` does: wheel zoom around the pointer, drag to pan, buttons; it hides the
+radios).
 
 The entry point is :func:`graph_svg` (the frame, the controls and the drawing, as HTML);
 :data:`GRAPH_STYLE` is the CSS it needs, part of the report's style sheet.
@@ -17,11 +18,30 @@ The entry point is :func:`graph_svg` (the frame, the controls and the drawing, a
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from collections.abc import Callable
 
+from openlineage_subset.lineage import DatasetRef
 from openlineage_subset.report._layout import Box, Layout, Route, layout, path_data
-from openlineage_subset.report._markup import attribute, lines, plain, text
+from openlineage_subset.report._markup import attribute, job_label, lines, marked, plain, text
 from openlineage_subset.report._picture import GraphNode, Picture
+
+
+@dataclasses.dataclass(frozen=True)
+class Links:
+    """Where a page of someone else's (the service's) links a run and a dataset: each box of
+    the graph and each grid's heading then link there. The static page links nothing (it has
+    no run or dataset page to link to)."""
+
+    run: Callable[[str], str]
+    dataset: Callable[[DatasetRef], str]
+
+    def of(self, node: GraphNode) -> str | None:
+        if node.run_id is not None:
+            return self.run(node.run_id)
+        return None if node.dataset is None else self.dataset(node.dataset)
+
 
 NODE_WIDTH, NODE_HEIGHT = 260.0, 48.0
 PADDING = 10.0
@@ -37,7 +57,7 @@ GRAPH_STYLE = f"""
 .zoom label {{ margin-left: 10px; }}
 .zoom input {{ margin: 0 3px 0 0; vertical-align: -2px; }}
 .graph {{ overflow: auto; max-height: 80vh; border: 1px solid #ddd; }}
-.zoom:has(input.fit:checked) + .graph svg {{ width: 100%; height: auto; }}
+.zoom:has(input.fit:checked) + .graph svg {{ max-width: 100%; height: auto; }}
 .zoom:has(input.half:checked) + .graph svg {{ zoom: 0.5; }}
 svg.run-graph text {{ font: {FONT_SIZE:g}px ui-monospace, "DejaVu Sans Mono", "Liberation Mono",
   Menlo, Consolas, monospace; }}
@@ -47,6 +67,8 @@ svg.run-graph .edge.possible {{ stroke-dasharray: 6 4; }}
 svg.run-graph .edge.backward {{ stroke: #a06bb8; }}
 svg.run-graph .edge:hover {{ stroke: #111; stroke-width: 2.6; }}
 svg.run-graph g.node:hover rect {{ stroke-width: 2.6; }}
+svg.run-graph a.node-link {{ cursor: pointer; }}
+svg.run-graph a.node-link:focus-visible rect {{ stroke: #1d4f91; stroke-width: 3; }}
 svg tspan.escape {{ font-family: ui-monospace, monospace; fill: #a50f15; }}
 """
 _NODE_COLOURS = {
@@ -61,10 +83,11 @@ _NODE_COLOURS = {
 
 
 def _zoom(group: str) -> str:
-    """Three radio buttons, CSS switches the drawing's size by the checked one."""
+    """Three radio buttons, CSS switches the drawing's size by the checked one: at first the
+    whole drawing, shrunk to the frame's width when wider (nothing off to the right)."""
     choices = (
-        ("full", "actual size", " checked"),
-        ("fit", "fit the width", ""),
+        ("fit", "fit the width", " checked"),
+        ("full", "actual size", ""),
         ("half", "half", ""),
     )
     buttons = "".join(
@@ -87,10 +110,11 @@ def graph_layout(picture: Picture) -> Layout:
     )
 
 
-def graph_svg(picture: Picture) -> str:
+def graph_svg(picture: Picture, links: Links | None = None) -> str:
     """The graph of ``picture`` as HTML: the size controls, then a scrolling frame holding an
     ``<svg class="run-graph">`` (a ``g.node`` per node, with ``data-key``; a ``path.edge`` per
-    edge, with ``data-source`` and ``data-target``), then a note of the nodes not drawn.
+    edge, with ``data-source`` and ``data-target``), then a note of the nodes not drawn. With
+    ``links``, each box is a link (``<a class="node-link">``) to its run's or dataset's page.
 
     Example::
 
@@ -113,7 +137,10 @@ def graph_svg(picture: Picture) -> str:
     shapes += (
         _edge(route, kinds[route.source + "\0" + route.target], labels) for route in shape.routes
     )
-    shapes += (_node(node, shape.boxes[node.key]) for node in picture.nodes)
+    shapes += (
+        _linked(_node(node, shape.boxes[node.key]), None if links is None else links.of(node))
+        for node in picture.nodes
+    )
     shapes.append("</svg>")
     hidden = (
         f'<p class="note">{picture.hidden_nodes} more node(s) not drawn: see the text or JSON '
@@ -140,18 +167,30 @@ def _node(node: GraphNode, box: Box) -> str:
     radius = 3 if node.kind == "dataset" else 14
     dash = f' stroke-dasharray="{dashes}"' if dashes else ""
     x, y = round(box.x, 1), round(box.y, 1)
+    title = _drawn(node.title) if node.kind == "dataset" else _job_drawn(node.title)
     return (
         f'<g class="node {node.kind} {node.state}" data-key="{attribute(node.key)}">'
         f"<title>{lines(node.notes, plain)}</title>"
         f'<rect x="{x:g}" y="{y:g}" width="{box.width:g}" height="{box.height:g}" '
         f'rx="{radius}" fill="{fill}" stroke="{stroke}" stroke-width="1.6"{dash}/>'
-        f'<text class="title" x="{x + PADDING:g}" y="{y + 20:g}">{_drawn(node.title)}</text>'
+        f'<text class="title" x="{x + PADDING:g}" y="{y + 20:g}">{title}</text>'
         f'<text class="subtitle" x="{x + PADDING:g}" y="{y + 38:g}" fill="#555">'
         f"{_drawn(node.subtitle)}</text>"
         "</g>"
     )
 
 
+def _linked(drawn: str, href: str | None) -> str:
+    if href is None:
+        return drawn
+    return f'<a class="node-link" href="{attribute(href)}">{drawn}</a>'
+
+
 def _drawn(value: str) -> str:
     """A name drawn in a box: cut in its middle to the box's width, escapes marked."""
     return text(value, tag="tspan", limit=LABEL_COLUMNS)
+
+
+def _job_drawn(value: str) -> str:
+    """A job's name drawn in a box: what tells its runs apart kept (:func:`job_label`)."""
+    return marked(job_label(value, LABEL_COLUMNS), tag="tspan")

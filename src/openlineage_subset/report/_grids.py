@@ -96,18 +96,24 @@ def legend_html(query: str) -> str:
     return f'<p class="legend">{"".join(items)}</p>'
 
 
-def grid_html(grid: Grid, selected: Collection[str] = (), *, heading: bool = True) -> str:
+def grid_html(
+    grid: Grid, selected: Collection[str] = (), *, heading: bool = True, link: str | None = None
+) -> str:
     """``grid`` as HTML: a heading naming the dataset (unless not ``heading``), a line for a
     whole-dataset read or write, and a ``<table class="grid">`` (``data-dataset`` names it)
     whose cells have the state as class and the facts behind it as ``title``. A cell with a
     :attr:`~._picture.GridCell.choice` holds a checkbox named ``p`` with it as its value
-    (checked when in ``selected``), for a form around the table.
+    (checked when in ``selected``), for a form around the table. ``link``: where the heading
+    links (the dataset's page, on a page that has one).
 
     Example::
 
         html = "".join(grid_html(grid) for grid in impact_picture(db, "lake/sales").grids)
     """
-    title = f"<h3>{text(grid.dataset)}</h3>" if heading else ""
+    name = text(grid.dataset)
+    if link is not None:
+        name = f'<a href="{attribute(link)}">{name}</a>'
+    title = f"<h3>{name}</h3>" if heading else ""
     whole = ""
     if grid.whole is not None:
         whole = (

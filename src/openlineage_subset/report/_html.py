@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from openlineage_subset import __version__
 from openlineage_subset.lineage import LineageStore
-from openlineage_subset.report._drawing import GRAPH_STYLE, graph_svg
+from openlineage_subset.report._drawing import GRAPH_STYLE, Links, graph_svg
 from openlineage_subset.report._grids import GRID_STYLE, LEGEND, grid_html, legend_html
 from openlineage_subset.report._markup import plain, text
 from openlineage_subset.report._picture import Picture, report_picture
@@ -99,17 +99,22 @@ def page(picture: Picture, *, source: str = "") -> str:
     return "\n".join(parts) + "\n"
 
 
-def body(picture: Picture, *, source: str = "") -> str:
+def body(picture: Picture, *, source: str = "", links: Links | None = None) -> str:
     """What the page of ``picture`` shows (the elements inside its ``<body>``, one a line),
-    drawn with :data:`STYLE`; ``source`` (the database) is named in the footer."""
+    drawn with :data:`STYLE`; ``source`` (the database) is named in the footer; ``links``:
+    where a page that has run and dataset pages links each box and grid heading."""
+    dataset_link = None if links is None else links.dataset
     parts = [
         f"<h1>{text(picture.title)}</h1>",
         *(f'<p class="summary">{text(line)}</p>' for line in picture.summary),
         "<h2>Jobs</h2>" if picture.query == "overview" else "<h2>Runs</h2>",
-        graph_svg(picture),
+        graph_svg(picture, links),
         "<h2>Partitions</h2>",
         legend_html(picture.query),
-        *(grid_html(grid) for grid in picture.grids),
+        *(
+            grid_html(grid, link=None if dataset_link is None else dataset_link(grid.dataset))
+            for grid in picture.grids
+        ),
         f"<footer>ol-subset {text(__version__)} lineage report"
         + (f" from {text(source)}" if source else "")
         + ". Hover over a cell or a run for its runs and conditions.</footer>",

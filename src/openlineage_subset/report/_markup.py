@@ -122,3 +122,71 @@ def lines(values: Iterable[str], escape: Callable[[object], str]) -> str:
     """Hover text of several lines: each escaped alone, so a line break in a name is shown as
     ``\\n`` and only the lines themselves are broken."""
     return "\n".join(escape(line) for line in values)
+
+
+_ACTION_NOISE = ("execute_", "_command", "_hadoop_fs_relation", "_data_source")
+"""Words of a Spark job name's action (``execute_insert_into_hadoop_fs_relation_command``)
+that every such action has: left out of a box, whose room goes to what tells runs apart."""
+_TARGET_KEPT = 8
+"""Columns of a job name's target (its last part) kept at least, from its end, at a word."""
+_PREFIX_KEPT = 4
+
+
+def job_label(name: str, limit: int) -> Pieces:
+    """A job name (``app.action.target``, as Spark's integration names jobs) in at most
+    ``limit`` columns: what tells its runs apart, the action and the end of its target, kept;
+    the start of the name (the application, a namespace-ish prefix) cut first, then the
+    target's start. A name without that shape, or with an escape, is cut in its middle
+    (:func:`shortened`).
+
+    >>> name = "nc_events_pipeline.execute_insert_into_hadoop_fs_relation_command.lake_daily_agg"
+    >>> "".join(piece for piece, _ in job_label(name, 32))
+    'nc_events\u2026insert_into.\u2026daily_agg'
+    >>> name = "nc_events_pipeline.collect_limit.lake_daily_agg"
+    >>> "".join(piece for piece, _ in job_label(name, 32))
+    'nc_even\u2026collect_limit.\u2026daily_agg'
+    """
+    pieces = escapes(name)
+    segments = name.split(".")
+    if columns(name) <= limit or len(segments) < 3 or any(escaped for _, escaped in pieces):
+        return shortened(name, limit)
+    action, target = segments[-2], segments[-1]
+    for noise in _ACTION_NOISE:
+        action = action.replace(noise, "_").strip("_") or action
+    middle = action if columns(action) <= limit // 2 else _flat(shortened(action, limit // 2))
+    middle += "."
+    prefix = ".".join(segments[:-2]) + "."
+    wanted = _word_end(target, _TARGET_KEPT)
+    cut = "" if wanted == target else ELLIPSIS
+    head = min(columns(prefix), limit - 1 - columns(middle + target))  # the whole target
+    if head < min(columns(prefix), max(_PREFIX_KEPT, limit // 4)):  # else its end, a word's
+        head = min(columns(prefix), max(_PREFIX_KEPT, limit - 1 - columns(middle + cut + wanted)))
+    room = limit - head - 1 - columns(middle)
+    if columns(target) > room:
+        target = ELLIPSIS + _at_word(target[len(target) - max(room - 1, 0) :], len(wanted))
+    if columns(target) > room:
+        return shortened(name, limit)
+    start = "".join(piece for piece, _ in _taken([(prefix, False)], head))
+    whole = start == prefix and action == segments[-2]
+    return [(start, False), ("" if whole else ELLIPSIS, False), (middle + target, False)]
+
+
+def _flat(pieces: Pieces) -> str:
+    return "".join(piece for piece, _ in pieces)
+
+
+def _at_word(end: str, least: int) -> str:
+    """``end`` (the end of a name) from its first word's start when that leaves ``least``
+    characters or more: a cut between words reads better than one inside a word."""
+    start = end.find("_") + 1
+    return end[start:] if start > 0 and len(end) - start >= least else end
+
+
+def _word_end(value: str, least: int) -> str:
+    """The end of ``value`` from a word's start (after a ``_``): the shortest of at least
+    ``least`` columns; the whole value when none is."""
+    starts = [at + 1 for at, char in enumerate(value) if char == "_"]
+    for start in reversed(starts):
+        if columns(value[start:]) >= least:
+            return value[start:]
+    return value

@@ -106,6 +106,10 @@ class GraphNode:
     subtitle: str
     state: NodeState
     notes: tuple[str, ...]
+    run_id: str | None = None
+    """The run a run box draws (a job box: its last run), for a page that links it."""
+    dataset: DatasetRef | None = None
+    """The dataset a dataset box draws."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,7 +161,9 @@ class _Builder:
             key = self.dataset_keys[(dataset, layer)] = f"d{len(self.dataset_keys)}"
             title = dataset.name.rstrip("/").rsplit("/", 1)[-1] or dataset.name
             notes = (f"dataset {dataset}",)
-            self.nodes.append(GraphNode(key, "dataset", layer, title, dataset.name, state, notes))
+            self.nodes.append(
+                GraphNode(key, "dataset", layer, title, dataset.name, state, notes, dataset=dataset)
+            )
         return key
 
     def run_node(self, run: RunRef, layer: int, label: Label, notes: Iterable[str]) -> str:
@@ -176,6 +182,7 @@ class _Builder:
                     f"{run.status}, started {shown_time(run.started_at)}{ended}",
                     *notes,
                 ),
+                run_id=run.run_id,
             )
         )
         return key
@@ -188,7 +195,9 @@ class _Builder:
         )
         state: NodeState = "job" if last.status == "COMPLETE" else "failed"
         subtitle = f"{runs} run(s), last {last.status}"
-        self.nodes.append(GraphNode(key, "job", layer, last.job_name, subtitle, state, notes))
+        self.nodes.append(
+            GraphNode(key, "job", layer, last.job_name, subtitle, state, notes, last.run_id)
+        )
         return key
 
     def mark(self, dataset: DatasetRef, unit: Unit, state: CellState, note: str) -> None:

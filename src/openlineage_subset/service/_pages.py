@@ -14,10 +14,10 @@ the response's Content-Security-Policy allows by its hash.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import html
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from urllib.parse import urlencode
 
 from openlineage_subset import __version__, json_escapes, printable, printable_json
 from openlineage_subset.lineage import (
@@ -28,15 +28,20 @@ from openlineage_subset.lineage import (
     Dimensions,
     Facet,
     HistoryReport,
+    Incidents,
     Label,
     PartitionSet,
     PartitionsReport,
     RunAccess,
     RunDetails,
+    RunPartitions,
     RunRef,
     shown_time,
 )
 from openlineage_subset.report import GRID_STYLE, attribute, marked, text
+from openlineage_subset.service._answer_runs import partition_links
+from openlineage_subset.service._incidents_page import incidents_html
+from openlineage_subset.service._links import dataset_link, job_link, plan_anchor, run_link
 from openlineage_subset.service._partition_grid import dataset_grid
 
 DATASET_STYLES = (GRID_STYLE,)
@@ -46,16 +51,15 @@ MAX_HISTORY = 40
 """Runs listed on a dataset's page: the latest."""
 
 
-def dataset_link(dataset: DatasetRef) -> str:
-    return "/dataset?" + urlencode({"namespace": dataset.namespace, "name": dataset.name})
+NAME_COLUMNS = 60
+"""Columns of a job or dataset name in a table of runs; the whole of it in its ``title``."""
 
 
-def run_link(run_id: str) -> str:
-    return "/run?" + urlencode({"id": run_id})
-
-
-def _a(href: str, label: object) -> str:
-    return f'<a href="{attribute(href)}">{text(label)}</a>'
+def _a(href: str, label: object, *, limit: int | None = None) -> str:
+    """A link; with ``limit``, its text cut in its middle to that many columns, the whole text
+    in its ``title``."""
+    whole = "" if limit is None else f' title="{attribute(label)}"'
+    return f'<a href="{attribute(href)}"{whole}>{text(label, limit=limit)}</a>'
 
 
 def _time(value: str | None) -> str:
@@ -96,9 +100,15 @@ def _matches(summary: DatasetSummary, words: Sequence[str]) -> bool:
     return all(word in name for word in words)
 
 
-def front_page(report: DatasetsReport, search: str) -> str:
-    """Every dataset, the most recently written first; ``search`` keeps those whose name has
-    each of its words (as the script does while one types)."""
+def front_page(
+    report: DatasetsReport,
+    search: str,
+    incidents: Incidents | None = None,
+    now: dt.datetime | None = None,
+) -> str:
+    """The ``incidents`` first (the partitions whose last write failed, the latest failed runs,
+    how long before ``now``), then every dataset, the most recently written first; ``search``
+    keeps those whose name has each of its words (as the script does while one types)."""
     words = search.lower().split()
     shown = [item for item in report.datasets if _matches(item, words)]
     rows = []
@@ -118,10 +128,14 @@ def front_page(report: DatasetsReport, search: str) -> str:
             "<th>writes</th><th>reads</th><th>partitions</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
         )
+    first = []
+    if incidents is not None:
+        first.append(incidents_html(incidents, now or dt.datetime.now(dt.timezone.utc)))
     return layout(
         "Datasets: ol-subset lineage",
         [
-            "<h1>Datasets</h1>",
+            *first,
+            '<h2 class="datasets">Datasets</h2>' if first else "<h1>Datasets</h1>",
             '<form class="search" action="/" method="get" role="search">'
             '<label>Find a dataset: <input id="dataset-search" type="search" name="q" '
             f'value="{attribute(search)}" autocomplete="off" autofocus></label> '
@@ -137,11 +151,12 @@ def runs_page(
     runs: Iterable[tuple[RunRef, Sequence[RunAccess], Sequence[RunAccess]]], total: int
 ) -> str:
     rows = [
-        f"<tr><td>{_a(run_link(run.run_id), run.run_id)}</td><td>{text(run.job)}</td>"
+        f'<tr><td class="id">{_a(run_link(run.run_id), run.run_id)}</td>'
+        f"<td>{job_link(run)}</td>"
         f'<td class="nowrap">{text(run.status)}</td>'
         f'<td class="nowrap">{_time(run.started_at)}</td>'
         f'<td class="nowrap">{_time(run.ended_at)}</td>'
-        f"<td>{', '.join(_a(dataset_link(out.dataset), out.dataset) for out in outputs)}</td>"
+        f'<td class="wrote">{_wrote(outputs)}</td>'
         "</tr>"
         for run, _, outputs in runs
     ]
@@ -158,8 +173,23 @@ def runs_page(
     )
 
 
-def run_page(details: RunDetails) -> str:
+def _wrote(outputs: Sequence[RunAccess]) -> str:
+    """The datasets a run wrote, one a line, each a link cut to :data:`NAME_COLUMNS` (the whole
+    name in its title), the condition in the title too."""
+    return "<br>".join(
+        f'<a href="{attribute(dataset_link(out.dataset))}" title="'
+        f'{attribute(str(out.dataset) + " where " + (out.condition or "the whole dataset"))}">'
+        f"{text(out.dataset, limit=NAME_COLUMNS)}</a>"
+        for out in outputs
+    )
+
+
+def run_page(details: RunDetails, covered: Sequence[RunPartitions] = ()) -> str:
+    """A run's facts, reads and writes (``covered``: the partitions each may cover, as links),
+    events and facets."""
     run = details.run
+    reads = {item.dataset: item for item in covered if item.direction == "read"}
+    writes = {item.dataset: item for item in covered if item.direction == "write"}
     facts = [
         ("run", text(run.run_id)),
         ("job", text(run.job)),
@@ -178,9 +208,9 @@ def run_page(details: RunDetails) -> str:
             f"<h1>Run {text(run.run_id)}</h1>",
             _facts(facts),
             "<h2>Read</h2>",
-            _accesses(details.inputs),
+            _accesses(details.inputs, reads),
             "<h2>Wrote</h2>",
-            _accesses(details.outputs),
+            _accesses(details.outputs, writes),
             "<h2>Events</h2>",
             '<table class="list events"><thead><tr><th>type</th><th>time</th>'
             f"<th>first read from</th></tr></thead><tbody>{events}</tbody></table>",
@@ -245,18 +275,30 @@ def _facts(facts: Iterable[tuple[str, str]]) -> str:
     return f'<dl class="facts">{items}</dl>'
 
 
-def _accesses(items: Sequence[RunAccess]) -> str:
+def _accesses(items: Sequence[RunAccess], covered: Mapping[DatasetRef, RunPartitions]) -> str:
     if not items:
         return '<p class="note">Nothing.</p>'
     rows = "".join(
         f"<tr><td>{_a(dataset_link(item.dataset), item.dataset)}</td>"
-        f'<td class="condition">{text(item.condition or "the whole dataset")}</td></tr>'
+        f'<td class="condition">{text(item.condition or "the whole dataset")}</td>'
+        f"<td>{_covered(covered.get(item.dataset))}</td></tr>"
         for item in items
     )
     return (
-        '<table class="list accesses"><thead><tr><th>dataset</th><th>where</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table>"
+        '<table class="list accesses"><thead><tr><th>dataset</th><th>where</th>'
+        f"<th>known partitions it may cover</th></tr></thead><tbody>{rows}</tbody></table>"
     )
+
+
+def _covered(found: RunPartitions | None) -> str:
+    """The partitions a read or write may cover, each a link to its dataset's page with it
+    selected."""
+    if found is None or found.whole:
+        return "" if found is None else "the whole dataset"
+    if not found.partitions:
+        return '<span class="note">none known</span>'
+    more = " and more" if found.more else ""
+    return partition_links(found.dataset, found.partitions) + more
 
 
 def _shown(value: str | None) -> str:
@@ -296,8 +338,9 @@ def dataset_page(
     entries = list(reversed(history.entries))[:MAX_HISTORY]
     runs = "".join(
         f"<tr><td>{text(entry.direction)}</td>"
-        f"<td>{_a(run_link(entry.run.run_id), entry.run.run_id)}</td>"
-        f'<td>{text(entry.run.job)}</td><td class="nowrap">{text(entry.run.status)}</td>'
+        f'<td class="id">{_a(run_link(entry.run.run_id), entry.run.run_id)}</td>'
+        f"<td>{job_link(entry.run)}</td>"
+        f'<td class="nowrap">{text(entry.run.status)}</td>'
         f'<td class="nowrap">{_time(entry.run.ended_at or entry.run.started_at)}</td>'
         f'<td class="condition">{text(entry.condition or "the whole dataset")}</td></tr>'
         for entry in entries
@@ -349,6 +392,8 @@ class Section:
     unseen: str | None
     copies: tuple[tuple[str, str], ...]
     """(label, text) pairs shown in a ``<pre>`` with a copy button each."""
+    runs: str = ""
+    """The answer's runs, datasets and partitions as links (HTML, :mod:`._answer_runs`)."""
 
 
 def _copyable(number: str, label: str, content: str) -> str:
@@ -384,8 +429,11 @@ def answer_page(
         if section.unseen:
             body.append(f'<p class="unseen">{text(section.unseen)}</p>')
         body.append(f'<div class="report">\n{section.report_body}\n</div>')
+        body.append(section.runs)
+        body.append(f'<div id="{plan_anchor(index)}" class="plan">')
         for number, (label, content) in enumerate(section.copies):
             body.append(_copyable(f"{index}-{number}", label, content))
+        body.append("</div>")
         body.append("</section>")
     return layout(title, body, styles=styles)
 

@@ -1,6 +1,8 @@
 """The web UI at ``/``: the routes, the API key as a cookie, the Content-Security-Policy.
 
-- ``GET /``: the datasets, the most recently written first (``?q=`` filters them);
+- ``GET /``: the incidents (the partitions whose last write failed, the latest failed runs,
+  each linked to its impact and backfill plan), then the datasets, the most recently written
+  first (``?q=`` filters them);
 - ``GET /dataset?namespace=NS&name=NAME``: its partitions as a grid (a calendar for dates,
   :mod:`._partition_grid`), each a checkbox of a form that asks the answer page, its latest runs;
 - ``GET /answer?namespace=&name=&query=impact|provenance&p=JSON...``: the answer for each
@@ -44,18 +46,24 @@ from openlineage_subset.lineage import (
     LineageQueryError,
     PartitionsQuery,
     ProvenanceReport,
+    RunDetails,
+    RunPartitions,
     RunsQuery,
     count_from_text,
+    incidents,
     indented_json,
     part_heading,
     partition_from_text,
     provenance_text,
+    run_partitions,
     unseen_note,
 )
 from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
 from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
+from openlineage_subset.service._answer_runs import impact_runs, provenance_runs
+from openlineage_subset.service._links import LINKS
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -120,7 +128,8 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
     def front(request: Request) -> tuple[int, str, list[str]]:
         with Lineage(path) as lineage:
             found = lineage.datasets()
-        return 200, _pages.front_page(found, request.query_params.get("q", "")), []
+            failed = incidents(lineage.store)
+        return 200, _pages.front_page(found, request.query_params.get("q", ""), failed), []
 
     def dataset(request: Request) -> tuple[int, str, list[str]]:
         ref = _dataset(request)
@@ -159,13 +168,16 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
 
     def run(request: Request) -> tuple[int, str, list[str]]:
         run_id = request.query_params.get("id", "")
-        details = None
-        if run_id:
+        details: RunDetails | None = None
+        covered: tuple[RunPartitions, ...] = ()
+        if run_id:  # covered: what each read and write may cover, its partitions as links
             with Lineage(path) as lineage:
                 details = lineage.run_details(run_id)
+                if details is not None:
+                    covered = run_partitions(lineage.store, run_id)
         if details is None:
             return 404, _pages.error_page(404, f"no run {run_id!r} in the database"), []
-        return 200, _pages.run_page(details), []
+        return 200, _pages.run_page(details, covered), []
 
     return [
         Route("/", answered(front)),
@@ -272,6 +284,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
                 ("Backfill plan (JSON)", _pages.plan_json(report.backfill)),
             )
             unseen = None if report.seen else unseen_note(report.start)
+            runs = impact_runs(report)
         else:
             picture = provenance_picture(
                 path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
@@ -284,7 +297,9 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
                 ("Provenance (JSON)", _json(found.as_json())),
             )
             unseen = None if found.seen else unseen_note(found.target)
-        sections.append(_pages.Section(heading, report_body(picture), unseen, copies))
+            runs = provenance_runs(found)
+        body = report_body(picture, links=LINKS)
+        sections.append(_pages.Section(heading, body, unseen, copies, runs))
     combined: list[tuple[str, str]] = []
     if query == "impact" and len(plans) > 1:
         plan = _pages.merged(part for backfill in plans for part in backfill)

@@ -1,7 +1,7 @@
 // ol-subset lineage serve: the web UI's one script. Everything works without it (forms and
 // links, the report's size choices for a graph); it only filters the dataset list as you type,
-// opens a partition on one click, zooms and pans a run graph (wheel, drag, buttons), and copies
-// a backfill plan. No framework, nothing fetched from elsewhere, no inline style.
+// opens a partition on one click, zooms and pans a run graph (wheel, drag, buttons; it opens
+// fitted to its frame, and a click on a box follows its link), and copies a backfill plan. No framework, nothing fetched from elsewhere, no inline style.
 "use strict";
 
 (function () {
@@ -59,7 +59,7 @@
     var sizes = frame.previousElementSibling;
     if (sizes && sizes.classList.contains("zoom")) {
       var actual = sizes.querySelector("input.full");
-      if (actual) { actual.checked = true; }
+      if (actual) { actual.checked = true; }  // the script sizes the drawing itself
       sizes.hidden = true;  // the CSS size choices, for pages without a script
     }
     var bar = document.createElement("p");
@@ -81,7 +81,7 @@
     };
     button("+", "zoom in", function () { centre(1.25); });
     button("\u2212", "zoom out", function () { centre(0.8); });
-    button("Fit", "fit the whole graph", function () { fit(); });
+    button("Fit", "fit the whole graph", function () { fit(false); });
     button("Reset", "actual size, from the top left", function () { reset(); });
     bar.appendChild(shown);
     var help = document.createElement("span");
@@ -116,9 +116,10 @@
       view = { x: 0, y: 0, scale: 1 };
       draw();
     };
-    var fit = function () {
+    var fit = function (shrinkOnly) {
       var box = svg.getBoundingClientRect();
       var whole = Math.min(box.width / full.width, box.height / full.height);
+      if (shrinkOnly) { whole = Math.min(1, whole); }
       view = { x: 0, y: 0, scale: Math.min(LIMITS.most, Math.max(LIMITS.least, whole)) };
       draw();
     };
@@ -133,19 +134,32 @@
       var delta = event.deltaMode === 1 ? event.deltaY * 16 : event.deltaY;
       zoomAt(Math.exp(-delta * 0.0015), event.clientX - box.left, event.clientY - box.top);
     }, { passive: false });
+    // A press becomes a drag once it moves a few pixels: a click on a box stays a click on
+    // its link (capturing the pointer at once would send the click to the drawing instead).
     var drag = null;
+    var dragged = false;
     svg.addEventListener("pointerdown", function (event) {
       if (event.button !== 0) { return; }
-      drag = { x: event.clientX, y: event.clientY, id: event.pointerId };
-      svg.setPointerCapture(event.pointerId);
-      frame.classList.add("dragging");
+      drag = { x: event.clientX, y: event.clientY, id: event.pointerId, moving: false };
+      dragged = false;
     });
     svg.addEventListener("pointermove", function (event) {
       if (!drag || event.pointerId !== drag.id) { return; }
+      if (!drag.moving) {
+        if (Math.abs(event.clientX - drag.x) + Math.abs(event.clientY - drag.y) < 4) { return; }
+        drag.moving = true;
+        dragged = true;
+        svg.setPointerCapture(event.pointerId);
+        frame.classList.add("dragging");
+      }
       pan(event.clientX - drag.x, event.clientY - drag.y);
       drag.x = event.clientX;
       drag.y = event.clientY;
     });
+    svg.addEventListener("click", function (event) {
+      if (dragged) { event.preventDefault(); dragged = false; }  // a pan, not a click
+    }, true);
+    svg.addEventListener("dragstart", function (event) { event.preventDefault(); });
     var stop = function () {
       drag = null;
       frame.classList.remove("dragging");
@@ -170,6 +184,7 @@
     });
     window.addEventListener("resize", draw);
     draw();
+    fit(true);  // opens whole: shrunk to its frame when larger, never cut off on the right
   });
 
   // Copy buttons: the text of the element named by data-copy.

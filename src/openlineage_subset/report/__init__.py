@@ -21,6 +21,10 @@ from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
 from openlineage_subset.report._html import STYLE, body, page, report_html
 from openlineage_subset.report._markup import attribute, marked, text
 from openlineage_subset.report._picture import (
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_DAYS,
+    MAX_ROWS,
     NULL_VALUE,
     CellState,
     Grid,
@@ -28,12 +32,17 @@ from openlineage_subset.report._picture import (
     Picture,
     arranged,
     impact_picture,
+    is_day,
     provenance_picture,
     report_picture,
 )
 
 __all__ = [
     "GRID_STYLE",
+    "MAX_CELLS",
+    "MAX_COLUMNS",
+    "MAX_DAYS",
+    "MAX_ROWS",
     "NULL_VALUE",
     "STYLE",
     "CellState",
@@ -45,6 +54,7 @@ __all__ = [
     "body",
     "grid_html",
     "impact_picture",
+    "is_day",
     "legend_html",
     "marked",
     "page",

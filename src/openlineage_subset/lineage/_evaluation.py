@@ -299,7 +299,7 @@ class Evaluation:
             within = self._within_dates(access, shape, by_dates)
             return list(catalog.known(access.dataset_id)) if within is None else within
         # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
-        if catalog.loaded(access.dataset_id):  # those of them it knows, found in memory
+        if catalog.restricted(access.dataset_id):  # those of the few it knows, in memory
             by_values = self._known_values(access.dataset_id)
             return sorted([by_values[values] for values in found if values in by_values])
         units = [tuple(zip(shape, values, strict=False)) for values in found]

@@ -74,6 +74,7 @@ class PartitionCatalog:
         self._placed: dict[int, frozenset[str]] = {}
         self._refs: dict[int, dict[Dimensions, tuple[PartitionRef, bool]]] = {}  # with nulls?
         self._dated: dict[int, DateIndex] = {}
+        self._restricted: set[int] = set()
 
     def dataset(self, dataset_id: int) -> DatasetRef:
         found = self._datasets.get(dataset_id)
@@ -226,6 +227,11 @@ class PartitionCatalog:
             if identifiers.get(unit) is not None
         }
         self._dated.pop(dataset_id, None)
+        self._restricted.add(dataset_id)
+
+    def restricted(self, dataset_id: int) -> bool:
+        """Whether :meth:`restrict` chose the dataset's known partitions."""
+        return dataset_id in self._restricted
 
     def whole_units(self, dataset_id: int) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""

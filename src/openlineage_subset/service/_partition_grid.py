@@ -228,11 +228,9 @@ def _newest(
         wanted = min(wanted, len(values))
         if wanted > fetched:
             before = values[len(values) - fetched] if fetched else None
-            for unit in source.newest(axis, values[len(values) - wanted], before):
-                places[unit] = _place(unit, axis.first, across)
-                for name, value in unit:
-                    if name in seen:
-                        seen[name].add(value)
+            batch = source.newest(axis, values[len(values) - wanted], before)
+            if not _add_places(batch, axis, places, seen):
+                return None
             fetched = wanted
         if any(_more(axis, name, found) for name, found in seen.items()):
             return None
@@ -257,6 +255,28 @@ def _newest(
         if row in kept_rows and column in kept_columns
     ]
     return rows, columns, len(named) - len(columns), drawn
+
+
+def _add_places(
+    units: Sequence[Dimensions],
+    axis: PartitionAxis,
+    places: dict[Dimensions, tuple[str, str]],
+    seen: Mapping[str, set[str | None]],
+) -> bool:
+    """Add each partition's (row, column) to ``places`` and its values of the other columns
+    to ``seen``; False when they have other columns than the dataset's order names."""
+    shape = tuple(sorted(axis.order))
+    spots = [(name, shape.index(name)) for name in _across(axis)]
+    if units and tuple(name for name, _ in units[0]) != shape:
+        return False  # the units of a range all have the dataset's one set of columns
+    for unit in units:
+        for name, spot in spots:
+            seen[name].add(unit[spot][1])
+        places[unit] = (
+            _shown(unit[0][1]),
+            "/".join([_shown(unit[spot][1]) for _, spot in spots]),
+        )
+    return True
 
 
 def _more(axis: PartitionAxis, name: str, found: Collection[str | None]) -> bool:

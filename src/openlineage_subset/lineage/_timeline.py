@@ -21,13 +21,21 @@ from typing import Any
 
 from openlineage_subset.lineage._conditions import Unit, canonical_unit, date_spans
 from openlineage_subset.lineage._model import RunRef
-from openlineage_subset.lineage._narrowing import READERS, WRITERS, WRITERS_BY_ID
+from openlineage_subset.lineage._narrowing import _LISTING, READERS, WRITERS, WRITERS_BY_ID
 from openlineage_subset.lineage._partitions import PartitionCatalog
 from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import ReadCounts
 
 __all__ = ["Access", "ParsedConditions", "Timeline"]
 
+_READERS_BY_ID = READERS.replace(
+    _LISTING,
+    "(a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM access_partitions l "
+    "WHERE l.partition_id IN (SELECT value FROM json_each(?))))",
+)
+"""``READERS`` for partitions of known ids. Parameters: dataset id, time twice, the partition
+ids (a JSON array), the date spans."""
+assert _READERS_BY_ID != READERS
 _RUN_ROW = (
     "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
     "a.condition FROM accesses a JOIN runs r USING (run_id) "
@@ -154,12 +162,18 @@ class Timeline:
         does not select (found with the ``access_partitions`` index), and the reads whose date
         ranges (``access_bounds``) leave every unit out. In the same order."""
         units = list(units)
-        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        spans = json.dumps(date_spans(units))
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
-        rows = self.db.execute(
-            READERS.format(since=since),
-            (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
-        )
+        ids = self.catalog.partition_ids(dataset_id)
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if self.catalog.restricted(dataset_id) and units and None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, after, after, json.dumps(found), spans)
+            rows = self.db.execute(_READERS_BY_ID.format(since=since), params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            params = (dataset_id, after, after, dataset_id, wanted, spans)
+            rows = self.db.execute(READERS.format(since=since), params)
         return [self._access(row, dataset_id, Side.INPUT) for row in rows]
 
     def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:

@@ -66,6 +66,7 @@ from openlineage_subset.lineage._details import (
     dataset_facets,
     run_details,
 )
+from openlineage_subset.lineage._drawn import PagePartitions, PartitionAxis, latest_history
 from openlineage_subset.lineage._events import check_chunk, listed_partitions
 from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
 from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
@@ -190,6 +191,8 @@ __all__ += [
     "Invalid",
     "Item",
     "Line",
+    "PagePartitions",
+    "PartitionAxis",
     "RunAccess",
     "RunDetails",
     "RunPartitions",
@@ -212,6 +215,7 @@ __all__ += [
     "incidents",
     "indented_json",
     "kept_facets",
+    "latest_history",
     "listed_partitions",
     "location_paths",
     "partition_from_text",

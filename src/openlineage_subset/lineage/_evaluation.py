@@ -53,6 +53,7 @@ class Evaluation:
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
         self._bounds: dict[str, dict[str, Bound]] = {}
+        self._by_values: dict[int, tuple[object, dict[Values, Dimensions]]] = {}
 
     def seen(self, dataset_id: int, units: Iterable[Unit]) -> bool:
         """Whether some recorded run read or wrote any of the units, or may have: False only
@@ -298,9 +299,24 @@ class Evaluation:
             within = self._within_dates(access, shape, by_dates)
             return list(catalog.known(access.dataset_id)) if within is None else within
         # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
+        if catalog.restricted(access.dataset_id):  # those of the few it knows, in memory
+            by_values = self._known_values(access.dataset_id)
+            return sorted([by_values[values] for values in found if values in by_values])
         units = [tuple(zip(shape, values, strict=False)) for values in found]
         catalog.look_up(access.dataset_id, units)  # in one query, not one each
         return sorted(u for u in units if catalog.identifier(access.dataset_id, u) is not None)
+
+    def _known_values(self, dataset_id: int) -> dict[Values, Dimensions]:
+        """The dataset's known partitions (all read) by their values, in the order of the
+        columns of its ``plain_shape``: made once per query."""
+        known = self.catalog.known(dataset_id)
+        made = self._by_values.get(dataset_id)
+        if made is None or made[0] is not known:
+            made = self._by_values[dataset_id] = (
+                known,
+                {tuple([value for _, value in unit]): unit for unit in known},
+            )
+        return made[1]
 
     def _within_dates(
         self, access: Access, shape: tuple[str, ...], by_dates: bool

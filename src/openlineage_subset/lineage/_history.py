@@ -85,11 +85,21 @@ def partitions_answer(store: LineageStore, query: PartitionsQuery) -> Partitions
     """The answer to ``query`` from the open ``store``: :func:`dataset_partitions`'s."""
     graph = Graph(store)
     dataset_id = graph.resolve(query.dataset, query.namespace)
+    writes = graph.writers_of(dataset_id, [], None)  # completed, the latest first
+    return states_report(graph, dataset_id, writes, graph.accesses(dataset_id, Side.INPUT))
+
+
+def states_report(
+    graph: Graph, dataset_id: int, writes: Iterable[Access], reads: Iterable[Access]
+) -> PartitionsReport:
+    """The state of each partition the catalog of ``graph`` knows of the dataset, from its
+    completed ``writes`` (the latest first) and its ``reads`` (in the order they started):
+    all of them, or at least those that may select one of the known partitions."""
     found = graph.dataset(dataset_id)
     known = graph.known(dataset_id)
-    writers = _last_writers(graph, dataset_id, known)
+    writers = _last_writers(graph, writes, known)
     readers: dict[Dimensions, set[str]] = {}
-    for read in graph.accesses(dataset_id, Side.INPUT):
+    for read in reads:
         for unit, _ in _may_select(graph, read, known):
             writer = writers.get(unit)
             if writer is None or read.run.started_at > (writer[0].run.ended_at or ""):
@@ -128,11 +138,7 @@ def failed_answer(
     """:func:`failed_writes`'s answer from the open ``store``."""
     graph = Graph(store)
     dataset_id = graph.resolve(dataset.name, dataset.namespace)
-    failed = sorted(
-        (w for w in graph.accesses(dataset_id, Side.OUTPUT) if w.run.status in FAILED),
-        key=lambda write: (write.run.started_at, write.run.run_id),
-        reverse=True,
-    )
+    failed = graph.timeline.failed_writes(dataset_id, FAILED)[::-1]  # the latest first
     found: dict[Dimensions, RunRef] = {}
     if not failed:
         return found
@@ -149,12 +155,11 @@ def failed_answer(
 
 
 def _last_writers(
-    graph: Graph, dataset_id: int, known: Mapping[Dimensions, str | None]
+    graph: Graph, writes: Iterable[Access], known: Mapping[Dimensions, str | None]
 ) -> dict[Dimensions, tuple[Access, bool]]:
     """The latest completed write that may cover each known partition, and whether it surely
     does: the writes from the latest, each giving the partitions it may select that no later
     one gave."""
-    writes = graph.writers_of(dataset_id, [], None)  # completed, the latest first
     found: dict[Dimensions, tuple[Access, bool]] = {}
     for write in writes:
         if len(found) == len(known):

@@ -11,6 +11,7 @@ their text (:meth:`PartitionCatalog.plain_shape`).
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -47,6 +48,8 @@ from openlineage_subset.lineage._store import ReadCounts
 
 __all__ = ["PartitionCatalog"]
 
+_PLAIN = re.compile(r"[ !#-\[\]-~]+")
+"""Printable ASCII but for ``"`` and backslash: a value whose JSON is itself in quotes."""
 _ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
 
@@ -71,6 +74,7 @@ class PartitionCatalog:
         self._placed: dict[int, frozenset[str]] = {}
         self._refs: dict[int, dict[Dimensions, tuple[PartitionRef, bool]]] = {}  # with nulls?
         self._dated: dict[int, DateIndex] = {}
+        self._restricted: set[int] = set()
 
     def dataset(self, dataset_id: int) -> DatasetRef:
         found = self._datasets.get(dataset_id)
@@ -168,6 +172,66 @@ class PartitionCatalog:
                     found[dimensions_of(json.loads(text))] = identifier
             self._known[dataset_id] = found
         return found
+
+    def first_values(self, dataset_id: int, most: int) -> tuple[str, list[str]] | None:
+        """The first column (by name) of a dataset of one set of simple column names, and its
+        distinct values in order, found by SQLite a value at a time (one search of the key
+        each, not a read of every partition). None when the dataset is otherwise, has more
+        than ``most`` such values, or one that is null or not plain ASCII text (whose key's
+        order may not be its text's)."""
+        shape = self.plain_shape(dataset_id)
+        if shape is None or not all(SIMPLE_NAME.fullmatch(column) for column in shape):
+            return None
+        first = shape[0]
+        found: list[str] = []
+        key = self.db.execute(
+            "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ?", (dataset_id,)
+        ).fetchone()[0]
+        while key is not None:
+            value = json.loads(key).get(first)
+            if not isinstance(value, str) or not _PLAIN.fullmatch(value) or len(found) >= most:
+                return None
+            found.append(value)
+            # Every key of this value starts with its pair then "," or "}": all below "~".
+            after = canonical_unit(((first, value),))[:-1] + "~"
+            key = self.db.execute(
+                "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ? AND dimensions > ?",
+                (dataset_id, after),
+            ).fetchone()[0]
+        return first, found
+
+    def known_from(
+        self, dataset_id: int, first: str, value: str, before: str | None = None
+    ) -> list[Dimensions]:
+        """The known partitions whose first column (:meth:`first_values`) is ``value`` or
+        after (and before ``before``), in the key's order: one range of it."""
+        shape = self.plain_shape(dataset_id)
+        assert shape is not None and shape[0] == first
+        where = "dimensions >= ?"
+        params = [canonical_unit(((first, value),))[:-1]]
+        if before is not None:
+            where += " AND dimensions < ?"
+            params.append(canonical_unit(((first, before),))[:-1])
+        return self._known_where(dataset_id, shape, [(where, params)])
+
+    def restrict(self, dataset_id: int, units: Iterable[Dimensions]) -> None:
+        """Have this catalog take the dataset's known partitions to be those of ``units``
+        that are known: a query of those alone then evaluates each read and write on them
+        only, as it would evaluate it on all and keep those."""
+        units = list(units)
+        self.look_up(dataset_id, units)
+        identifiers = self._identifiers.get(dataset_id, {})
+        self._known[dataset_id] = {
+            unit: identifiers[unit] or None
+            for unit in sorted(units, key=canonical_unit)
+            if identifiers.get(unit) is not None
+        }
+        self._dated.pop(dataset_id, None)
+        self._restricted.add(dataset_id)
+
+    def restricted(self, dataset_id: int) -> bool:
+        """Whether :meth:`restrict` chose the dataset's known partitions."""
+        return dataset_id in self._restricted
 
     def whole_units(self, dataset_id: int) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""

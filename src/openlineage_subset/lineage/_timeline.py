@@ -16,17 +16,30 @@ import dataclasses
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from openlineage_subset.lineage._conditions import Unit, canonical_unit, date_spans
 from openlineage_subset.lineage._model import RunRef
-from openlineage_subset.lineage._narrowing import READERS, WRITERS, WRITERS_BY_ID
+from openlineage_subset.lineage._narrowing import _LISTING, READERS, WRITERS, WRITERS_BY_ID
 from openlineage_subset.lineage._partitions import PartitionCatalog
 from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import ReadCounts
 
 __all__ = ["Access", "ParsedConditions", "Timeline"]
+
+_READERS_BY_ID = READERS.replace(
+    _LISTING,
+    "(a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM access_partitions l "
+    "WHERE l.partition_id IN (SELECT value FROM json_each(?))))",
+)
+"""``READERS`` for partitions of known ids. Parameters: dataset id, time twice, the partition
+ids (a JSON array), the date spans."""
+assert _READERS_BY_ID != READERS
+_RUN_ROW = (
+    "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
+    "a.condition FROM accesses a JOIN runs r USING (run_id) "
+)
 
 
 class ParsedConditions:
@@ -93,6 +106,45 @@ class Timeline:
             self._starts[key] = [access.run.started_at for access in found]
         return found
 
+    def latest(self, dataset_id: int, most: int) -> tuple[list[Access], int]:
+        """The ``most`` reads and writes of a dataset by the runs started last (in the order
+        :meth:`accesses` gives, reads before writes of a run), and how many it has in all:
+        found by SQLite, the others unread."""
+        rows = self.db.execute(
+            "SELECT * FROM (SELECT r.run_id, r.job_namespace, r.job_name, r.status, "
+            "r.started_at, r.ended_at, a.condition, a.direction FROM accesses a "
+            "JOIN runs r USING (run_id) WHERE a.dataset_id = ? "
+            "ORDER BY r.started_at DESC, r.run_id DESC, a.direction DESC LIMIT ?) "
+            "ORDER BY started_at, run_id, direction",
+            (dataset_id, most),
+        ).fetchall()
+        (total,) = self.db.execute(
+            "SELECT COUNT(*) FROM accesses WHERE dataset_id = ?", (dataset_id,)
+        ).fetchone()
+        return [self._access(row, dataset_id, Side(row[7])) for row in rows], total
+
+    def completed_writes(self, dataset_id: int) -> Iterator[Access]:
+        """The writes of a dataset by completed runs, the latest ended first (as
+        :meth:`writers_of` gives them all), read from SQL as they are taken."""
+        for row in self.db.execute(
+            _RUN_ROW + "WHERE a.dataset_id = ? AND a.direction = 'output' "
+            "AND r.status = 'COMPLETE' AND r.ended_at IS NOT NULL "
+            "ORDER BY r.ended_at DESC, r.run_id DESC",
+            (dataset_id,),
+        ):
+            yield self._access(row, dataset_id, Side.OUTPUT)
+
+    def failed_writes(self, dataset_id: int, states: Collection[str]) -> list[Access]:
+        """The writes of a dataset by runs in one of ``states``, by start time."""
+        return [
+            self._access(row, dataset_id, Side.OUTPUT)
+            for row in self.db.execute(
+                _RUN_ROW + "WHERE a.dataset_id = ? AND a.direction = 'output' AND r.status IN "
+                "(SELECT value FROM json_each(?)) ORDER BY r.started_at, r.run_id",
+                (dataset_id, json.dumps(sorted(states))),
+            )
+        ]
+
     def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
         """Reads of the dataset by runs started after ``after`` (None: any time)."""
         reads = self.accesses(dataset_id, Side.INPUT)
@@ -110,12 +162,18 @@ class Timeline:
         does not select (found with the ``access_partitions`` index), and the reads whose date
         ranges (``access_bounds``) leave every unit out. In the same order."""
         units = list(units)
-        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        spans = json.dumps(date_spans(units))
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
-        rows = self.db.execute(
-            READERS.format(since=since),
-            (dataset_id, after, after, dataset_id, wanted, json.dumps(date_spans(units))),
-        )
+        ids = self.catalog.partition_ids(dataset_id)
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if self.catalog.restricted(dataset_id) and units and None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, after, after, json.dumps(found), spans)
+            rows = self.db.execute(_READERS_BY_ID.format(since=since), params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            params = (dataset_id, after, after, dataset_id, wanted, spans)
+            rows = self.db.execute(READERS.format(since=since), params)
         return [self._access(row, dataset_id, Side.INPUT) for row in rows]
 
     def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:

@@ -23,6 +23,10 @@ from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
 from openlineage_subset.report._html import STYLE, body, page, report_html
 from openlineage_subset.report._markup import attribute, job_label, marked, text
 from openlineage_subset.report._picture import (
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_DAYS,
+    MAX_ROWS,
     NULL_VALUE,
     CellState,
     Grid,
@@ -30,12 +34,17 @@ from openlineage_subset.report._picture import (
     Picture,
     arranged,
     impact_picture,
+    is_day,
     provenance_picture,
     report_picture,
 )
 
 __all__ = [
     "GRID_STYLE",
+    "MAX_CELLS",
+    "MAX_COLUMNS",
+    "MAX_DAYS",
+    "MAX_ROWS",
     "NULL_VALUE",
     "STYLE",
     "CellState",
@@ -48,6 +57,7 @@ __all__ = [
     "body",
     "grid_html",
     "impact_picture",
+    "is_day",
     "job_label",
     "legend_html",
     "marked",

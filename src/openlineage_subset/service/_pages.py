@@ -42,7 +42,7 @@ from openlineage_subset.report import GRID_STYLE, attribute, marked, text
 from openlineage_subset.service._answer_runs import partition_links
 from openlineage_subset.service._incidents_page import incidents_html
 from openlineage_subset.service._links import dataset_link, job_link, plan_anchor, run_link
-from openlineage_subset.service._partition_grid import dataset_grid
+from openlineage_subset.service._partition_grid import DrawnPartitions, dataset_grid
 
 DATASET_STYLES = (GRID_STYLE,)
 """The inline styles of a dataset page (the answers' grid style), allowed by their hash."""
@@ -316,17 +316,21 @@ def _example(report: PartitionsReport) -> str:
 def dataset_page(
     dataset: DatasetRef,
     summary: DatasetSummary | None,
-    partitions: PartitionsReport,
+    partitions: PartitionsReport | DrawnPartitions,
     history: HistoryReport,
     selected: Sequence[str] = (),
     *,
     facets: DatasetFacets | None = None,
     failed: Mapping[Dimensions, RunRef] | None = None,
+    history_total: int | None = None,
 ) -> str:
     """A dataset's facts, its partitions as a grid of checkboxes in a form (``selected``: the
     ones ticked; ``failed``: the partitions a failed run may have written since their last
     completed write, see :mod:`._partition_grid`), its latest runs and ``facets``. The page needs
     :data:`DATASET_STYLES` besides the package's style sheet."""
+    drawn = partitions  # the states of the partitions drawn (drawn_partitions), or all
+    if not isinstance(drawn, DrawnPartitions):
+        drawn = DrawnPartitions(drawn, failed or {}, None)
     facts = [("dataset", text(dataset)), ("namespace", text(dataset.namespace))]
     facts.append(("name", text(dataset.name)))
     if summary is not None:
@@ -345,7 +349,7 @@ def dataset_page(
         f'<td class="condition">{text(entry.condition or "the whole dataset")}</td></tr>'
         for entry in entries
     )
-    more = len(history.entries) - len(entries)
+    more = (history_total or len(history.entries)) - len(entries)  # history: the latest only
     return layout(
         f"{dataset}: ol-subset lineage",
         [
@@ -362,9 +366,9 @@ def dataset_page(
             '<form id="partitions" action="/answer" method="get">',
             f'<input type="hidden" name="namespace" value="{attribute(dataset.namespace)}">',
             f'<input type="hidden" name="name" value="{attribute(dataset.name)}">',
-            dataset_grid(partitions, failed or {}, set(selected)),
+            dataset_grid(drawn.report, drawn.failed, set(selected), drawn.grid),
             '<p><label>Or a partition by its values: <input type="text" name="ask" size="40" '
-            f'placeholder="{attribute(_example(partitions))}"></label> '
+            f'placeholder="{attribute(_example(drawn.report))}"></label> '
             '<label>since <input type="text" name="since" size="12" placeholder="2024-10-15">'
             '</label> <label>depth <input type="number" name="depth" min="1" size="4"></label></p>',
             '<p><button type="submit" name="query" value="impact">Impact of the selected '

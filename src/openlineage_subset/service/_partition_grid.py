@@ -8,31 +8,54 @@ write (by the dataset's latest writer, by an earlier one, possibly, none known) 
 is affected: a run that wrote it after its last completed write failed (or was aborted), so
 what it holds may be half written. Its hover text names the partition, the last writer and
 the failed run. A long grid draws its newest rows and says how many it left out.
+
+The page works out the state of the partitions it draws only (:func:`drawn_partitions`): for
+a dataset whose partitions all have the same columns, the first of them by name holding
+values of plain text (days, most often), SQLite finds that column's values one search of the
+key each, then the partitions of the newest values the grid has room for; the grid is then
+arranged as :func:`~openlineage_subset.report.arranged` arranges all of them when that column
+has the most values and the columns drawn are the first ones (the first 120 values of the
+other columns among those partitions). Any other dataset is drawn from all its partitions.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from openlineage_subset import printable_json
 from openlineage_subset.lineage import (
+    DatasetRef,
     Dimensions,
+    Lineage,
+    PagePartitions,
+    PartitionAxis,
     PartitionRef,
+    PartitionsQuery,
     PartitionsReport,
     PartitionState,
     RunRef,
     shown_time,
 )
 from openlineage_subset.report import (
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_DAYS,
+    MAX_ROWS,
     NULL_VALUE,
     CellState,
+    Grid,
     GridCell,
     arranged,
     grid_html,
+    is_day,
     legend_html,
 )
+
+MOST_SEARCHED = 20_000
+"""Values of a dataset's first partition column found one search each at most; beyond, its
+page is drawn from all its partitions."""
 
 
 def partition_value(partition: PartitionRef) -> str:
@@ -85,9 +108,13 @@ def dataset_grid(
     report: PartitionsReport,
     failed: Mapping[Dimensions, RunRef],
     selected: Collection[str] = (),
+    ready: Grid | None = None,
 ) -> str:
     """The partitions of ``report`` as the page's grid of checkboxes, with its legend and what
-    it left out; a note when the dataset has no partition."""
+    it left out (``ready``: the grid arranged already, see :func:`drawn_partitions`); a note
+    when the dataset has no partition."""
+    if ready is not None:
+        return legend_html("partitions") + grid_html(ready, selected, heading=False)
     states = report.partitions
     if not states:
         return (
@@ -117,3 +144,152 @@ def dataset_grid(
                 drawn[key] = _cell(state, latest, failed.get(_unit(state.partition)))
         grid = dataclasses.replace(grid, cells=drawn)
     return legend_html("partitions") + grid_html(grid, selected, heading=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """How much of a dataset's grid is drawn: the report's limits (small ones in tests)."""
+
+    rows: int = MAX_ROWS
+    days: int = MAX_DAYS
+    cells: int = MAX_CELLS
+    columns: int = MAX_COLUMNS
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawnPartitions:
+    """A dataset's partitions as its page draws them."""
+
+    report: PartitionsReport
+    """The state of each partition drawn (of every known one, without ``grid``)."""
+    failed: Mapping[Dimensions, RunRef]
+    """Of those, the ones a failed run may have written since (see :func:`dataset_grid`)."""
+    grid: Grid | None
+    """The grid drawn, its cells made; None: arrange ``report``'s partitions, all of them."""
+
+
+def drawn_partitions(
+    lineage: Lineage, dataset: DatasetRef, limits: Limits | None = None
+) -> DrawnPartitions:
+    """What the page of ``dataset`` draws of its partitions, worked out for those drawn only
+    where it can (the module's docstring); raises ``LineageQueryError`` for an unknown one."""
+    limits = limits or Limits()
+    query = PartitionsQuery(dataset.name, dataset.namespace)
+    source = PagePartitions(lineage.store, query)
+    axis = source.axis(MOST_SEARCHED)
+    picked = None if axis is None else _newest(source, axis, limits)
+    if axis is None or picked is None:
+        report = lineage.partitions(query)
+        return DrawnPartitions(report, lineage.failed_writes(dataset, report.partitions), None)
+    rows, columns, hidden, units = picked
+    latest = source.latest_writer()
+    report = source.states(units)
+    failed = lineage.failed_writes(dataset, report.partitions)
+    across = _across(axis)
+    cells = {
+        _place(state.partition.dimensions, axis.first, across): _cell(
+            state, latest, failed.get(_unit(state.partition))
+        )
+        for state in report.partitions
+    }
+    gaps = (len(axis.values) - len(rows), *([0] * len(rows)))
+    grid = Grid(report.dataset, axis.first, across, rows, columns, cells, None, gaps, hidden)
+    return DrawnPartitions(report, failed, grid)
+
+
+def _across(axis: PartitionAxis) -> tuple[str, ...]:
+    return tuple(name for name in axis.order if name != axis.first)
+
+
+def _place(unit: Dimensions, down: str, across: Sequence[str]) -> tuple[str, str]:
+    """A partition's (row, column) in the grid."""
+    values = dict(unit)
+    return _shown(values.get(down, "")), "/".join(_shown(values.get(name, "")) for name in across)
+
+
+def _newest(
+    source: PagePartitions, axis: PartitionAxis, limits: Limits
+) -> tuple[tuple[str, ...], tuple[str, ...], int, list[Dimensions]] | None:
+    """The rows drawn (the newest values of the first column), the columns drawn, how many
+    columns are not, and the partitions drawn; None when the first column is not the one the
+    grid puts down (another has more values) or its values do not sort as their text. The
+    partitions of the newest value come first, to tell how many columns there are, so how
+    many rows fit; then those of the rows that fit (the number of columns they have may let
+    fewer fit: those are drawn)."""
+    values = axis.values
+    if not values or any(_natural(value)[0] == 0 for value in values):
+        return None  # numbers sort by their value in a grid, not as their text
+    days = all(map(is_day, values))
+    across = _across(axis)
+    places: dict[Dimensions, tuple[str, str]] = {}
+    seen: dict[str, set[str | None]] = {name: set() for name in across}
+    fetched, wanted = 0, 1 if days else limits.rows
+    while True:
+        wanted = min(wanted, len(values))
+        if wanted > fetched:
+            before = values[len(values) - fetched] if fetched else None
+            batch = source.newest(axis, values[len(values) - wanted], before)
+            if not _add_places(batch, axis, places, seen):
+                return None
+            fetched = wanted
+        if any(_more(axis, name, found) for name, found in seen.items()):
+            return None
+        named = sorted({column for _, column in places.values()}, key=_natural)
+        columns = tuple(named[: limits.columns])
+        most = limits.rows
+        if days:
+            most = max(limits.rows, min(limits.days, limits.cells // max(1, len(columns))))
+        most = min(most, len(values))
+        if most <= fetched:
+            break
+        wanted = most
+    rows = tuple(values[len(values) - most :])
+    kept_rows = set(rows)
+    if fetched > most:  # the columns of the rows drawn
+        named = sorted({c for r, c in places.values() if r in kept_rows}, key=_natural)
+        columns = tuple(named[: limits.columns])
+    kept_columns = set(columns)
+    drawn = [
+        unit
+        for unit, (row, column) in places.items()
+        if row in kept_rows and column in kept_columns
+    ]
+    return rows, columns, len(named) - len(columns), drawn
+
+
+def _add_places(
+    units: Sequence[Dimensions],
+    axis: PartitionAxis,
+    places: dict[Dimensions, tuple[str, str]],
+    seen: Mapping[str, set[str | None]],
+) -> bool:
+    """Add each partition's (row, column) to ``places`` and its values of the other columns
+    to ``seen``; False when they have other columns than the dataset's order names."""
+    shape = tuple(sorted(axis.order))
+    spots = [(name, shape.index(name)) for name in _across(axis)]
+    if units and tuple(name for name, _ in units[0]) != shape:
+        return False  # the units of a range all have the dataset's one set of columns
+    for unit in units:
+        for name, spot in spots:
+            seen[name].add(unit[spot][1])
+        places[unit] = (
+            _shown(unit[0][1]),
+            "/".join([_shown(unit[spot][1]) for _, spot in spots]),
+        )
+    return True
+
+
+def _more(axis: PartitionAxis, name: str, found: Collection[str | None]) -> bool:
+    """Whether the column ``name`` would be the grid's rows rather than the first column:
+    more values, or as many and before it in the dataset's order."""
+    if len(found) != len(axis.values):
+        return len(found) > len(axis.values)
+    return axis.order.index(name) < axis.order.index(axis.first)
+
+
+def _natural(value: str) -> tuple[int, float, str]:
+    """The grid's order of values: numbers by their value before other values as text."""
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)

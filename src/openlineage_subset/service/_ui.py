@@ -39,7 +39,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from openlineage_subset import printable_json
 from openlineage_subset.lineage import (
     DatasetRef,
-    HistoryQuery,
     ImpactReport,
     Lineage,
     LineageDatabaseError,
@@ -52,6 +51,7 @@ from openlineage_subset.lineage import (
     count_from_text,
     incidents,
     indented_json,
+    latest_history,
     part_heading,
     partition_from_text,
     provenance_text,
@@ -64,6 +64,7 @@ from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
 from openlineage_subset.service._answer_runs import impact_runs, provenance_runs
 from openlineage_subset.service._links import LINKS
+from openlineage_subset.service._partition_grid import drawn_partitions
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -136,10 +137,10 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         if ref is None:
             return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
         with Lineage(path) as lineage:
-            try:
-                partitions = lineage.partitions(PartitionsQuery(ref.name, ref.namespace))
-                past = lineage.history(HistoryQuery(ref.name, namespace=ref.namespace))
-                failed = lineage.failed_writes(ref, partitions.partitions)
+            try:  # what the page draws only: the partitions of its grid, its latest runs
+                drawn = drawn_partitions(lineage, ref)
+                query = PartitionsQuery(ref.name, ref.namespace)
+                past, total = latest_history(lineage.store, query, _pages.MAX_HISTORY)
             except LineageQueryError as error:
                 return 404, _pages.error_page(404, str(error)), []
             listed = lineage.datasets().datasets
@@ -147,7 +148,7 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
             selected = request.query_params.getlist("p")
             facets = lineage.dataset_facets(ref)
         content = _pages.dataset_page(
-            ref, summary, partitions, past, selected, failed=failed, facets=facets
+            ref, summary, drawn, past, selected, facets=facets, history_total=total
         )
         return 200, content, list(_pages.DATASET_STYLES)
 

@@ -1,0 +1,182 @@
+"""The server time of each page of ``ol-subset lineage serve`` at ten times the benchmark's history.
+
+Builds the history of ``benchmarks/lineage.py`` (``--days``, default 1,095; ``--countries``,
+default 300: 328,500 partitions a dataset) once, ingested into a database kept under the
+system's temporary folder in a folder named by those parameters (a rerun with the same ones
+reuses it), then starts the real server (``python -m openlineage_subset lineage serve --port 0``
+on 127.0.0.1, as ``benchmarks/serve.py`` does) over it and asks each page ``--repeat`` times
+(default 3), one request at a time. Per page it prints the median wall time of the request
+(loopback: the server's time, with the transfer of the page) and the median CPU time the server
+process spent on it (``/proc/PID/stat``: what the page cost, whatever else the machine does),
+and the page's size.
+
+``--src DIR`` serves the code of another checkout (its ``src`` and ``generated``, put first on
+the server's ``PYTHONPATH``): the code before a change, e.g. from
+``git archive COMMIT src generated | tar -x -C /tmp/old``. ``--out FILE`` writes the times as
+JSON; ``--baseline FILE`` (such a file, of the code before) adds the ratio new / old per page.
+Run the two back to back, on the same database::
+
+    python benchmarks/pages.py --src /tmp/old --out old.json
+    python benchmarks/pages.py --out new.json --baseline old.json
+
+Target: every page at most 1 s of server time at the default size; the impact and provenance
+queries themselves (``benchmarks/lineage_queries.py``) at most 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import lineage as pipeline  # benchmarks/lineage.py: the synthetic history
+from serve import _SERVE, cpu_seconds, stop_server  # benchmarks/serve.py: the real server
+
+from openlineage_subset.lineage import ingest
+
+NAMESPACE = pipeline.NAMESPACE
+
+
+def database(days: int, countries: int, seed: int) -> Path:
+    """The history's database, made once per parameters (kept in the temporary folder)."""
+    folder = Path(tempfile.gettempdir(), "ol-subset-pages", f"d{days}-c{countries}-s{seed}")
+    db = folder / "lineage.db"
+    if db.exists():
+        return db
+    folder.mkdir(parents=True, exist_ok=True)
+    events = folder / "events.jsonl"
+    print(f"making {db} (once): {days} dates x {countries} countries", flush=True)
+    pipeline.write_history(events, pipeline.history(days, countries, seed))
+    partial = folder / "partial.db"
+    partial.unlink(missing_ok=True)
+    report = ingest([events], partial)
+    assert report.invalid == 0, report.summary()
+    events.unlink()
+    partial.rename(db)
+    return db
+
+
+def pages(days: int, run_id: str) -> dict[str, str]:
+    """The pages asked, by name: path and query."""
+    first = pipeline.FIRST_DAY
+    middle = first + dt.timedelta(days=pipeline.start_day(days))
+    last = first + dt.timedelta(days=days - 1)
+    code = pipeline.CODES[0]
+
+    def dataset(name: str) -> str:
+        return "/dataset?" + urlencode({"namespace": NAMESPACE, "name": name})
+
+    def answer(name: str, query: str, day: dt.date) -> str:
+        partition = json.dumps({"business_date": day.isoformat(), "country": code})
+        asked = {"namespace": NAMESPACE, "name": name, "query": query, "p": partition}
+        return "/answer?" + urlencode(asked)
+
+    def api(query: str, name: str, day: dt.date) -> str:
+        asked = [("dataset", name), ("namespace", NAMESPACE)]
+        asked += [
+            ("partition", f"business_date={day.isoformat()}"),
+            ("partition", f"country={code}"),
+        ]
+        return f"/api/v1/{query}?" + urlencode(asked)
+
+    return {
+        "home": "/",
+        "dataset raw/events": dataset("raw/events"),
+        "dataset agg/daily": dataset("agg/daily"),
+        "dataset reports/daily": dataset("reports/daily"),
+        "runs": "/runs",
+        "run": "/run?" + urlencode({"id": run_id}),
+        "impact page raw/events": answer("raw/events", "impact", middle),
+        "provenance page reports/daily": answer("reports/daily", "provenance", last),
+        "api impact raw/events": api("impact", "raw/events", middle),
+        "api provenance reports/daily": api("provenance", "reports/daily", last),
+    }
+
+
+def started(db: Path, src: Path | None) -> tuple[subprocess.Popen[str], str]:
+    """The server over ``db`` (the code of ``src`` when given), once it is ready."""
+    environment = dict(os.environ)
+    if src is not None:
+        paths = [str(src / "src"), str(src / "generated"), environment.get("PYTHONPATH", "")]
+        environment["PYTHONPATH"] = os.pathsep.join(path for path in paths if path)
+    import subprocess
+
+    process = subprocess.Popen(
+        [*_SERVE, "--db", str(db), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line.startswith("ready: "):
+        stop_server(process)
+        raise SystemExit(f"lineage serve did not start: {line!r}")
+    return process, line.removeprefix("ready: ").strip()
+
+
+def measured(base: str, pid: int, path: str, repeat: int) -> dict[str, float]:
+    """Median wall and server CPU seconds of ``repeat`` requests of ``path``, and its size."""
+    walls, cpus, size = [], [], 0
+    for _ in range(repeat):
+        cpu, began = cpu_seconds(pid), time.perf_counter()
+        with urllib.request.urlopen(base + path, timeout=600) as response:
+            body = response.read()
+        walls.append(time.perf_counter() - began)
+        cpus.append(cpu_seconds(pid) - cpu)
+        size = len(body)
+    return {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "bytes": size}
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=1095, help="business dates (default 1095)")
+    parser.add_argument("--countries", type=int, default=300, help="countries (default 300)")
+    parser.add_argument("--seed", type=int, default=10, help="seed of the failed runs")
+    parser.add_argument("--repeat", type=int, default=3, help="requests of each page (median)")
+    parser.add_argument("--src", type=Path, help="a checkout whose code to serve")
+    parser.add_argument("--out", type=Path, help="write the times as JSON")
+    parser.add_argument("--baseline", type=Path, help="times (--out) of the code before")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
+    db = database(args.days, args.countries, args.seed)
+    run_id = f"00000000-0000-4000-8000-{args.days * 5 // 2:012d}"  # a run in the middle
+    baseline = json.loads(args.baseline.read_text()) if args.baseline else {}
+    process, base = started(db, args.src)
+    results: dict[str, dict[str, float]] = {}
+    try:
+        urllib.request.urlopen(base + "/", timeout=600).read()
+        print(f"{args.days} dates x {args.countries} countries; load {os.getloadavg()[0]:.1f}")
+        print(f"{'page':32} {'wall s':>8} {'CPU s':>8} {'KB':>8}" + ("  ratio (CPU, wall)"))
+        for name, path in pages(args.days, run_id).items():
+            found = results[name] = measured(base, process.pid, path, args.repeat)
+            line = (
+                f"{name:32} {found['wall']:8.3f} {found['cpu']:8.3f} {found['bytes'] / 1024:8.0f}"
+            )
+            if name in baseline:
+                old = baseline[name]
+                line += f"  {found['cpu'] / old['cpu']:6.3f} {found['wall'] / old['wall']:6.3f}"
+                line += f" (was {old['cpu']:.3f} / {old['wall']:.3f} s)"
+            print(line, flush=True)
+    finally:
+        stop_server(process)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

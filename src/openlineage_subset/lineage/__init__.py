@@ -80,6 +80,7 @@ from openlineage_subset.lineage._model import (
     HistoryReport,
     ImpactReport,
     Label,
+    OrchestratorTask,
     PartitionRef,
     PartitionSet,
     PartitionsReport,
@@ -88,6 +89,7 @@ from openlineage_subset.lineage._model import (
     ProvenanceReport,
     ProvenanceStep,
     RunRef,
+    TaskRerun,
     indented_json,
 )
 from openlineage_subset.lineage._picture_facts import (
@@ -112,6 +114,7 @@ from openlineage_subset.lineage._store import (
     LineageDatabaseError,
     LineageStore,
 )
+from openlineage_subset.lineage._task_runs import clear_command, task_heading
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
@@ -145,6 +148,7 @@ __all__ = [
     "LineageDatabaseError",
     "LineageQueryError",
     "LineageStore",
+    "OrchestratorTask",
     "PartitionRef",
     "PartitionSet",
     "PartitionState",
@@ -157,6 +161,7 @@ __all__ = [
     "ProvenanceStep",
     "RunRef",
     "RunsQuery",
+    "TaskRerun",
     "Touched",
     "Unit",
     "UnknownPartitionColumnError",
@@ -193,6 +198,7 @@ __all__ += [
     "Unreadable",
     "Writer",
     "check_chunk",
+    "clear_command",
     "column_order",
     "count_from_text",
     "dataset_facets",
@@ -212,4 +218,5 @@ __all__ += [
     "relax_sync",
     "run_details",
     "runs",
+    "task_heading",
 ]

@@ -47,6 +47,7 @@ from openlineage_subset.lineage._checked import (
     Whole,
 )
 from openlineage_subset.lineage._facets import kept_facets
+from openlineage_subset.lineage._task_runs import run_parents
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -199,6 +200,7 @@ class _Chunk:
             event_time=time,
             accesses=tuple(accesses),
             facets=kept_facets(event),
+            parents=run_parents(event["run"].get("facets")),
         )
 
     def number(self, condition: Any, text: str) -> int:

@@ -42,6 +42,9 @@ Tables:
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text.
+- ``run_parents``: the parent and root run each run's ``parent`` facet names, and for an
+  orchestrator's task run its DAG, task and logical date (``airflow`` facet), so that impact
+  tells which task runs to re-run (see ``lineage/_task_runs.py``).
 """
 
 from __future__ import annotations
@@ -57,13 +60,16 @@ from types import TracebackType
 from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage._bounds import read_bounds
 from openlineage_subset.lineage._events import dimensions_text, listed_partitions
+from openlineage_subset.lineage._facets import facets_of
+from openlineage_subset.lineage._task_runs import UPSERT_PARENTS, parents_row, run_parents
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
-layout 3 (whose ``access_partitions`` held reads only) or 4 (which kept no facets) is brought
-to 5 when first opened (:func:`_upgrade`); older ones are refused, saying to ingest again."""
+layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets) or 5 (no
+``run_parents``) is brought to 6 when first opened (:func:`_upgrade`); older ones are refused,
+saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
@@ -170,6 +176,25 @@ CREATE TABLE partition_kinds (
     kind        TEXT NOT NULL,
     PRIMARY KEY (dataset_id, column_name, kind)
 ) WITHOUT ROWID;
+
+CREATE TABLE run_parents (
+    run_id           TEXT PRIMARY KEY REFERENCES runs (run_id),
+    -- the parent run facet's run, job and root (NULL: not named)
+    parent_run_id    TEXT,
+    parent_namespace TEXT,
+    parent_name      TEXT,
+    root_run_id      TEXT,
+    root_namespace   TEXT,
+    root_name        TEXT,
+    -- an orchestrator's task run ('airflow': its airflow facet): DAG, task, DAG run, logical
+    -- date (stored form); NULL for other runs
+    orchestrator     TEXT,
+    dag_id           TEXT,
+    task_id          TEXT,
+    dag_run_id       TEXT,
+    logical_date     TEXT,
+    nominal_time     TEXT   -- the nominalTime facet's start (stored form)
+) WITHOUT ROWID;
 """
 
 
@@ -200,7 +225,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    5
+    6
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str, wait: float = LOCK_WAIT) -> None:
@@ -419,12 +444,13 @@ def _check_version(where: str, version: int) -> None:
 
 
 def _upgrade(connection: sqlite3.Connection) -> None:
-    """Bring a database of layout 3 or 4 to :data:`SCHEMA_VERSION`, in the open write
+    """Bring a database of layout 3, 4 or 5 to :data:`SCHEMA_VERSION`, in the open write
     transaction. From 3: link each write to the partitions its condition lists, as ingest now
     links them (layout 3 linked reads only); this takes about as long as ingesting the writes'
     partitions did. From 4: add the column of the events' facets (empty for the events already
     stored: their facets were not kept), and store the date range of each read that lists
-    partitions and filters (which layout 4 stored none of)."""
+    partitions and filters (which layout 4 stored none of). From 5: each run's parent, root
+    and orchestrator task, from the facets kept (:func:`_add_run_parents`)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -455,7 +481,25 @@ def _upgrade(connection: sqlite3.Connection) -> None:
                 for column, (low, high) in read_bounds(json.loads(text)).items()
             ],
         )
+    if version < 6:
+        _add_run_parents(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _add_run_parents(connection: sqlite3.Connection) -> None:
+    """Layout 6's ``run_parents``, filled from the run facets layout 5 kept of each event
+    (events stored before layout 5 kept none: their runs get theirs when ingested again)."""
+    table = _SCHEMA[_SCHEMA.index("CREATE TABLE run_parents") :]
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1).strip())
+    rows = []
+    for run_id, body in connection.execute(
+        "SELECT run_id, facets FROM events WHERE length(facets) > 0 ORDER BY event_time"
+    ):
+        document = facets_of(body) or {}
+        parents = run_parents(document.get("run"))
+        if parents is not None:
+            rows.append(parents_row(run_id, parents))
+    connection.executemany(UPSERT_PARENTS, rows)
 
 
 def _statements(script: str) -> list[str]:

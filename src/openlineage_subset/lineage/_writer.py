@@ -28,6 +28,7 @@ from openlineage_subset.lineage._checked import (
 )
 from openlineage_subset.lineage._events import any_of_json, canonical
 from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._task_runs import UPSERT_PARENTS, parents_row
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
@@ -256,6 +257,11 @@ class Writer:
             "first_event_at = ?, latest_state = ?, latest_state_at = ?, terminal_state = ?, "
             "ended_at = ? WHERE run_id = ?",
             [row[2:] for row in rows[: len(old)]],
+        )
+        # Parent, root and orchestrator task: only events whose facets name one have them.
+        self._many(
+            UPSERT_PARENTS,
+            [parents_row(e.run_id, e.parents) for e in events if e.parents is not None],
         )
         return old
 

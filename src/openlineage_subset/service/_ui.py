@@ -56,6 +56,7 @@ from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
 from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
+from openlineage_subset.service._tasks_section import tasks_copy
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -267,7 +268,8 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
             assert isinstance(report, ImpactReport)
             heading = part_heading(report.start)
             plans.append(report.backfill)
-            copies = (
+            copies: tuple[tuple[str, str], ...] = (
+                tasks_copy(report.tasks, f"impact of {heading}"),
                 ("Backfill plan (text)", _pages.plan_text(report.backfill, f"impact of {heading}")),
                 ("Backfill plan (JSON)", _pages.plan_json(report.backfill)),
             )

@@ -20,7 +20,7 @@ TASKS_LABEL = "Re-run, in dependency order (commands)"
 def tasks_copy(tasks: Sequence[TaskRerun], heading: str) -> tuple[str, str]:
     """The label and the text of the block to copy for ``tasks`` of the impact of
     ``heading``."""
-    lines = [f"# {heading}: re-run, in dependency order"]
+    lines = [f"# re-run, in dependency order, for the {heading}"]
     if not tasks:
         lines.append("# nothing: no run read the affected data")
     for rerun in tasks:

@@ -23,6 +23,7 @@ clears it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -126,6 +127,16 @@ def run_parents(facets: Any) -> RunParents | None:
 
 
 _NOTHING = RunParents()
+
+
+def merged_parents(first: RunParents | None, then: RunParents) -> RunParents:
+    """What two events of one run name, as :data:`UPSERT_PARENTS` merges them: the first
+    event's values, and the second's where the first named none."""
+    if first is None or first == then:
+        return then if first is None else first
+    return RunParents(
+        *(getattr(first, f.name) or getattr(then, f.name) for f in dataclasses.fields(then))
+    )
 
 
 def parents_row(run_id: str, parents: RunParents) -> tuple[str | None, ...]:

@@ -118,7 +118,7 @@ def _pipeline(*, posted: bool = True) -> list[Json]:
 
 def _commands(day: str, *tasks: str) -> list[str]:
     when = f"{day}T00:00:00+00:00"
-    return [f"airflow tasks clear {DAG} -t '^{task}$' -s {when} -e {when} -y" for task in tasks]
+    return [f"airflow tasks clear {DAG} -t {task} -s {when} -e {when} -y" for task in tasks]
 
 
 def test_the_plan_names_the_airflow_task_runs_to_clear_in_dependency_order(
@@ -214,3 +214,15 @@ def test_runs_without_a_parent_keep_the_plan_by_their_own_job(lineage_db: Build)
         ("load", (run_id(2),), None, None),
     ]
     assert at(1) < at(3)
+
+
+def test_no_command_where_it_would_clear_another_task_too(lineage_db: Build) -> None:
+    """Airflow 3's ``tasks clear -t`` keeps every task whose id contains the text given."""
+    made = _pipeline() + _task(80, 1, "aggregate_check", (9.5, 9.8))
+    db = lineage_db(made)
+    tasks = impact(db, "raw", partition={"day": DATES[1]}).tasks
+    aggregate, publish = tasks[0], tasks[1]
+    assert aggregate.command is None and aggregate.overlapping == ("aggregate_check",)
+    assert publish.command == _commands(DATES[1], "publish")[0]
+    text = "\n".join(impact_text(impact(db, "raw", partition={"day": DATES[1]})))
+    assert "would also clear aggregate_check" in text

@@ -280,7 +280,10 @@ class TaskRerun:
     """What those runs wrote that the plan recomputes, per dataset."""
     command: str | None
     """The command that clears it (Airflow's ``tasks clear``); None: no such command is known
-    (no orchestrator, or a logical date not known)."""
+    (no orchestrator, a logical date not known, or ``overlapping`` tasks)."""
+    overlapping: tuple[str, ...] = ()
+    """Other tasks of its DAG that ``tasks clear -t`` would clear with it (ids containing its
+    id): then no command is given."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -290,6 +293,7 @@ class TaskRerun:
             "runIds": list(self.run_ids),
             "backfill": [item.as_json() for item in self.backfill],
             "command": self.command,
+            "overlapping": list(self.overlapping),
         }
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import shlex
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -214,20 +213,34 @@ def _named_task(
     return OrchestratorTask(AIRFLOW, namespace, root_name, name[len(prefix) :], None, parent, None)
 
 
-def clear_command(task: OrchestratorTask) -> str | None:
-    """Airflow's command that clears ``task`` (its runs start again), or None when its logical
-    date is not known (the command would clear other DAG runs' tasks too).
+def clear_command(task: OrchestratorTask, overlapping: Sequence[str] = ()) -> str | None:
+    """Airflow's command that clears ``task`` (its runs start again), or None when it cannot
+    be told to clear that task run alone: its logical date is not known (it would clear other
+    DAG runs' tasks too), or ``overlapping`` names other tasks of its DAG whose ids contain its
+    id (Airflow 3's ``-t`` keeps the tasks whose id contains the text given, whatever its help
+    says of a regex; Airflow 2 searched it as a regex: the id alone keeps it, in both).
 
     >>> print(clear_command(OrchestratorTask("airflow", "default", "lake", "daily.agg",
     ...     "2025-03-02T00:00:00.000000000Z", "r", None)))  # doctest: +NORMALIZE_WHITESPACE
-    airflow tasks clear lake -t '^daily\\.agg$' -s 2025-03-02T00:00:00+00:00
+    airflow tasks clear lake -t daily.agg -s 2025-03-02T00:00:00+00:00
         -e 2025-03-02T00:00:00+00:00 -y
     """
-    if task.orchestrator != AIRFLOW or task.logical_date is None:
+    if task.orchestrator != AIRFLOW or task.logical_date is None or overlapping:
         return None
     when = airflow_time(task.logical_date)
-    pattern = shlex.quote(f"^{re.escape(task.task_id)}$")
-    return f"airflow tasks clear {shlex.quote(task.dag_id)} -t {pattern} -s {when} -e {when} -y"
+    names = f"{shlex.quote(task.dag_id)} -t {shlex.quote(task.task_id)}"
+    return f"airflow tasks clear {names} -s {when} -e {when} -y"
+
+
+def overlapping_tasks(db: sqlite3.Connection, task: OrchestratorTask) -> tuple[str, ...]:
+    """The other tasks of ``task``'s DAG whose posted runs are known and whose ids contain
+    its id: what ``airflow tasks clear -t`` would clear with it."""
+    found = db.execute(
+        "SELECT DISTINCT task_id FROM run_parents WHERE orchestrator = ? AND dag_id = ? "
+        "AND task_id != ? AND instr(task_id, ?) > 0 ORDER BY task_id",
+        (task.orchestrator, task.dag_id, task.task_id, task.task_id),
+    ).fetchall()
+    return tuple(row[0] for row in found)
 
 
 def airflow_time(stored: str) -> str:
@@ -279,9 +292,12 @@ def task_reruns(
             (partition_set(dataset_id, units) for dataset_id, units in parts.items()),
             key=lambda item: (item.dataset.namespace, item.dataset.name),
         )
-        command = None if task is None else clear_command(task)
+        overlapping = () if task is None else overlapping_tasks(db, task)
+        command = None if task is None else clear_command(task, overlapping)
         found.append(
-            TaskRerun(task, namespace, name, label, tuple(run_ids), tuple(backfill), command)
+            TaskRerun(
+                task, namespace, name, label, tuple(run_ids), tuple(backfill), command, overlapping
+            )
         )
     return tuple(found)
 
@@ -309,6 +325,11 @@ def tasks_lines(tasks: Sequence[TaskRerun], partitions: Callable[[PartitionSet],
         lines.append(f"  {rerun.label.upper():9} {task_heading(rerun)}")
         if rerun.command is not None:
             lines.append(f"            {rerun.command}")
+        elif rerun.overlapping:
+            lines.append(
+                "            clear it by hand in its DAG run: 'airflow tasks clear -t' would "
+                f"also clear {', '.join(rerun.overlapping)} (-t keeps ids containing it)"
+            )
         elif rerun.task is not None:
             lines.append(
                 "            find its DAG run in Airflow and clear the task there "

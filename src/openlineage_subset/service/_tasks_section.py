@@ -31,6 +31,9 @@ def tasks_copy(tasks: Sequence[TaskRerun], heading: str) -> tuple[str, str]:
             lines.append(f"#   recomputes {part.dataset}: {', '.join(whole + shown)}")
         if rerun.command is not None:
             lines.append(rerun.command)
+        elif rerun.overlapping:
+            also = ", ".join(rerun.overlapping)
+            lines.append(f"#   clear by hand: 'airflow tasks clear -t' would also clear {also}")
         elif rerun.task is not None:
             lines.append("#   no logical date recorded: clear this task in its DAG run by hand")
         else:

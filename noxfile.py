@@ -25,6 +25,11 @@
 - ``cluster_full`` (not in the default set: about 10 minutes each): every Spark test on that
   cluster, and every fault (lost worker, speculation, retried task, failed write), on PySpark
   3.5 and 4.x.
+- ``airflow``: a real Airflow 3 (with its OpenLineage provider, SQLite metadata in a temporary
+  AIRFLOW_HOME) runs tests/airflow/dags/ for two logical dates with ``airflow dags test``; its
+  PySpark tasks run under ``ol-subset run``; both post to ``ol-subset lineage serve``, whose
+  impact answer must name the Airflow task runs to clear (tests/airflow/). Skipped, saying why,
+  where Airflow cannot be installed. A few minutes: four PySpark scripts.
 - ``docs``: the documentation site (``mkdocs.yml``, ``docs/``) built with ``--strict``: a link
   to a missing page or anchor, or a page left out of the nav, fails (``-- DIR`` keeps the site).
 """
@@ -37,6 +42,7 @@ import shutil
 from pathlib import Path
 
 import nox
+from nox.command import CommandFailed
 
 nox.options.sessions = [
     "lint",
@@ -51,6 +57,7 @@ nox.options.sessions = [
     "bundled_java",
     "browser",
     "cluster",
+    "airflow",
 ]
 nox.options.default_venv_backend = "venv"
 # A Python a session asks for and this machine lacks is an error in CI (.ci/run sets
@@ -271,6 +278,21 @@ def browser(session: nox.Session) -> None:
         *session.posargs,
         env={"OL_SUBSET_ARTIFACTS": artifacts},
     )
+
+
+# Airflow 3 and the provider that posts its task runs and gives Spark their parent run.
+AIRFLOW = ("apache-airflow>=3,<4", "apache-airflow-providers-openlineage")
+
+
+@nox.session
+def airflow(session: nox.Session) -> None:
+    """Airflow's DAG of PySpark tasks under our capture: the impact names the tasks to clear."""
+    try:
+        session.install(*AIRFLOW, silent=True)
+    except CommandFailed:
+        session.skip(f"Airflow could not be installed here ({', '.join(AIRFLOW)}): see pip's log")
+    session.install(".[test,spark,serve]", PYSPARK["4"])
+    session.run("python", "-m", "pytest", "tests/airflow", *session.posargs)
 
 
 @nox.session

@@ -119,7 +119,7 @@ def test_a_dataset_is_found_by_the_end_of_its_name(lineage_db: Build) -> None:
 def test_json_answers_have_stable_keys(lineage_db: Build) -> None:
     db = lineage_db([*PIPELINE, event(9, "START", 20, job="late", reads=[("out", None)])])
     answer = impact(db, "raw", partition={"day": "d1"}).as_json()
-    assert list(answer) == ["query", "start", "since", "depth", "runs", "backfill", "seen"]
+    assert list(answer) == ["query", "start", "since", "depth", "runs", "backfill", "seen", "tasks"]
     first = answer["runs"][0]
     assert list(first) == ["runId", "job", "status", "startedAt", "endedAt", "label", "hops", "via"]
     assert first["startedAt"] == "2024-10-15T00:04:00Z"

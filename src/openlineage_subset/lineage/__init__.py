@@ -82,6 +82,7 @@ from openlineage_subset.lineage._model import (
     HistoryReport,
     ImpactReport,
     Label,
+    OrchestratorTask,
     PartitionRef,
     PartitionSet,
     PartitionsReport,
@@ -90,6 +91,7 @@ from openlineage_subset.lineage._model import (
     ProvenanceReport,
     ProvenanceStep,
     RunRef,
+    TaskRerun,
     indented_json,
 )
 from openlineage_subset.lineage._picture_facts import (
@@ -115,6 +117,7 @@ from openlineage_subset.lineage._store import (
     LineageDatabaseError,
     LineageStore,
 )
+from openlineage_subset.lineage._task_runs import clear_command, task_heading
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
@@ -148,6 +151,7 @@ __all__ = [
     "LineageDatabaseError",
     "LineageQueryError",
     "LineageStore",
+    "OrchestratorTask",
     "PartitionRef",
     "PartitionSet",
     "PartitionState",
@@ -160,6 +164,7 @@ __all__ = [
     "ProvenanceStep",
     "RunRef",
     "RunsQuery",
+    "TaskRerun",
     "Touched",
     "Unit",
     "UnknownPartitionColumnError",
@@ -203,6 +208,7 @@ __all__ += [
     "Writer",
     "alias_note",
     "check_chunk",
+    "clear_command",
     "column_order",
     "count_from_text",
     "dataset_facets",
@@ -225,4 +231,5 @@ __all__ += [
     "run_details",
     "run_partitions",
     "runs",
+    "task_heading",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "Invalid",
     "Item",
     "Line",
+    "RunParents",
     "Skipped",
     "Stored",
     "Unreadable",
@@ -130,11 +131,35 @@ class CheckedEvent:
     (``facets.inputSubset (read as inputFacets.subset)``); empty for nearly every event."""
     producer: str = ""
     """The event's ``producer``, kept with ``misplaced`` only: their note names it."""
+    parents: RunParents | None = None
+    """Its run's parent, root and orchestrator task (None: its facets name none)."""
 
     @property
     def where(self) -> str:
         """The event's source, with its line when it has one (as ``events.source`` holds it)."""
         return self.source if self.line is None else f"{self.source}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class RunParents:
+    """Where a run stands among runs: its ``parent`` run facet (parent and root), and, for an
+    orchestrator's own task run (Airflow's ``airflow`` run facet), the DAG, task and logical
+    date (see :mod:`~openlineage_subset.lineage._task_runs`)."""
+
+    parent_run_id: str | None = None
+    parent_namespace: str | None = None
+    parent_name: str | None = None
+    root_run_id: str | None = None
+    root_namespace: str | None = None
+    root_name: str | None = None
+    orchestrator: str | None = None
+    dag_id: str | None = None
+    task_id: str | None = None
+    dag_run_id: str | None = None
+    logical_date: str | None = None
+    """In stored form (:func:`~openlineage_subset.lineage._time.normal_time`)."""
+    nominal_time: str | None = None
+    """The ``nominalTime`` facet's start, in stored form."""
 
 
 @dataclass(frozen=True, slots=True)

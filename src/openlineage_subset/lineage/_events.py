@@ -49,6 +49,7 @@ from openlineage_subset.lineage._checked import (
 )
 from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._identities import other_names
+from openlineage_subset.lineage._task_runs import run_parents
 from openlineage_subset.lineage._time import normal_time
 
 EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
@@ -211,6 +212,7 @@ class _Chunk:
             aliases=tuple(dict.fromkeys(aliases)) if aliases else (),
             misplaced=tuple(misplaced),
             producer=str(event.get("producer")) if misplaced else "",
+            parents=run_parents(event["run"].get("facets")),
         )
 
     def number(self, condition: Any, text: str) -> int:

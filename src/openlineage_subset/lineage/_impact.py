@@ -21,6 +21,7 @@ from openlineage_subset.lineage._model import (
 )
 from openlineage_subset.lineage._queries import ImpactQuery
 from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._task_runs import task_reruns
 
 
 def impact(
@@ -61,10 +62,11 @@ def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
     start = graph.partition_set(start_id, dict.fromkeys(start_units, "definite"))
     since = query.since
     assert not isinstance(since, _dt.datetime)  # made a stored time when the query was made
-    runs, backfill = _affected(graph, start_id, start_units, since, query.depth)
+    runs, backfill, written = _affected(graph, start_id, start_units, since, query.depth)
     seen = bool(runs) or graph.seen(start_id, start_units)
     notes = tuple(kept_apart_notes(store.connection, [start_id]))
-    return ImpactReport(start, since, query.depth, runs, backfill, seen, notes)
+    tasks = task_reruns(store.connection, runs, written, graph.partition_set)
+    return ImpactReport(start, since, query.depth, runs, backfill, seen, notes=notes, tasks=tasks)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,12 +87,16 @@ def _affected(
     start_units: list[Unit],
     start_time: str | None,
     limit: int | None,
-) -> tuple[tuple[AffectedRun, ...], tuple[PartitionSet, ...]]:
+) -> tuple[
+    tuple[AffectedRun, ...], tuple[PartitionSet, ...], dict[str, dict[int, dict[Unit, Label]]]
+]:
+    """The affected runs, the plan per dataset, and what each run wrote of the plan."""
     queue = collections.deque(
         [_Reached(start_id, tuple((u, "definite") for u in start_units), start_time, True, 1, None)]
     )
     found: dict[str, AffectedRun] = {}
     backfill: dict[int, dict[Unit, Label]] = {}
+    written: dict[str, dict[int, dict[Unit, Label]]] = {}
     while queue:
         reached = queue.popleft()
         if limit is not None and reached.hops > limit:
@@ -128,8 +134,10 @@ def _affected(
             for write in graph.outputs(read.run):
                 units = graph.written(write, label)
                 parts = backfill.setdefault(write.dataset_id, {})
+                own = written.setdefault(read.run.run_id, {}).setdefault(write.dataset_id, {})
                 for unit, unit_label in units:
                     parts[unit] = stronger(parts.get(unit), unit_label) or unit_label
+                    own[unit] = stronger(own.get(unit), unit_label) or unit_label
                 queue.append(
                     _Reached(
                         write.dataset_id,
@@ -147,4 +155,4 @@ def _affected(
             key=lambda item: (item.dataset.namespace, item.dataset.name),
         )
     )
-    return runs, plan
+    return runs, plan, written

@@ -219,6 +219,9 @@ class ImpactReport:
     database knows nothing of it (a value never written, or mistyped)."""
     notes: tuple[str, ...] = ()
     """Names of the dataset asked about that other datasets claim too (kept apart)."""
+    tasks: tuple[TaskRerun, ...] = ()
+    """The backfill plan by what to re-run: the orchestrator task runs (or, for runs without
+    one, the runs themselves) of the affected runs, in the order of ``runs``."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -230,6 +233,70 @@ class ImpactReport:
             "backfill": [item.as_json() for item in self.backfill],
             "seen": self.seen,
             **({"notes": list(self.notes)} if self.notes else {}),
+            "tasks": [task.as_json() for task in self.tasks],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class OrchestratorTask:
+    """An orchestrator's task run (an Airflow task instance) that affected runs belong to."""
+
+    orchestrator: str
+    """``airflow``."""
+    namespace: str
+    """The job namespace it posts its runs in."""
+    dag_id: str
+    task_id: str
+    logical_date: str | None
+    """The DAG run's logical date (stored form); None: not known (its own run never posted)."""
+    run_id: str
+    """Its OpenLineage run id (the parent run id its children name)."""
+    dag_run_id: str | None
+    """Airflow's id of the DAG run (``scheduled__...``), when its run was posted."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "orchestrator": self.orchestrator,
+            "namespace": self.namespace,
+            "dagId": self.dag_id,
+            "taskId": self.task_id,
+            "logicalDate": None if self.logical_date is None else shown_time(self.logical_date),
+            "runId": self.run_id,
+            "dagRunId": self.dag_run_id,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskRerun:
+    """One thing to re-run: an orchestrator task run, or a run of its own job."""
+
+    task: OrchestratorTask | None
+    """None: the runs have no known orchestrator parent; re-run the job itself."""
+    job_namespace: str
+    job_name: str
+    """The job re-run: the task's (``dag_id.task_id`` for Airflow), or the run's own."""
+    label: Label
+    """The strongest label of its affected runs."""
+    run_ids: tuple[str, ...]
+    """Its affected runs, in the order of the report's runs."""
+    backfill: tuple[PartitionSet, ...]
+    """What those runs wrote that the plan recomputes, per dataset."""
+    command: str | None
+    """The command that clears it (Airflow's ``tasks clear``); None: no such command is known
+    (no orchestrator, a logical date not known, or ``overlapping`` tasks)."""
+    overlapping: tuple[str, ...] = ()
+    """Other tasks of its DAG that ``tasks clear -t`` would clear with it (ids containing its
+    id): then no command is given."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "task": None if self.task is None else self.task.as_json(),
+            "job": {"namespace": self.job_namespace, "name": self.job_name},
+            "label": self.label,
+            "runIds": list(self.run_ids),
+            "backfill": [item.as_json() for item in self.backfill],
+            "command": self.command,
+            "overlapping": list(self.overlapping),
         }
 
 

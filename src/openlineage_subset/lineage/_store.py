@@ -45,7 +45,10 @@ Tables:
 - ``dataset_names``: the other names of datasets (a table and its location, that an event's
   ``symlinks`` facet or the location its ``storage``/``catalog`` facet names says are one), with
   why; a name two datasets not otherwise joined claim is ambiguous: it is kept apart from both
-  (see ``lineage/_identities.py``).
+  (see ``lineage/_identities.py``);
+- ``run_parents``: the parent and root run each run's ``parent`` facet names, and for an
+  orchestrator's task run its DAG, task and logical date (``airflow`` facet), so that impact
+  tells which task runs to re-run (see ``lineage/_task_runs.py``).
 """
 
 from __future__ import annotations
@@ -61,14 +64,16 @@ from types import TracebackType
 from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage._bounds import read_bounds
 from openlineage_subset.lineage._events import dimensions_text, listed_partitions
+from openlineage_subset.lineage._facets import facets_of
+from openlineage_subset.lineage._task_runs import UPSERT_PARENTS, parents_row, run_parents
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 SCHEMA_VERSION = 6
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets) or 5 (no other
-names of datasets) is brought to 6 when first opened (:func:`_upgrade`); older ones are
-refused, saying to ingest again."""
+names of datasets, no ``run_parents``) is brought to 6 when first opened (:func:`_upgrade`); older
+ones are refused, saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
@@ -185,6 +190,25 @@ CREATE TABLE dataset_names (
     PRIMARY KEY (namespace, name, dataset_id)
 ) WITHOUT ROWID;
 CREATE INDEX dataset_names_by_dataset ON dataset_names (dataset_id);
+
+CREATE TABLE run_parents (
+    run_id           TEXT PRIMARY KEY REFERENCES runs (run_id),
+    -- the parent run facet's run, job and root (NULL: not named)
+    parent_run_id    TEXT,
+    parent_namespace TEXT,
+    parent_name      TEXT,
+    root_run_id      TEXT,
+    root_namespace   TEXT,
+    root_name        TEXT,
+    -- an orchestrator's task run ('airflow': its airflow facet): DAG, task, DAG run, logical
+    -- date (stored form); NULL for other runs
+    orchestrator     TEXT,
+    dag_id           TEXT,
+    task_id          TEXT,
+    dag_run_id       TEXT,
+    logical_date     TEXT,
+    nominal_time     TEXT   -- the nominalTime facet's start (stored form)
+) WITHOUT ROWID;
 """
 
 
@@ -434,12 +458,13 @@ def _check_version(where: str, version: int) -> None:
 
 
 def _upgrade(connection: sqlite3.Connection) -> None:
-    """Bring a database of layout 3 or 4 to :data:`SCHEMA_VERSION`, in the open write
+    """Bring a database of layout 3, 4 or 5 to :data:`SCHEMA_VERSION`, in the open write
     transaction. From 3: link each write to the partitions its condition lists, as ingest now
     links them (layout 3 linked reads only); this takes about as long as ingesting the writes'
     partitions did. From 4: add the column of the events' facets (empty for the events already
     stored: their facets were not kept), and store the date range of each read that lists
-    partitions and filters (which layout 4 stored none of)."""
+    partitions and filters (which layout 4 stored none of). From 5: each run's parent, root
+    and orchestrator task, from the facets kept (:func:`_add_run_parents`)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -481,7 +506,24 @@ def _upgrade(connection: sqlite3.Connection) -> None:
         connection.execute(
             "CREATE INDEX IF NOT EXISTS dataset_names_by_dataset ON dataset_names (dataset_id)"
         )
+        _add_run_parents(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _add_run_parents(connection: sqlite3.Connection) -> None:
+    """Layout 6's ``run_parents``, filled from the run facets layout 5 kept of each event
+    (events stored before layout 5 kept none: their runs get theirs when ingested again)."""
+    table = _SCHEMA[_SCHEMA.index("CREATE TABLE run_parents") :]
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1).strip())
+    rows = []
+    for run_id, body in connection.execute(
+        "SELECT run_id, facets FROM events WHERE length(facets) > 0 ORDER BY event_time"
+    ):
+        document = facets_of(body) or {}
+        parents = run_parents(document.get("run"))
+        if parents is not None:
+            rows.append(parents_row(run_id, parents))
+    connection.executemany(UPSERT_PARENTS, rows)
 
 
 def _statements(script: str) -> list[str]:

@@ -23,6 +23,7 @@ from openlineage_subset.lineage._model import (
 )
 from openlineage_subset.lineage._partitions import PartitionCatalog
 from openlineage_subset.lineage._rendering import ConditionText
+from openlineage_subset.lineage._task_runs import tasks_lines
 from openlineage_subset.lineage._time import shown_time
 from openlineage_subset.lineage._timeline import Access
 
@@ -136,7 +137,18 @@ def impact_text(report: ImpactReport) -> list[str]:
         lines.append("  nothing: no affected run completed a write")
     for part in report.backfill:
         lines += _plan(part, "  ")
+    lines += tasks_lines(report.tasks, _part_text)
     return _shown(lines)
+
+
+def _part_text(part: PartitionSet) -> str:
+    """A dataset's part in the plan, on one line."""
+    shown = [f"whole dataset ({part.whole})"] if part.whole is not None else []
+    if part.definite:
+        shown.append(_partitions(part.definite))
+    if part.possible:
+        shown.append(f"possibly {_partitions(part.possible)}")
+    return f"{part.dataset}: {'; '.join(shown) or 'nothing listed'}"
 
 
 def provenance_text(report: ProvenanceReport) -> list[str]:

@@ -25,11 +25,13 @@ from openlineage_subset.lineage._checked import (
     Condition,
     Fate,
     Invalid,
+    RunParents,
     Stored,
 )
 from openlineage_subset.lineage._events import any_of_json, canonical
 from openlineage_subset.lineage._identities_store import aliased, join_names
 from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage._task_runs import UPSERT_PARENTS, merged_parents, parents_row
 
 _TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
@@ -266,6 +268,13 @@ class Writer:
             "ended_at = ? WHERE run_id = ?",
             [row[2:] for row in rows[: len(old)]],
         )
+        # Parent, root and orchestrator task: only events whose facets name one have them; a
+        # run's events (START, COMPLETE) mostly name the same: one row per run of the chunk.
+        parents: dict[str, RunParents] = {}
+        for event in events:
+            if event.parents is not None:
+                parents[event.run_id] = merged_parents(parents.get(event.run_id), event.parents)
+        self._many(UPSERT_PARENTS, [parents_row(*item) for item in parents.items()])
         return old
 
     def _dataset_ids(self, events: list[CheckedEvent]) -> dict[tuple[str, str], int]:

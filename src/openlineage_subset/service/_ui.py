@@ -65,6 +65,7 @@ from openlineage_subset.service import _pages
 from openlineage_subset.service._answer_runs import impact_runs, provenance_runs
 from openlineage_subset.service._links import LINKS
 from openlineage_subset.service._partition_grid import drawn_partitions
+from openlineage_subset.service._tasks_section import tasks_copy
 
 COOKIE = "ol_subset_key"
 MAX_SELECTED = 24
@@ -280,7 +281,8 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
             assert isinstance(report, ImpactReport)
             heading = part_heading(report.start)
             plans.append(report.backfill)
-            copies = (
+            copies: tuple[tuple[str, str], ...] = (
+                tasks_copy(report.tasks, f"impact of {heading}"),
                 ("Backfill plan (text)", _pages.plan_text(report.backfill, f"impact of {heading}")),
                 ("Backfill plan (JSON)", _pages.plan_json(report.backfill)),
             )

@@ -105,6 +105,12 @@ from openlineage_subset.lineage._queries import (
     ProvenanceQuery,
     RunsQuery,
 )
+from openlineage_subset.lineage._settings import (
+    PARTITION_DIRECTORIES_CHOICES,
+    groups_directories,
+    partition_directories,
+    set_partition_directories,
+)
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
     LOCK_WAIT,
@@ -175,6 +181,7 @@ __all__ = [
 __all__ += [
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
+    "PARTITION_DIRECTORIES_CHOICES",
     "AlreadyStored",
     "CheckedEvent",
     "DatasetFacets",
@@ -199,6 +206,7 @@ __all__ += [
     "datasets",
     "facets_of",
     "failed_writes",
+    "groups_directories",
     "history_text",
     "impact_text",
     "in_column_order",
@@ -206,10 +214,12 @@ __all__ += [
     "kept_facets",
     "listed_partitions",
     "location_paths",
+    "partition_directories",
     "partition_from_text",
     "partitions_text",
     "provenance_text",
     "relax_sync",
     "run_details",
     "runs",
+    "set_partition_directories",
 ]

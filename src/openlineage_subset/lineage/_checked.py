@@ -109,6 +109,9 @@ class CheckedEvent:
     """Each input, then each output."""
     facets: bytes | None
     """What :func:`~openlineage_subset.lineage._facets.kept_facets` keeps of the event."""
+    grouped: tuple[tuple[str, str, str], ...] = ()
+    """(namespace, name, table root) of each dataset it named as a partition directory, read
+    as a partition of its table (:mod:`~openlineage_subset.lineage._directories`)."""
 
     @property
     def where(self) -> str:

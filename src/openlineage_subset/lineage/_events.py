@@ -46,6 +46,7 @@ from openlineage_subset.lineage._checked import (
     Skipped,
     Whole,
 )
+from openlineage_subset.lineage._directories import may_be_partitioned, read_accesses
 from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._time import normal_time
 
@@ -70,10 +71,11 @@ _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
 
 
-def check_chunk(items: list[Item]) -> tuple[list[Checked], list[Condition]]:
+def check_chunk(items: list[Item], *, group: bool = True) -> tuple[list[Checked], list[Condition]]:
     """The outcome of each item of a chunk, in order (none for a blank line), and the
-    conditions the events refer to."""
-    chunk = _Chunk()
+    conditions the events refer to. ``group``: read a dataset named as a partition directory
+    as a partition of its table (see :mod:`._directories`)."""
+    chunk = _Chunk(group)
     with _collector_paused():
         for item in items:
             match item:
@@ -106,7 +108,10 @@ def _collector_paused() -> Iterator[None]:
 
 
 class _Chunk:
-    def __init__(self) -> None:
+    def __init__(self, group: bool = True) -> None:
+        self.group = group
+        """Whether a dataset named as a partition directory is read as a partition of its
+        table (:mod:`._directories`; the store's setting ``partition_directories``)."""
         self.outcomes: list[Checked] = []
         self.conditions: list[Condition] = []
         self.numbers: dict[str, int] = {}
@@ -181,13 +186,24 @@ class _Chunk:
         text, conditions = _spelled(event) if spelled is None else spelled[:2]
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
-        accesses = []
         slots = iter(conditions)
-        for list_key, _, direction in PLACES:
-            for dataset in event.get(list_key) or ():
-                slot = next(slots)
-                index = -1 if slot is None else self.number(*slot)
-                accesses.append(Access(dataset["namespace"], dataset["name"], direction, index))
+        found = [
+            (dataset["namespace"], dataset["name"], direction, next(slots))
+            for list_key, _, direction in PLACES
+            for dataset in event.get(list_key) or ()
+        ]
+        grouped: tuple[tuple[str, str, str], ...] = ()
+        if any(  # partitions in paths (_directories): only events with the shape pay for it
+            (slot is not None and slot[0].get("type") == "location")
+            or (self.group and may_be_partitioned(name))
+            for _, name, _, slot in found
+        ):
+            found, read = read_accesses(found, canonical, group=self.group)
+            grouped = read.names
+        accesses = [
+            Access(namespace, name, direction, -1 if slot is None else self.number(*slot))
+            for namespace, name, direction, slot in found
+        ]
         return CheckedEvent(
             source=source,
             line=line,
@@ -199,6 +215,7 @@ class _Chunk:
             event_time=time,
             accesses=tuple(accesses),
             facets=kept_facets(event),
+            grouped=grouped,
         )
 
     def number(self, condition: Any, text: str) -> int:

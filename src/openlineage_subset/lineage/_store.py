@@ -41,7 +41,10 @@ Tables:
   no ranges for the latter, and reads their conditions);
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
-  every partition whether some are finer than others, or compare otherwise than as text.
+  every partition whether some are finer than others, or compare otherwise than as text;
+- ``settings``: the store's settings, by name (layout 6): ``partition_directories``, whether a
+  dataset named as a partition directory is read as a partition of its table (``as-partitions``,
+  the default when absent) or stays a dataset (``as-datasets``; see ``lineage/_settings.py``).
 """
 
 from __future__ import annotations
@@ -60,10 +63,11 @@ from openlineage_subset.lineage._events import dimensions_text, listed_partition
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
-layout 3 (whose ``access_partitions`` held reads only) or 4 (which kept no facets) is brought
-to 5 when first opened (:func:`_upgrade`); older ones are refused, saying to ingest again."""
+layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets) or 5 (which
+had no settings) is brought to 6 when first opened (:func:`_upgrade`); older ones are refused,
+saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
@@ -170,6 +174,11 @@ CREATE TABLE partition_kinds (
     kind        TEXT NOT NULL,
     PRIMARY KEY (dataset_id, column_name, kind)
 ) WITHOUT ROWID;
+
+CREATE TABLE settings (
+    name        TEXT PRIMARY KEY,  -- absent: the setting's default
+    value       TEXT NOT NULL
+) WITHOUT ROWID;
 """
 
 
@@ -200,7 +209,7 @@ class LineageStore:
     >>> folder = tempfile.mkdtemp()
     >>> with LineageStore.open(os.path.join(folder, "lineage.db"), create=True) as store:
     ...     store.connection.execute("PRAGMA user_version").fetchone()[0]
-    5
+    6
     """
 
     def __init__(self, connection: sqlite3.Connection, path: str, wait: float = LOCK_WAIT) -> None:
@@ -419,7 +428,7 @@ def _check_version(where: str, version: int) -> None:
 
 
 def _upgrade(connection: sqlite3.Connection) -> None:
-    """Bring a database of layout 3 or 4 to :data:`SCHEMA_VERSION`, in the open write
+    """Bring a database of layout 3, 4 or 5 to :data:`SCHEMA_VERSION`, in the open write
     transaction. From 3: link each write to the partitions its condition lists, as ingest now
     links them (layout 3 linked reads only); this takes about as long as ingesting the writes'
     partitions did. From 4: add the column of the events' facets (empty for the events already
@@ -454,6 +463,12 @@ def _upgrade(connection: sqlite3.Connection) -> None:
                 for access_id, text in unbounded
                 for column, (low, high) in read_bounds(json.loads(text)).items()
             ],
+        )
+    if version < 6:
+        # Since 6, the store's settings; none set: each has its default.
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) "
+            "WITHOUT ROWID"
         )
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

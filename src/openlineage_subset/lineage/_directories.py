@@ -14,20 +14,23 @@ trimmers cut names, and says which partition a path is, so that ingest stores th
   value ``yyyy-MM-dd``. A month: ``yyyy-MM``, ``yyyyMM``, or ``yyyy/MM``: column ``month``,
   value ``yyyy-MM``. Only real dates are read (``2024-13-45``, ``2025-02-30`` are not).
 
-A name keeps at least one directory of its own (``/day=1`` is a table, as for the trimmers). What
-the rules cannot read stays as it was: a name stays a dataset, a location stays a location,
-which the queries answer as "possible". Everything here is pure and cheap to skip: the callers
+A dataset named as a partition directory is cut to its table's root by OpenLineage's own
+trimmers (:mod:`._trimmers`) and becomes a location of that table, read by the same rules, as
+openlineage-spark 1.39 would have sent it. What the rules cannot read stays a location, which
+the queries answer as "possible" (``/t/20250722T0901Z`` is a location of ``/t``); a name no
+trimmer cuts stays a dataset. Everything here is pure and cheap to skip: the callers
 only come here for a name or condition with the shape (:func:`may_be_partitioned`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from openlineage_subset.lineage._trimmers import trimmed_name
 
 __all__ = [
     "DATE_COLUMN",
@@ -38,7 +41,6 @@ __all__ = [
     "location_partition",
     "location_partitions",
     "may_be_partitioned",
-    "name_partition",
     "read_accesses",
     "read_directories",
 ]
@@ -71,7 +73,7 @@ class Directories:
 
 def may_be_partitioned(name: str) -> bool:
     """Whether a name may end in partition directories: it holds ``=``, or its last directory
-    starts and ends with a digit (a date). The one test every dataset pays; anything else is
+    starts with a digit (a date, a month). The one test every dataset pays; anything else is
     asked only when this says yes.
 
     >>> may_be_partitioned("/lake/raw/day=2024-11-03"), may_be_partitioned("/lake/sales")
@@ -82,7 +84,7 @@ def may_be_partitioned(name: str) -> bool:
     if "=" in name:
         return True
     last = name.rstrip("/").rpartition("/")[2]
-    return last[:1].isdigit() and last[-1:].isdigit()
+    return last[:1].isdigit()
 
 
 def read_directories(path: str) -> Directories | None:
@@ -102,30 +104,6 @@ def read_directories(path: str) -> Directories | None:
     if read is None or read[0] != 0:
         return None
     return Directories(read[1], "/".join(parts))
-
-
-@functools.lru_cache(maxsize=4096)  # a table's names come again in each run's events
-def name_partition(name: str) -> tuple[str, Directories] | None:
-    """The table root and the partition of a name whose last directories are partition
-    directories (the root keeps one directory at least); None when its last one is not.
-
-    >>> name_partition("/lake/raw/day=2024-11-03/country=DE")
-    ('/lake/raw', Directories(dimensions=(('day', '2024-11-03'), ('country', 'DE')), \
-identifier='day=2024-11-03/country=DE'))
-    >>> name_partition("/day=2024-11-03") is None
-    True
-    """
-    stripped = name.rstrip("/")
-    parts = stripped.split("/")
-    # the directories the root must keep: one that is not empty ("/x" is ["", "x"])
-    keep = 2 if parts[0] == "" else 1
-    read = _tail(parts, keep)
-    if read is None:
-        return None
-    start, dimensions = read
-    if start == len(parts):
-        return None
-    return "/".join(parts[:start]), Directories(dimensions, "/".join(parts[start:]))
 
 
 def location_partition(namespace: str, name: str, location: str) -> Directories | None:
@@ -214,24 +192,26 @@ def read_accesses(
 ) -> tuple[list[tuple[str, str, str, Slot]], Grouped]:
     """An event's accesses (namespace, name, direction, condition) with partitions read from
     paths: each location condition's locations that are partitions listed as such, and (when
-    ``group``) each dataset named as a partition directory an access of its table with that
-    partition (and its own condition, when it had one). Several of one table in one direction
-    are one access whose condition lists them all (ORed with those that had a condition of
-    their own), in the place of the first: the store keeps one access per run, dataset and
-    direction. ``spell``: the canonical JSON of a condition made here."""
+    ``group``) each dataset named as a partition directory an access of its table.
+
+    A name is cut to its table's root by OpenLineage's trimmers (:mod:`._trimmers`), and the
+    name becomes a location of the table, read as above: the access is what openlineage-spark
+    1.39 sends for it. Several of one table in one direction are one access, with one location
+    condition listing them all (ANDed with its own condition, for a dataset that had one, and
+    those ORed): the store keeps one access per run, dataset and direction, and an event
+    stored again gives the same. ``spell``: the canonical JSON of a condition made here."""
     out: list[tuple[str, str, str, Slot]] = []
     merged: dict[tuple[str, str, str], int] = {}  # (namespace, root, direction): index in out
-    pieces: dict[int, tuple[list[Directories], list[Any]]] = {}
+    pieces: dict[int, tuple[list[str], list[tuple[str, Any]]]] = {}
     names: list[tuple[str, str, str]] = []
     for namespace, name, direction, given in accesses:
         slot = given
         if slot is not None and slot[0].get("type") == "location":
             slot = _read_locations(namespace, name, slot, spell)
-        split = name_partition(name) if group and may_be_partitioned(name) else None
-        if split is None:
+        root = trimmed_name(name) if group and may_be_partitioned(name) else name
+        if root == name:
             out.append((namespace, name, direction, slot))
             continue
-        root, partition = split
         names.append((namespace, name, root))
         key = (namespace, root, direction)
         at = merged.get(key)
@@ -240,17 +220,26 @@ def read_accesses(
             out.append((namespace, root, direction, None))
             pieces[at] = ([], [])
         if slot is None:
-            pieces[at][0].append(partition)
+            pieces[at][0].append(name)
         else:
-            pieces[at][1].append(_both(_listed([partition]), slot[0]))
-    for at, (partitions, others) in pieces.items():
+            pieces[at][1].append((name, slot[0]))
+    for at, (plain, others) in pieces.items():
         namespace, root, direction, _ = out[at]
-        found = ([_listed(partitions)] if partitions else []) + others
+        found = [_located(namespace, root, plain)] if plain else []
+        found += [_both(_located(namespace, root, [name]), own) for name, own in others]
         condition = found[0]
         for item in found[1:]:
             condition = {"type": "binary", "operator": "OR", "left": condition, "right": item}
         out[at] = (namespace, root, direction, (condition, spell(condition)))
     return out, Grouped(tuple(names))
+
+
+def _located(namespace: str, root: str, names: list[str]) -> Any:
+    """The condition of a table's partition directories named as datasets: their partitions,
+    or a location condition of those the rules cannot read."""
+    located = {"type": "location", "locations": list(dict.fromkeys(names))}
+    read = location_partitions(namespace, root, located)
+    return located if read is None else read
 
 
 def _read_locations(

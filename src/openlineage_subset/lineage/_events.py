@@ -186,24 +186,7 @@ class _Chunk:
         text, conditions = _spelled(event) if spelled is None else spelled[:2]
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
-        slots = iter(conditions)
-        found = [
-            (dataset["namespace"], dataset["name"], direction, next(slots))
-            for list_key, _, direction in PLACES
-            for dataset in event.get(list_key) or ()
-        ]
-        grouped: tuple[tuple[str, str, str], ...] = ()
-        if any(  # partitions in paths (_directories): only events with the shape pay for it
-            (slot is not None and slot[0].get("type") == "location")
-            or (self.group and may_be_partitioned(name))
-            for _, name, _, slot in found
-        ):
-            found, read = read_accesses(found, canonical, group=self.group)
-            grouped = read.names
-        accesses = [
-            Access(namespace, name, direction, -1 if slot is None else self.number(*slot))
-            for namespace, name, direction, slot in found
-        ]
+        accesses, grouped = self.accesses(event, conditions)
         return CheckedEvent(
             source=source,
             line=line,
@@ -213,10 +196,47 @@ class _Chunk:
             job_name=job["name"],
             event_type=event["eventType"],
             event_time=time,
-            accesses=tuple(accesses),
+            accesses=accesses,
             facets=kept_facets(event),
             grouped=grouped,
         )
+
+    def accesses(
+        self, event: dict[str, Any], conditions: list[tuple[Any, str] | None]
+    ) -> tuple[tuple[Access, ...], tuple[tuple[str, str, str], ...]]:
+        """The event's accesses (inputs, then outputs), and the datasets it named as partition
+        directories (see :meth:`paths`)."""
+        accesses = []
+        slots = iter(conditions)
+        group = self.group
+        for list_key, _, direction in PLACES:
+            for dataset in event.get(list_key) or ():
+                slot = next(slots)
+                name = dataset["name"]
+                if (slot is not None and slot[0].get("type") == "location") or (
+                    group and may_be_partitioned(name)
+                ):
+                    return self.paths(event, conditions)  # only events with the shape pay
+                index = -1 if slot is None else self.number(*slot)
+                accesses.append(Access(dataset["namespace"], name, direction, index))
+        return tuple(accesses), ()
+
+    def paths(
+        self, event: dict[str, Any], conditions: list[tuple[Any, str] | None]
+    ) -> tuple[tuple[Access, ...], tuple[tuple[str, str, str], ...]]:
+        """:meth:`accesses` with partitions read from paths (:mod:`._directories`): location
+        conditions, and names of partition directories (when :attr:`group`)."""
+        slots = iter(conditions)
+        found = [
+            (dataset["namespace"], dataset["name"], direction, next(slots))
+            for list_key, _, direction in PLACES
+            for dataset in event.get(list_key) or ()
+        ]
+        read, grouped = read_accesses(found, canonical, group=self.group)
+        return tuple(
+            Access(namespace, name, direction, -1 if slot is None else self.number(*slot))
+            for namespace, name, direction, slot in read
+        ), grouped.names
 
     def number(self, condition: Any, text: str) -> int:
         """The condition's index in this chunk's conditions, adding it when new."""

@@ -1,5 +1,5 @@
-"""``ol-subset lineage ingest|impact|provenance|history|partitions|datasets|runs|report|serve``:
-the command line.
+"""``ol-subset lineage ingest|impact|provenance|history|partitions|datasets|runs|report|serve|
+settings``: the command line.
 
 Exit status: 0 done; 1 ``ingest`` stored what it could but some lines were invalid; 2 nothing
 answered (a database that is not a lineage database, or that another process kept locked
@@ -26,12 +26,14 @@ from openlineage_subset.cli._output import (
 from openlineage_subset.cli._serve import add_serve_parser
 from openlineage_subset.lineage import (
     LOCK_WAIT,
+    PARTITION_DIRECTORIES_CHOICES,
     DatasetsReport,
     HistoryQuery,
     ImpactQuery,
     Lineage,
     LineageDatabaseError,
     LineageQueryError,
+    LineageStore,
     PartitionsQuery,
     ProvenanceQuery,
     RunsQuery,
@@ -40,9 +42,11 @@ from openlineage_subset.lineage import (
     impact_text,
     indented_json,
     ingest,
+    partition_directories,
     partition_from_text,
     partitions_text,
     provenance_text,
+    set_partition_directories,
 )
 from openlineage_subset.report import page, report_picture
 
@@ -145,6 +149,46 @@ def add_lineage_parser(commands: Any) -> None:
     listing.set_defaults(handler=_runs)
     add_serve_parser(actions)
     _add_report_parser(actions)
+    _add_settings_parser(actions)
+
+
+def _add_settings_parser(actions: Any) -> None:
+    settings = actions.add_parser(
+        "settings",
+        help="show or set the database's settings (how ingest reads partition directories)",
+        description=(
+            "Show the lineage database's settings, or set one (making the database when it is "
+            "missing). --partition-directories: whether ingest reads a dataset named as a "
+            "partition directory (/lake/raw/day=2024-11-03) as partition day=2024-11-03 of "
+            "/lake/raw (as-partitions, the default) or keeps it as a dataset (as-datasets). "
+            "A setting applies to the events ingested after it; those stored keep their reading."
+        ),
+    )
+    settings.add_argument(
+        "--partition-directories",
+        choices=PARTITION_DIRECTORIES_CHOICES,
+        help="as-partitions (default) or as-datasets",
+    )
+    _common(settings, dataset=False)
+    settings.set_defaults(handler=_settings)
+
+
+def _settings(args: argparse.Namespace) -> int:
+    wanted = args.partition_directories
+    try:
+        with LineageStore.open(args.db, create=wanted is not None) as store:
+            before = None if wanted is None else set_partition_directories(store, wanted)
+            value = partition_directories(store)
+    except LineageDatabaseError as error:
+        return _fail(args, str(error))
+    if args.format == "json":
+        print(json.dumps({"partition_directories": value}, indent=2))
+    elif before is not None and before != value:
+        print(printable(f"partition directories: {value} (was {before}), in {args.db}"))
+        print("applies to the events ingested from now on; those stored keep their reading")
+    else:
+        print(printable(f"partition directories: {value}, in {args.db}"))
+    return EXIT_OK
 
 
 def _add_report_parser(actions: Any) -> None:
@@ -237,6 +281,9 @@ def _ingest_command(args: argparse.Namespace) -> int:
         for note in report.notes():  # a producer's name: shown, not obeyed
             print(printable(note))
         print(printable(f"{report.summary()}, in {args.db}"))
+        grouped = report.directories_note(args.db)
+        if grouped is not None:
+            print(printable(grouped))
     if report.unreadable:
         return EXIT_UNUSABLE
     return EXIT_INVALID if report.invalid else EXIT_OK

@@ -110,6 +110,12 @@ from openlineage_subset.lineage._queries import (
     RunsQuery,
 )
 from openlineage_subset.lineage._run_partitions import RunPartitions, run_partitions
+from openlineage_subset.lineage._settings import (
+    PARTITION_DIRECTORIES_CHOICES,
+    groups_directories,
+    partition_directories,
+    set_partition_directories,
+)
 from openlineage_subset.lineage._store import (
     APPLICATION_ID,
     LOCK_WAIT,
@@ -183,6 +189,7 @@ __all__ = [
 __all__ += [
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
+    "PARTITION_DIRECTORIES_CHOICES",
     "AlreadyStored",
     "CheckedEvent",
     "DatasetFacets",
@@ -215,6 +222,7 @@ __all__ += [
     "datasets",
     "facets_of",
     "failed_writes",
+    "groups_directories",
     "history_text",
     "impact_text",
     "in_column_order",
@@ -224,6 +232,7 @@ __all__ += [
     "latest_history",
     "listed_partitions",
     "location_paths",
+    "partition_directories",
     "partition_from_text",
     "partitions_text",
     "provenance_text",
@@ -231,5 +240,6 @@ __all__ += [
     "run_details",
     "run_partitions",
     "runs",
+    "set_partition_directories",
     "task_heading",
 ]

@@ -133,6 +133,9 @@ class CheckedEvent:
     """The event's ``producer``, kept with ``misplaced`` only: their note names it."""
     parents: RunParents | None = None
     """Its run's parent, root and orchestrator task (None: its facets name none)."""
+    grouped: tuple[tuple[str, str, str], ...] = ()
+    """(namespace, name, table root) of each dataset it named as a partition directory, read
+    as a partition of its table (:mod:`~openlineage_subset.lineage._directories`)."""
 
     @property
     def where(self) -> str:

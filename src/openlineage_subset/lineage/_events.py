@@ -47,6 +47,7 @@ from openlineage_subset.lineage._checked import (
     Skipped,
     Whole,
 )
+from openlineage_subset.lineage._directories import may_be_partitioned, read_accesses
 from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._identities import other_names
 from openlineage_subset.lineage._task_runs import run_parents
@@ -73,10 +74,11 @@ _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
 
 
-def check_chunk(items: list[Item]) -> tuple[list[Checked], list[Condition]]:
+def check_chunk(items: list[Item], *, group: bool = True) -> tuple[list[Checked], list[Condition]]:
     """The outcome of each item of a chunk, in order (none for a blank line), and the
-    conditions the events refer to."""
-    chunk = _Chunk()
+    conditions the events refer to. ``group``: read a dataset named as a partition directory
+    as a partition of its table (see :mod:`._directories`)."""
+    chunk = _Chunk(group)
     with _collector_paused():
         for item in items:
             match item:
@@ -109,7 +111,10 @@ def _collector_paused() -> Iterator[None]:
 
 
 class _Chunk:
-    def __init__(self) -> None:
+    def __init__(self, group: bool = True) -> None:
+        self.group = group
+        """Whether a dataset named as a partition directory is read as a partition of its
+        table (:mod:`._directories`; the store's setting ``partition_directories``)."""
         self.outcomes: list[Checked] = []
         self.conditions: list[Condition] = []
         self.numbers: dict[str, int] = {}
@@ -184,18 +189,8 @@ class _Chunk:
         text, conditions, _, _, misplaced = _spell(event) if spelled is None else spelled
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         job = event["job"]
-        accesses = []
-        aliases: list[Alias] = []
-        slots = iter(conditions)
-        for list_key, _, direction in PLACES:
-            for dataset in event.get(list_key) or ():
-                slot = next(slots)
-                index = -1 if slot is None else self.number(*slot)
-                accesses.append(Access(dataset["namespace"], dataset["name"], direction, index))
-                facets = dataset.get("facets")
-                # other names (a symlink, a storage location): looked for only where they may be
-                if facets and ("symlinks" in facets or "storage" in facets or "catalog" in facets):
-                    aliases += other_names(dataset["namespace"], dataset["name"], facets)
+        accesses, grouped = self.accesses(event, conditions)
+        aliases = _other_names(event)
         return CheckedEvent(
             source=source,
             line=line,
@@ -205,7 +200,7 @@ class _Chunk:
             job_name=job["name"],
             event_type=event["eventType"],
             event_time=time,
-            accesses=tuple(accesses),
+            accesses=accesses,
             facets=kept_facets(
                 event, aliased=bool(misplaced) and any(READ_AS in n for n in misplaced)
             ),
@@ -213,7 +208,45 @@ class _Chunk:
             misplaced=tuple(misplaced),
             producer=str(event.get("producer")) if misplaced else "",
             parents=run_parents(event["run"].get("facets")),
+            grouped=grouped,
         )
+
+    def accesses(
+        self, event: dict[str, Any], conditions: list[tuple[Any, str] | None]
+    ) -> tuple[tuple[Access, ...], tuple[tuple[str, str, str], ...]]:
+        """The event's accesses (inputs, then outputs), and the datasets it named as partition
+        directories (see :meth:`paths`)."""
+        accesses = []
+        slots = iter(conditions)
+        group = self.group
+        for list_key, _, direction in PLACES:
+            for dataset in event.get(list_key) or ():
+                slot = next(slots)
+                name = dataset["name"]
+                if (slot is not None and slot[0].get("type") == "location") or (
+                    group and may_be_partitioned(name)
+                ):
+                    return self.paths(event, conditions)  # only events with the shape pay
+                index = -1 if slot is None else self.number(*slot)
+                accesses.append(Access(dataset["namespace"], name, direction, index))
+        return tuple(accesses), ()
+
+    def paths(
+        self, event: dict[str, Any], conditions: list[tuple[Any, str] | None]
+    ) -> tuple[tuple[Access, ...], tuple[tuple[str, str, str], ...]]:
+        """:meth:`accesses` with partitions read from paths (:mod:`._directories`): location
+        conditions, and names of partition directories (when :attr:`group`)."""
+        slots = iter(conditions)
+        found = [
+            (dataset["namespace"], dataset["name"], direction, next(slots))
+            for list_key, _, direction in PLACES
+            for dataset in event.get(list_key) or ()
+        ]
+        read, grouped = read_accesses(found, canonical, group=self.group)
+        return tuple(
+            Access(namespace, name, direction, -1 if slot is None else self.number(*slot))
+            for namespace, name, direction, slot in read
+        ), grouped.names
 
     def number(self, condition: Any, text: str) -> int:
         """The condition's index in this chunk's conditions, adding it when new."""
@@ -222,6 +255,18 @@ class _Chunk:
             found = self.numbers[text] = len(self.conditions)
             self.conditions.append(_condition(condition, text))
         return found
+
+
+def _other_names(event: dict[str, Any]) -> list[Alias]:
+    """The other names (a symlink, a storage location) the event's datasets' facets give them;
+    looked for only in the facets that may hold one."""
+    aliases: list[Alias] = []
+    for list_key, _, _ in PLACES:
+        for dataset in event.get(list_key) or ():
+            facets = dataset.get("facets")
+            if facets and ("symlinks" in facets or "storage" in facets or "catalog" in facets):
+                aliases += other_names(dataset["namespace"], dataset["name"], facets)
+    return aliases
 
 
 def _condition(condition: Any, text: str) -> Condition:

@@ -45,6 +45,7 @@ from openlineage_subset import (
 from openlineage_subset.lineage._checked import (
     AlreadyStored,
     Checked,
+    CheckedEvent,
     Condition,
     Fate,
     Invalid,
@@ -56,6 +57,7 @@ from openlineage_subset.lineage._checked import (
     Whole,
 )
 from openlineage_subset.lineage._events import check_chunk
+from openlineage_subset.lineage._settings import groups_directories
 from openlineage_subset.lineage._store import (
     LOCK_WAIT,
     LineageDatabaseError,
@@ -109,6 +111,11 @@ class IngestReport:
     unreadable: int = 0
     """Inputs that could not be read at all: missing, unreadable, a folder without events."""
     runs: int = 0
+    grouped: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
+    """(namespace, name, table root) of each dataset name read as partition directories of a
+    table (see :mod:`._directories`), in the events stored."""
+    groups_directories: bool = True
+    """The store's ``partition_directories`` setting was ``as-partitions``."""
     problems: list[IngestProblem] = dataclasses.field(default_factory=list)
     aliased: dict[str, tuple[int, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
     """By producer: how many events (stored, or there already) held a subset facet elsewhere
@@ -122,6 +129,11 @@ class IngestReport:
             "skipped": self.skipped,
             "unreadable": self.unreadable,
             "runs": self.runs,
+            "partition_directories": {
+                "setting": "as-partitions" if self.groups_directories else "as-datasets",
+                "names": self.grouped_names,
+                "tables": self.grouped_tables,
+            },
             "problems": [problem.as_json() for problem in self.problems],
             "notes": self.notes(),
         }
@@ -153,6 +165,32 @@ class IngestReport:
             f"{self.invalid} invalid, {self.skipped} not run events (skipped), "
             f"{self.unreadable} input(s) unreadable; "
             f"{self.runs} run(s) updated"
+        )
+
+    @property
+    def grouped_names(self) -> int:
+        """Distinct dataset names read as partition directories of a table."""
+        return len({(namespace, name) for namespace, name, _ in self.grouped})
+
+    @property
+    def grouped_tables(self) -> int:
+        """The distinct tables they are partitions of."""
+        return len({(namespace, root) for namespace, _, root in self.grouped})
+
+    def directories_note(self, db: str | os.PathLike[str] | None = None) -> str | None:
+        """A line saying how dataset names that are partition directories were read, when some
+        were: the summary's companion (None: there is nothing to say). ``db``: the database,
+        named in the command that switches it off."""
+        if not self.grouped_names:
+            return None
+        where = "" if db is None else f" --db {os.fspath(db)}"
+        name, root = min((name, root) for _, name, root in self.grouped)
+        part = name[len(root) :].strip("/")
+        return (
+            f"{self.grouped_names} dataset name(s) read as partition directories of "
+            f"{self.grouped_tables} table(s) (such as {name}: partition {part} of {root}); "
+            "to keep such names as datasets, run 'ol-subset "
+            f"lineage settings --partition-directories as-datasets{where}' before ingesting"
         )
 
 
@@ -217,8 +255,7 @@ def ingest(
     def count(fate: Fate) -> None:
         match fate:
             case Stored(event):
-                report.stored += 1
-                runs.add(event.run_id)
+                _count_stored(report, runs, event)
             case AlreadyStored():
                 report.duplicates += 1
             case Invalid(source, line, message):
@@ -232,7 +269,8 @@ def ingest(
     with LineageStore.open(db, create=True, wait=wait) as store:
         writer = Writer(store)
         try:
-            for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs):
+            group = _groups_directories(store, report)
+            for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs, group):
                 writer.store(outcomes, conditions, report.noting_aliases(count))
                 if bar is not None:
                     bar.show(done, report.stored)
@@ -266,6 +304,18 @@ def alias_note(producer: str, count: int | None, places: Iterable[str]) -> str:
         f"{events} of producer {producer!r} put the subset facet under {'; '.join(places)}: "
         "not the spec's place; ask its maintainers to put it there"
     )
+
+
+def _count_stored(report: IngestReport, runs: set[str], event: CheckedEvent) -> None:
+    report.stored += 1
+    runs.add(event.run_id)
+    report.grouped.update(event.grouped)
+
+
+def _groups_directories(store: LineageStore, report: IngestReport) -> bool:
+    """The store's ``partition_directories`` setting (:mod:`._settings`), noted in the report."""
+    report.groups_directories = groups_directories(store)
+    return report.groups_directories
 
 
 def available_cpus() -> int:
@@ -479,18 +529,23 @@ def _line_limit(given: int | None) -> int:
     return max_line_bytes(given)
 
 
-def _checked(chunks: Iterator[Chunk], jobs: int) -> Iterator[tuple[Checks, int]]:
+def _checked(
+    chunks: Iterator[Chunk], jobs: int, group: bool = True
+) -> Iterator[tuple[Checks, int]]:
     """The chunks checked, in order: here, and by ``jobs - 1`` worker processes (when there is
-    a Python to run them: an embedding application may have none)."""
+    a Python to run them: an embedding application may have none). ``group``: see
+    :func:`~._events.check_chunk`."""
     if jobs == 1 or not sys.executable:
         for items, done in chunks:
-            yield check_chunk(items), done
+            yield check_chunk(items, group=group), done
         return
-    with Workers(jobs - 1) as workers:
-        yield from _in_order(workers.all, chunks)
+    with Workers(jobs - 1, group) as workers:
+        yield from _in_order(workers.all, chunks, group)
 
 
-def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[Checks, int]]:
+def _in_order(
+    workers: list[Worker], chunks: Iterator[Chunk], group: bool = True
+) -> Iterator[tuple[Checks, int]]:
     """The chunks checked by the workers, in input order, a bounded number read ahead. While
     the oldest is still being checked, this process checks the next one itself rather than
     wait."""
@@ -521,7 +576,7 @@ def _in_order(workers: list[Worker], chunks: Iterator[Chunk]) -> Iterator[tuple[
             if chunk is None:
                 more = False
             else:
-                queue.append((check_chunk(chunk[0]), chunk[1]))
+                queue.append((check_chunk(chunk[0], group=group), chunk[1]))
             continue
         queue.popleft()
         yield (head.receive() if isinstance(head, Worker) else head), done

@@ -48,7 +48,10 @@ Tables:
   (see ``lineage/_identities.py``);
 - ``run_parents``: the parent and root run each run's ``parent`` facet names, and for an
   orchestrator's task run its DAG, task and logical date (``airflow`` facet), so that impact
-  tells which task runs to re-run (see ``lineage/_task_runs.py``).
+  tells which task runs to re-run (see ``lineage/_task_runs.py``);
+- ``settings``: the store's settings, by name (layout 6): ``partition_directories``, whether a
+  dataset named as a partition directory is read as a partition of its table (``as-partitions``,
+  the default when absent) or stays a dataset (``as-datasets``; see ``lineage/_settings.py``).
 """
 
 from __future__ import annotations
@@ -72,8 +75,8 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 SCHEMA_VERSION = 6
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets) or 5 (no other
-names of datasets, no ``run_parents``) is brought to 6 when first opened (:func:`_upgrade`); older
-ones are refused, saying to ingest again."""
+names of datasets, no ``run_parents``, no settings) is brought to 6 when first opened
+(:func:`_upgrade`); older ones are refused, saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
 LOCK_WAIT = 60.0
@@ -208,6 +211,11 @@ CREATE TABLE run_parents (
     dag_run_id       TEXT,
     logical_date     TEXT,
     nominal_time     TEXT   -- the nominalTime facet's start (stored form)
+) WITHOUT ROWID;
+
+CREATE TABLE settings (
+    name        TEXT PRIMARY KEY,  -- absent: the setting's default
+    value       TEXT NOT NULL
 ) WITHOUT ROWID;
 """
 
@@ -507,6 +515,11 @@ def _upgrade(connection: sqlite3.Connection) -> None:
             "CREATE INDEX IF NOT EXISTS dataset_names_by_dataset ON dataset_names (dataset_id)"
         )
         _add_run_parents(connection)
+        # Since 6, the store's settings; none set: each has its default.
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) "
+            "WITHOUT ROWID"
+        )
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

@@ -55,6 +55,10 @@ class Worker:
         for thread in self._threads:
             thread.start()
 
+    def configure(self, group: bool) -> None:
+        """Say check_chunk's ``group`` (the store's partition_directories), before any chunk."""
+        self._outbox.put(group)
+
     def send(self, items: list[Item]) -> None:
         self.waiting += 1
         self._outbox.put(items)
@@ -106,10 +110,12 @@ class Worker:
 class Workers:
     """``count`` worker processes, ended when the ``with`` block ends."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, group: bool = True) -> None:
         self.all: list[Worker] = []
         try:
             self.all.extend(Worker() for _ in range(count))
+            for worker in self.all:
+                worker.configure(group)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -132,13 +138,17 @@ def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # anything printed must not mix with the outcomes
+    try:
+        group = bool(pickle.load(source))  # Workers configure each worker first
+    except EOFError:
+        return
     while True:
         try:
             items = pickle.load(source)
         except EOFError:
             return
         try:
-            answer: tuple[bool, Any] = (True, check_chunk(items))
+            answer: tuple[bool, Any] = (True, check_chunk(items, group=group))
         except Exception as error:
             answer = (False, f"checking events failed in a worker process: {error!r}")
         pickle.dump(answer, sink, protocol=pickle.HIGHEST_PROTOCOL)

@@ -44,6 +44,7 @@ from openlineage_subset.lineage import (
     Writer,
     alias_note,
     check_chunk,
+    groups_directories,
     relax_sync,
 )
 from openlineage_subset.producer import scrubbed_logger
@@ -216,7 +217,7 @@ class EventSink:
 
         try:
             items: list[Item] = [line for line, _ in batch]
-            checked, conditions = check_chunk(items)
+            checked, conditions = check_chunk(items, group=groups_directories(store))
             if writer is None:
                 writer = Writer(store)
             writer.store(checked, conditions, count)  # in a transaction of its own

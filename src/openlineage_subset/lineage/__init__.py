@@ -115,6 +115,7 @@ from openlineage_subset.lineage._store import (
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
+    no_partitions_note,
     part_heading,
     partitions_text,
     provenance_text,
@@ -206,6 +207,7 @@ __all__ += [
     "kept_facets",
     "listed_partitions",
     "location_paths",
+    "no_partitions_note",
     "partition_from_text",
     "partitions_text",
     "provenance_text",

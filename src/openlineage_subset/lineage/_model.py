@@ -364,7 +364,7 @@ class PartitionsReport:
     """Of :attr:`writes`, those of the whole dataset (no condition): a dbt model's, say."""
 
     def as_json(self) -> dict[str, Any]:
-        answer = {
+        answer: dict[str, Any] = {
             "query": "partitions",
             "dataset": self.dataset.as_json(),
             "partitions": [item.as_json() for item in self.partitions],

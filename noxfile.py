@@ -18,6 +18,10 @@
 - ``browser``: the lineage report's page and the web UI of ``lineage serve`` in a real headless
   Chromium (Debian's ``chromium``; skipped with the reason when it is missing, an error under
   CI's OL_SUBSET_REQUIRE_BROWSER=1); the UI's screenshots go to $OL_SUBSET_ARTIFACTS/ui.
+- ``producers``: two real producers post to ``lineage serve`` (started by the tests on
+  127.0.0.1): openlineage-dbt's ``dbt-ol`` on a small dbt-duckdb project (tests/producers/
+  dbt_project: a source, a view, an incremental model run twice), and openlineage-python's
+  ``HttpTransport`` sending openlineage-spark's event shapes; a few minutes, PyPI alone.
 - ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
   master and two workers on 127.0.0.1, stopped by their process ids at the end), in a reduced
   form: the write scenarios, the lost-worker fault, Spark Connect sessions, and
@@ -56,6 +60,7 @@ nox.options.sessions = [
     "demo",
     "bundled_java",
     "browser",
+    "producers",
     "cluster",
     "airflow",
 ]
@@ -95,7 +100,14 @@ def tests(session: nox.Session) -> None:
     # The service's tests send events with openlineage-python's HttpTransport.
     session.install(".[test,codegen,serve]", OPENLINEAGE_PYTHON)
     session.run(
-        "python", "-m", "pytest", "--ignore=tests/spark", "--ignore=tests/browser", *session.posargs
+        "python",
+        "-m",
+        "pytest",
+        "--ignore=tests/spark",
+        "--ignore=tests/browser",
+        "--ignore=tests/producers",
+        "--ignore=tests/airflow",
+        *session.posargs,
     )
 
 
@@ -110,6 +122,8 @@ def sdk(session: nox.Session) -> None:
         "--ignore=tests/spark",
         "--ignore=tests/lineage",
         "--ignore=tests/browser",
+        "--ignore=tests/producers",
+        "--ignore=tests/airflow",
         "-m",
         "not slow",
         *session.posargs,
@@ -277,6 +291,28 @@ def browser(session: nox.Session) -> None:
         "tests/browser",
         *session.posargs,
         env={"OL_SUBSET_ARTIFACTS": artifacts},
+    )
+
+
+# dbt-core 1.11 does not install here; these bounds do, with openlineage-dbt's newest.
+DBT = ("dbt-core>=1.8,<1.11", "dbt-duckdb>=1.8,<1.10", "openlineage-dbt>=1.39")
+
+
+@nox.session
+def producers(session: nox.Session) -> None:
+    """Events of real producers (dbt-ol, openlineage-python's HttpTransport) sent to serve.
+
+    Nothing is fetched but packages: the dbt project has no packages (no ``dbt deps``).
+    """
+    session.install(".[test,serve]", OPENLINEAGE_PYTHON, *DBT)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/producers",
+        "-rsx",
+        *session.posargs,
+        env={"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"},
     )
 
 

@@ -36,10 +36,25 @@ a stored index does every time), and the ratio of the two. Query times are wall 
 CPU time of this process (``time.process_time``) beside them: on a shared machine the CPU time
 says more about the query, the wall time about the machine.
 
+The same history in openlineage-spark's shape (``--shape openlineage-spark``; ``--shape both``,
+the default, measures both from one run and prints the ratios, openlineage-spark's / ours):
+the same partitions written and read, as openlineage-spark 1.39+ names them: the dataset name
+trimmed to the table's root and a ``location`` subset condition listing the untrimmed paths
+(``raw/events/business_date=D/country=C``; a day's landing folder ``landing/events/Y/M/D``), on
+inputs and outputs, on every event of a run; a filter on another column is not in it (Spark
+does not say it), a rolling window lists its days' directories.
+
+``--ingest-only`` stops after the ingests: for the cost of ingest of old and new code back to
+back, run it with each checkout's ``src`` and ``generated`` first on PYTHONPATH, or give
+``--against OTHER_CHECKOUT``, which runs the other checkout's ingest in a child process before
+and after this one's, alternating, ``--rounds`` times.
+
 Targets: ingest at least 10,000 events/s; impact at most 100 ms; the naive re-read at least
-100x slower than impact; peak memory bounded (about the same for the whole file and a tenth).
+100x slower than impact; peak memory bounded (about the same for the whole file and a tenth);
+impact and provenance on openlineage-spark's shape within 2x of ours.
 
     python benchmarks/lineage.py [--days 1095] [--countries 30] [--rounds 5] [--seed 10]
+        [--shape ours|openlineage-spark|both] [--ingest-only] [--against CHECKOUT]
 """
 
 from __future__ import annotations
@@ -58,7 +73,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from openlineage_subset.lineage import impact, ingest, provenance
 
@@ -73,6 +88,8 @@ STAGE_MINUTES = 20
 """Stage k of a date starts 20 k minutes after 01:00 the next day; a run takes 5 minutes, a
 failed attempt 2, and its retry starts 6 minutes into the slot."""
 MB = 1024 * 1024
+SPARK_SHAPE = "openlineage-spark"
+SHAPES = ("ours", SPARK_SHAPE)
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -176,8 +193,46 @@ def _stage(index: int, day: dt.date, countries: Sequence[str]) -> tuple[str, lis
     return "report", [("features/rolling7", read)], [("reports/daily", todays)]
 
 
-def history(days: int, countries: int, seed: int) -> Iterator[Json]:
-    """The pipeline's events, in time order."""
+def _spark_days(condition: Json) -> list[str]:
+    """The business dates a condition of ours on business_date selects (an equality, or a
+    range between two comparisons), found in its comparisons."""
+    found: dict[str, str] = {}
+    pending = [condition]
+    while pending:
+        node = pending.pop()
+        if node["type"] == "binary":
+            pending += [node["left"], node["right"]]
+        elif node["type"] == "compare" and node["left"].get("field") == "business_date":
+            found[node["comparison"]] = node["right"]["value"]
+    if "EQUAL" in found:
+        return [found["EQUAL"]]
+    first = dt.date.fromisoformat(found["GREATER_EQUAL_THAN"])
+    last = dt.date.fromisoformat(found["LESS_EQUAL_THAN"])
+    return [(first + dt.timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+
+
+def spark_shaped(name: str, condition: Json, countries: Sequence[str]) -> Json:
+    """``condition`` of ours on dataset ``name`` as openlineage-spark sends it: a location
+    condition listing the untrimmed paths of the partitions selected (a filter on another
+    column dropped: Spark does not say it; a date range as its days' directories)."""
+    kind = condition["type"]
+    if kind == "location":  # the landing folder: s3://landing/events/Y/M/D
+        paths = [path.removeprefix("s3://") for path in condition["locations"]]
+    elif kind == "partition":
+        paths = [f"{name}/{item['identifier']}" for item in condition["partitions"]]
+    elif condition["left"]["type"] == "partition":  # partitions AND another column's filter
+        return spark_shaped(name, condition["left"], countries)
+    else:
+        paths = [
+            f"{name}/business_date={day}/country={country}"
+            for day in _spark_days(condition)
+            for country in countries
+        ]
+    return {"type": "location", "locations": paths}
+
+
+def history(days: int, countries: int, seed: int, shape: str = "ours") -> Iterator[Json]:
+    """The pipeline's events, in time order, in ``shape`` (ours or openlineage-spark's)."""
     chooser = random.Random(seed)
     names = CODES[:countries]
     serial = 0
@@ -188,6 +243,11 @@ def history(days: int, countries: int, seed: int) -> Iterator[Json]:
             job, reads, writes = _stage(index, day, names)
             slot = morning + dt.timedelta(minutes=STAGE_MINUTES * (index - 1))
             unannounced = [(name, None) for name, _ in writes]
+            if shape == SPARK_SHAPE:  # the same datasets, with their facets, on every event
+                reads = [(name, spark_shaped(name, cond, names)) for name, cond in reads]
+                writes = unannounced = [
+                    (name, spark_shaped(name, cond, names)) for name, cond in writes
+                ]
             if chooser.random() < FAILURE_RATE:
                 serial += 1
                 failed = f"00000000-0000-4000-8000-{serial:012d}"
@@ -211,9 +271,8 @@ def write_history(path: Path, events: Iterator[Json]) -> tuple[int, int]:
             count += 1
             if event["eventType"] == "COMPLETE":
                 for dataset in event["outputs"]:
-                    written += len(
-                        dataset["outputFacets"]["subset"]["outputCondition"]["partitions"]
-                    )
+                    condition = dataset["outputFacets"]["subset"]["outputCondition"]
+                    written += len(condition.get("partitions") or condition["locations"])
     return count, written
 
 
@@ -282,6 +341,19 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--countries", type=int, default=30, help="countries (default 30)")
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds of each query")
     parser.add_argument("--seed", type=int, default=10, help="seed of the failed runs")
+    parser.add_argument(
+        "--shape",
+        choices=[*SHAPES, "both"],
+        default="both",
+        help="the events' shape: ours, openlineage-spark's, or both compared (default)",
+    )
+    parser.add_argument("--ingest-only", action="store_true", help="stop after the ingests")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="ingest-only runs of CHECKOUT's code and this one's, alternating, --rounds times",
+    )
     return parser.parse_args()
 
 
@@ -301,6 +373,8 @@ def _impact_summary(affected: Any) -> str:
     stopped = sum(run.run.status != "COMPLETE" for run in runs)
     backfill = sum(len(part.definite) + len(part.possible) for part in affected.backfill)
     jobs = ", ".join(sorted({run.run.job_name for run in runs}))
+    if not runs:
+        return f"  no run affected (seen: {affected.seen}); nothing to recompute"
     return (
         f"  {len(runs)} runs ({definite} definite, {len(runs) - definite} possible, "
         f"{stopped} not completed) of {jobs}; {backfill} partitions to recompute"
@@ -320,62 +394,85 @@ def _print_peaks(cpus: int, whole: tuple[float, float], tenth: tuple[float, floa
     )
 
 
-def main() -> None:
-    args = _arguments()
-    assert args.days >= 7 and 1 <= args.countries <= len(CODES)
+def _ingest_both(events_file: Path, folder: Path, cpus: int) -> Ingests:
+    """Ingest ``events_file`` into new databases with ``jobs`` one per CPU and with one."""
+    load = os.getloadavg()[0]
+    report, seconds, main_cpu, worker_cpu = timed_ingest(events_file, folder / "lineage.db", cpus)
+    assert report.invalid == 0 and report.stored > 0, report.summary()
+    alone, alone_seconds, alone_cpu, _ = timed_ingest(events_file, folder / "1.db", 1)
+    assert alone.as_json() == report.as_json(), "one process stored otherwise"
+    return Ingests(report, load, seconds, main_cpu, worker_cpu, alone_seconds, alone_cpu)
+
+
+class Ingests(NamedTuple):
+    report: Any
+    load: float
+    seconds: float
+    main_cpu: float
+    worker_cpu: float
+    alone_seconds: float
+    alone_cpu: float
+
+    def print(self, events: int, cpus: int) -> None:
+        print(f"ingest:             {events / self.seconds:12,.0f} events/s ({self.seconds:.2f} s)")
+        print(
+            f"  jobs={cpus} on {cpus} CPUs: {cpus - 1} worker process(es) checking events, this "
+            f"one checking and storing (load average {self.load:.1f} before); CPU per event: "
+            f"{self.main_cpu / events * 1e6:.0f} us here, "
+            f"{self.worker_cpu / events * 1e6:.0f} us in workers"
+        )
+        print(
+            f"  one process (jobs=1): {events / self.alone_seconds:,.0f} events/s "
+            f"({self.alone_seconds:.2f} s, {self.alone_cpu / events * 1e6:.0f} us CPU per event)"
+        )
+
+
+def _measure(shape: str, args: argparse.Namespace, folder: Path, cpus: int) -> dict[str, float]:
+    """Write the history in ``shape``, ingest it, ask it; print what was measured and return
+    the figures the shapes are compared by."""
     first = FIRST_DAY + dt.timedelta(days=start_day(args.days))
     start = {"business_date": first.isoformat(), "country": CODES[0]}
     last = FIRST_DAY + dt.timedelta(days=args.days - 1)
     target = {"business_date": last.isoformat(), "country": CODES[0]}
-    cpus = os.cpu_count() or 1  # jobs: ingest()'s default for 8 MB of input or more
-    with tempfile.TemporaryDirectory() as folder:
-        events_file = Path(folder, "events.jsonl")
-        events, written = write_history(events_file, history(args.days, args.countries, args.seed))
-        size = events_file.stat().st_size
-        tenth = Path(folder, "tenth.jsonl")
-        _copy_head(events_file, tenth, events // 10)
-        db = Path(folder, "lineage.db")
-        load = os.getloadavg()[0]
-        report, ingest_seconds, main_cpu, worker_cpu = timed_ingest(events_file, db, cpus)
-        assert report.stored == events and report.invalid == 0, report.summary()
-        alone, alone_seconds, alone_cpu, _ = timed_ingest(events_file, Path(folder, "1.db"), 1)
-        assert alone.as_json() == report.as_json(), "one process stored otherwise"
-        peak, peak_workers = child_peak(events_file, Path(folder, "peak.db"), cpus)
-        peak_tenth, tenth_workers = child_peak(tenth, Path(folder, "peak_tenth.db"), cpus)
-
-        def impact_query() -> Any:
-            return impact(db, "raw/events", partition=start)
-
-        def provenance_query() -> Any:
-            return provenance(db, "reports/daily", partition=target)
-
-        affected, impact_seconds = timed(impact_query, args.rounds)
-        origin, provenance_seconds = timed(provenance_query, args.rounds)
-
-        def naive() -> Any:
-            with tempfile.TemporaryDirectory() as scratch:
-                fresh = Path(scratch, "lineage.db")
-                ingest([events_file], fresh)
-                return impact(fresh, "raw/events", partition=start)
-
-        again, naive_seconds = timed(naive, max(1, args.rounds // 2))
-    assert again.as_json() == affected.as_json(), "the naive answer differs"
-    rounds = f"median of {args.rounds}"
-    print(f"history: {args.days:,} dates x {args.countries} countries, 5 stages")
-    print(f"events:             {events:12,} ({report.runs:,} runs)")
+    events_file = folder / "events.jsonl"
+    history_events = history(args.days, args.countries, args.seed, shape)
+    events, written = write_history(events_file, history_events)
+    size = events_file.stat().st_size
+    print(f"shape: {shape}; history: {args.days:,} dates x {args.countries} countries, 5 stages")
+    print(f"events:             {events:12,}")
     print(f"partitions written: {written:12,} (by completed runs)")
     print(f"file size:          {size / MB:12,.1f} MB")
-    print(f"ingest:             {events / ingest_seconds:12,.0f} events/s ({ingest_seconds:.2f} s)")
-    print(
-        f"  jobs={cpus} on {cpus} CPUs: {cpus - 1} worker process(es) checking events, this "
-        f"one checking and storing (load average {load:.1f} before); CPU per event: "
-        f"{main_cpu / events * 1e6:.0f} us here, {worker_cpu / events * 1e6:.0f} us in workers"
-    )
-    print(
-        f"  one process (jobs=1): {events / alone_seconds:,.0f} events/s ({alone_seconds:.2f} s, "
-        f"{alone_cpu / events * 1e6:.0f} us CPU per event)"
-    )
-    _print_peaks(cpus, (peak, peak_workers), (peak_tenth, tenth_workers))
+    done = _ingest_both(events_file, folder, cpus)
+    assert done.report.stored == events, done.report.summary()
+    done.print(events, cpus)
+    figures = {"alone_cpu_us": done.alone_cpu / events * 1e6, "rate": events / done.seconds}
+    if args.ingest_only:
+        return figures
+    tenth = folder / "tenth.jsonl"
+    _copy_head(events_file, tenth, events // 10)
+    peak = child_peak(events_file, folder / "peak.db", cpus)
+    _print_peaks(cpus, peak, child_peak(tenth, folder / "peak_tenth.db", cpus))
+    db = folder / "lineage.db"
+
+    def impact_query() -> Any:
+        return impact(db, "raw/events", partition=start)
+
+    def provenance_query() -> Any:
+        return provenance(db, "reports/daily", partition=target)
+
+    affected, impact_seconds = timed(impact_query, args.rounds)
+    origin, provenance_seconds = timed(provenance_query, args.rounds)
+
+    def naive() -> Any:
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = Path(scratch, "lineage.db")
+            ingest([events_file], fresh)
+            return impact(fresh, "raw/events", partition=start)
+
+    naive_rounds = max(1, args.rounds // 2)
+    again, naive_seconds = timed(naive, naive_rounds)
+    assert again.as_json() == affected.as_json(), "the naive answer differs"
+    rounds = f"median of {args.rounds}"
     print(
         f"impact:             {impact_seconds * 1000:12,.1f} ms ({rounds}; CPU "
         f"{CPU[impact_query] * 1000:,.1f} ms)"
@@ -388,10 +485,80 @@ def main() -> None:
     )
     print(f"  of reports/daily business_date={target['business_date']}/country={target['country']}")
     print(f"  {_count_steps(origin.writers)} writer steps")
-    naive_rounds = max(1, args.rounds // 2)
     print(f"naive impact:       {naive_seconds * 1000:12,.1f} ms (median of {naive_rounds})")
     print("  re-reading the events file into a new temporary database, then asking there")
     print(f"naive / impact:     {naive_seconds / impact_seconds:12,.0f}x")
+    return {
+        **figures,
+        "impact_ms": impact_seconds * 1000,
+        "impact_cpu_ms": CPU[impact_query] * 1000,
+        "provenance_ms": provenance_seconds * 1000,
+        "provenance_cpu_ms": CPU[provenance_query] * 1000,
+        "impact_runs": len(affected.runs),
+        "provenance_steps": _count_steps(origin.writers),
+    }
+
+
+RATIOS = {
+    "alone_cpu_us": "ingest CPU per event, one process",
+    "rate": "ingest events/s, jobs one per CPU",
+    "impact_ms": "impact, wall",
+    "impact_cpu_ms": "impact, CPU",
+    "provenance_ms": "provenance, wall",
+    "provenance_cpu_ms": "provenance, CPU",
+}
+
+
+def _against(args: argparse.Namespace, other: Path) -> None:
+    """The ingest-only measure of the checkout ``other`` and of this one, in child processes
+    one after the other, ``--rounds`` times: old and new code back to back on the same
+    events (this file makes them in both)."""
+    here = Path(__file__).resolve().parent.parent
+    shapes = SHAPES if args.shape == "both" else (args.shape,)
+    for number in range(args.rounds):
+        for label, checkout in (("other", other.resolve()), ("this", here)):
+            paths = [str(checkout / "src"), str(checkout / "generated")]
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+            for shape in shapes:
+                command = [sys.executable, __file__, "--ingest-only", "--shape", shape]
+                command += ["--days", str(args.days), "--countries", str(args.countries)]
+                command += ["--seed", str(args.seed)]
+                done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+                lines = [line for line in done.stdout.splitlines() if "events/s" in line]
+                print(f"round {number + 1}, {label} ({checkout}), {shape}:")
+                print("\n".join(lines))
+
+
+def main() -> None:
+    args = _arguments()
+    assert args.days >= 7 and 1 <= args.countries <= len(CODES)
+    if args.against is not None:
+        _against(args, args.against)
+        return
+    cpus = os.cpu_count() or 1  # jobs: ingest()'s default for 8 MB of input or more
+    shapes = SHAPES if args.shape == "both" else (args.shape,)
+    measured = {}
+    for shape in shapes:
+        with tempfile.TemporaryDirectory() as folder:
+            measured[shape] = _measure(shape, args, Path(folder), cpus)
+        print()
+    if len(measured) == 2:
+        print("openlineage-spark's shape / ours (target for impact and provenance: 2x at most)")
+        for key, what in RATIOS.items():
+            if key in measured["ours"]:
+                ratio = measured[SPARK_SHAPE][key] / measured["ours"][key]
+                print(f"  {what:36} {ratio:6.2f}")
+        answers = {
+            shape: (m.get("impact_runs"), m.get("provenance_steps"))
+            for shape, m in measured.items()
+        }
+        if not args.ingest_only and answers["ours"] != answers[SPARK_SHAPE]:
+            (runs, steps), (spark_runs, spark_steps) = answers["ours"], answers[SPARK_SHAPE]
+            print(
+                f"  the answers differ (impact: {runs} runs in ours, {spark_runs} in "
+                f"openlineage-spark's; provenance: {steps} writer steps, {spark_steps}): "
+                "the query ratios compare unlike answers"
+            )
 
 
 def _count_steps(steps: Sequence[Any]) -> int:

@@ -127,6 +127,7 @@ from openlineage_subset.lineage._task_runs import clear_command, task_heading
 from openlineage_subset.lineage._text import (
     history_text,
     impact_text,
+    no_partitions_note,
     part_heading,
     partitions_text,
     provenance_text,
@@ -232,6 +233,7 @@ __all__ += [
     "latest_history",
     "listed_partitions",
     "location_paths",
+    "no_partitions_note",
     "partition_directories",
     "partition_from_text",
     "partitions_text",

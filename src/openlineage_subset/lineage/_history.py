@@ -118,7 +118,13 @@ def states_report(
                 len(readers.get(unit, ())),
             )
         )
-    return PartitionsReport(found, tuple(states))
+    if states:
+        return PartitionsReport(found, tuple(states))
+    # No partition: say how it is written (whole, a dbt model's way, or by conditions that
+    # name no partition), not only that none is known.
+    writes = graph.accesses(dataset_id, Side.OUTPUT)
+    whole = sum(access.text is None for access in writes)
+    return PartitionsReport(found, (), len(writes), whole)
 
 
 def failed_writes(

@@ -431,10 +431,18 @@ class PartitionsReport:
 
     dataset: DatasetRef
     partitions: tuple[PartitionState, ...]
+    writes: int | None = None
+    """Recorded writes of the dataset, counted only when no partition of it is known."""
+    whole_writes: int | None = None
+    """Of :attr:`writes`, those of the whole dataset (no condition): a dbt model's, say."""
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        answer: dict[str, Any] = {
             "query": "partitions",
             "dataset": self.dataset.as_json(),
             "partitions": [item.as_json() for item in self.partitions],
         }
+        if self.writes is not None:
+            answer["writes"] = self.writes
+            answer["wholeWrites"] = self.whole_writes
+        return answer

@@ -203,11 +203,31 @@ def history_text(report: HistoryReport) -> list[str]:
     return _shown(lines)
 
 
+def no_partitions_note(report: PartitionsReport) -> str:
+    """What a partitions answer without partitions says of how the dataset is written: whole
+    by every run (a dbt model, a table rewritten each time), by conditions that name no
+    partition, or by no recorded run."""
+    writes, whole = report.writes or 0, report.whole_writes or 0
+    if writes and whole == writes:
+        return f"Written whole by every run ({writes} write(s)): no partitions."
+    if writes:
+        return (
+            f"No partition known: {writes - whole} of its {writes} write(s) had a condition "
+            "that names no partition (a filter, or a location read as no partition)."
+        )
+    return "No partition known: no recorded run wrote it, and no read listed one."
+
+
 def partitions_text(report: PartitionsReport) -> list[str]:
     """The partitions answer as lines of text, one partition per line."""
     lines = [f"Partitions of {report.dataset}", ""]
     if not report.partitions:
-        lines.append("No partition known: no read or write listed one.")
+        lines.append(no_partitions_note(report))
+        name = report.dataset.name
+        if report.writes and report.writes == report.whole_writes:
+            lines.append(f"Ask about the whole dataset: ol-subset lineage impact {name}")
+        elif report.writes:
+            lines.append(f"Its writes and their conditions: ol-subset lineage history {name}")
     for state in report.partitions:
         if state.writer is None:
             written = "no recorded writer"

@@ -21,6 +21,7 @@ other columns among those partitions). Any other dataset is drawn from all its p
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 from collections.abc import Collection, Mapping, Sequence
 
@@ -36,6 +37,7 @@ from openlineage_subset.lineage import (
     PartitionsReport,
     PartitionState,
     RunRef,
+    no_partitions_note,
     shown_time,
 )
 from openlineage_subset.report import (
@@ -117,10 +119,8 @@ def dataset_grid(
         return legend_html("partitions") + grid_html(ready, selected, heading=False)
     states = report.partitions
     if not states:
-        return (
-            '<p class="note">No partition known: the dataset is read and written whole (or '
-            "its events list no partition). Ask about the whole dataset below.</p>"
-        )
+        note = html.escape(no_partitions_note(report))
+        return f'<p class="note">{note} Ask about the whole dataset below.</p>'
     ended = [state.writer for state in states if state.writer is not None]
     latest = max(ended, key=lambda run: (run.ended_at or "", run.run_id)).run_id if ended else None
     units = {

@@ -526,8 +526,8 @@ def _upgrade(connection: sqlite3.Connection) -> None:
 def _add_run_parents(connection: sqlite3.Connection) -> None:
     """Layout 6's ``run_parents``, filled from the run facets layout 5 kept of each event
     (events stored before layout 5 kept none: their runs get theirs when ingested again)."""
-    table = _SCHEMA[_SCHEMA.index("CREATE TABLE run_parents") :]
-    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1).strip())
+    table = _statements(_SCHEMA[_SCHEMA.index("CREATE TABLE run_parents") :])[0]
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
     rows = []
     for run_id, body in connection.execute(
         "SELECT run_id, facets FROM events WHERE length(facets) > 0 ORDER BY event_time"

@@ -183,7 +183,9 @@ def _impact_lines(demo: DemoRun) -> list[str]:
 
 
 def _job_lines(lines: list[str], label: str) -> list[str]:
-    return [line for line in lines if line.startswith(f"  {label}")]
+    """The affected runs of ``label`` (the runs part: the plan's re-runs come after it)."""
+    runs = lines[: lines.index("Backfill plan: recompute")]
+    return [line for line in runs if line.startswith(f"  {label}")]
 
 
 def test_the_demo_ends_with_the_impact_of_one_sales_partition(demo: DemoRun) -> None:
@@ -205,6 +207,11 @@ def test_the_demo_ends_with_the_impact_of_one_sales_partition(demo: DemoRun) -> 
     assert "            hop 1, from the starting region" in lines
     pipeline_id = pipeline_run.split(" run ")[1].split()[0]
     assert f"            hop 2, from {pipeline_id}" in lines
+    # no orchestrator ran them: what to re-run is each run's own job, in the runs' order
+    reruns = lines[lines.index("Re-run, in dependency order:") + 1 :]
+    headings = [line for line in reruns if line.startswith("  DEFINITE")]
+    totals_id = totals_run.split(" run ")[1].split()[0]
+    assert [line.rsplit(" run ", 1)[1] for line in headings] == [pipeline_id, totals_id]
     plan = lines[lines.index("Backfill plan: recompute") + 1 :]
     assert plan[:4] == [
         "  lake/daily_sales",

@@ -235,6 +235,7 @@ def _lineage_types(spark: Any) -> None:
         LineageDatabaseError,
         LineageQueryError,
         LineageStore,
+        OrchestratorTask,
         PartitionRef,
         PartitionSet,
         PartitionsQuery,
@@ -247,6 +248,7 @@ def _lineage_types(spark: Any) -> None:
         ProvenanceStep,
         RunRef,
         RunsQuery,
+        TaskRerun,
         Touched,
         Unit,
         UnknownPartitionColumnError,
@@ -277,6 +279,9 @@ def _lineage_types(spark: Any) -> None:
     assert_type(answer.runs[0].label, Label)
     assert_type(answer.runs[0].run, RunRef)
     assert_type(answer.backfill, tuple[PartitionSet, ...])
+    assert_type(answer.tasks, tuple[TaskRerun, ...])
+    assert_type(answer.tasks[0].task, OrchestratorTask | None)
+    assert_type(answer.tasks[0].command, str | None)
     assert_type(answer.start.dataset, DatasetRef)
     assert_type(answer.start.definite, tuple[PartitionRef, ...])
     impact("lineage.db", "lake/sales", {"day": "2024-10-15"})  # type: ignore[call-arg]  # keywords

@@ -41,24 +41,17 @@ from openlineage_subset.report._picture import (
 
 __all__ = [
     "GRID_STYLE",
-    "MAX_CELLS",
-    "MAX_COLUMNS",
-    "MAX_DAYS",
-    "MAX_ROWS",
     "NULL_VALUE",
     "STYLE",
     "CellState",
     "Grid",
     "GridCell",
-    "Links",
     "Picture",
     "arranged",
     "attribute",
     "body",
     "grid_html",
     "impact_picture",
-    "is_day",
-    "job_label",
     "legend_html",
     "marked",
     "page",
@@ -66,4 +59,14 @@ __all__ = [
     "report_html",
     "report_picture",
     "text",
+]
+# Internal to the package: for its other rooms (the service), not user API.
+__all__ += [
+    "MAX_CELLS",
+    "MAX_COLUMNS",
+    "MAX_DAYS",
+    "MAX_ROWS",
+    "Links",
+    "is_day",
+    "job_label",
 ]

@@ -87,8 +87,10 @@ def test_the_home_page_starts_with_the_incidents_each_a_click_from_its_plan(
     status, _, shown = fetch(server, answer)
     assert status == 200 and 'id="plan-0"' in shown
     expected = impact(server.db, f"{LAKE}/{DAILY_LONG}", partition={"day": FAILED_DAY})
-    plan_json = re.findall(r'<pre class="copyable" id="copy-0-1">(.*?)</pre>', shown, re.S)
-    assert json.loads(html.unescape(plan_json[0])) == {"backfill": expected.as_json()["backfill"]}
+    # the answer's blocks to copy: the plan as text, the tasks to re-run, the plan as JSON
+    blocks = re.findall(r'<pre class="copyable" id="copy-0-[0-9]+">(.*?)</pre>', shown, re.S)
+    plans = [html.unescape(block) for block in blocks if html.unescape(block).startswith("{")]
+    assert [json.loads(plan) for plan in plans] == [{"backfill": expected.as_json()["backfill"]}]
     # The partition itself: its dataset's page with it selected.
     (selected,) = re.findall(r'<a href="(/dataset\?[^"]*&amp;p=[^"]*)"', rows[0])
     status, _, dataset_page = fetch(server, html.unescape(selected))

@@ -12,13 +12,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit, canonical_unit
 from openlineage_subset.lineage._graph import Graph, write_overlap
 from openlineage_subset.lineage._model import DatasetRef, Dimensions, Label, RunRef
-from openlineage_subset.lineage._narrowing import partitions_keyed
 from openlineage_subset.lineage._store import LineageStore
 
 __all__ = [
@@ -52,8 +51,14 @@ class DatasetColumns:
     order: tuple[str, ...]
     first: tuple[str, ...]
     """The values of ``shape[0]`` (plain ASCII text)."""
-    others: frozenset[tuple[str | None, ...]]
-    """The values of ``shape[1:]`` together, as the known partitions have them."""
+    others: Mapping[tuple[str | None, ...], str]
+    """The values of ``shape[1:]`` together, as the known partitions have them, each with
+    the end of their keys (``"b":"x"}``: after the first column's pair and its comma)."""
+
+    def key(self, first: str, other: tuple[str | None, ...]) -> str:
+        """The key (``partitions.dimensions``) of the partition of these values."""
+        pair = canonical_unit(((self.shape[0], first),))
+        return pair[:-1] + "," + self.others[other] if other else pair
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -112,7 +117,7 @@ class PictureSource:
             return None
         _, values = found
         rest = shape[1:]
-        others: frozenset[tuple[str | None, ...]] = frozenset({()})
+        others: dict[tuple[str | None, ...], str] = {(): ""}
         if rest:
             # The first value is plain text (no quote): the first '",' of a key ends it, and
             # the rest of the key is the other columns' values (distinct keys: distinct values).
@@ -121,21 +126,23 @@ class PictureSource:
                 "FROM partitions WHERE dataset_id = ?",
                 (dataset_id,),
             )
-            others = frozenset(
-                tuple(json.loads("{" + text)[column] for column in rest) for (text,) in texts
-            )
+            others = {
+                tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in texts
+            }
         order = self._graph.column_order(dataset_id)
         return DatasetColumns(shape, order, tuple(values), others)
 
-    def known_among(self, dataset: DatasetRef, units: Iterable[Dimensions]) -> set[Dimensions]:
-        """Those of ``units`` that are known partitions of ``dataset``: a search of the key
-        each (or one range of it, see :func:`~._narrowing.partitions_keyed`)."""
+    def known_among(self, dataset: DatasetRef, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` (``partitions.dimensions`` texts) that are known partitions of
+        ``dataset``: a search of the key each."""
         dataset_id = self._graph.resolve(dataset.name, dataset.namespace)
-        wanted = {canonical_unit(unit): unit for unit in units}
-        if not wanted:
-            return set()
         return {
-            wanted[key] for key, _, _ in partitions_keyed(self.store.connection, dataset_id, wanted)
+            key
+            for (key,) in self.store.connection.execute(
+                "SELECT dimensions FROM partitions WHERE dataset_id = ? "
+                "AND dimensions IN (SELECT value FROM json_each(?))",
+                (dataset_id, json.dumps(list(keys))),
+            )
         }
 
     def reads(self, run: RunRef) -> tuple[Touched, ...]:

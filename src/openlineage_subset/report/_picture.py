@@ -313,17 +313,24 @@ class _Builder:
         days = all(map(is_day, down_values))
         most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(kept_columns))) if days else MAX_ROWS
         rows, row_gaps = _kept(down_values, cells, 0, most, fill=days)
-        # The partitions a drawn cell may be: each drawn row's value with each drawn column's.
-        candidates = {
-            tuple(sorted(((down, value), *zip(across, combo, strict=True)))): (row, column)
-            for row in rows
-            for value in raw_rows[row]
+        # The partitions a drawn cell may be: each drawn row's value with each drawn column's
+        # values that some known partition has (a grid's rows are the first column's values).
+        others = [
+            (column, tuple(combo[across.index(name)] for name in shape[1:]))
             for column in kept_columns
             for combo in raw_columns[column]
+        ]
+        candidates = {
+            columns.key(value, other): (row, column)
+            for row in rows
+            for value in raw_rows[row]
+            if value is not None
+            for column, other in others
+            if other in columns.others
         }
         drawn = {
-            candidates[unit]: GridCell("known", (self.unmarked,))
-            for unit in self.source.known_among(dataset, candidates)
+            candidates[key]: GridCell("known", (self.unmarked,))
+            for key in self.source.known_among(dataset, candidates)
         }
         shown = set(rows), set(kept_columns)
         drawn.update(

@@ -4,13 +4,15 @@ counts and cells an oracle works out from the events themselves."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
-from openlineage_subset.lineage import PictureSource
+from openlineage_subset.lineage import DatasetRef, PictureSource
 from openlineage_subset.report import _picture
 from openlineage_subset.report._picture import Grid, Picture, impact_picture, provenance_picture
 from tests.lineage.conftest import Build
-from tests.lineage.events import LAKE, Json, day, parts, pipeline_history, run
+from tests.lineage.events import LAKE, Json, parts, pipeline_history, run
 
 DAYS = [f"2024-09-{number:02d}" for number in range(1, 31)]
 COUNTRIES = [f"C{number:02d}" for number in range(12)]
@@ -50,25 +52,26 @@ def test_a_small_history_draws_the_same_grids(
     assert any(grid.cells for grids in drawn for grid in grids)
 
 
-def _history() -> list[Json]:
-    """``raw`` (day, country) written a day at a time, ``daily`` derived from each day."""
+def _history(down: str) -> list[Json]:
+    """``raw`` (``down``: a day, and country) written a day at a time, ``daily`` (``down``)
+    derived from each day."""
     events: list[Json] = []
     for number, date in enumerate(DAYS):
-        each = parts(*({"day": date, "country": country} for country in COUNTRIES))
+        each = parts(*({down: date, "country": country} for country in COUNTRIES))
         events += run(2 * number + 1, 4 * number, 4 * number + 1, writes=[("raw", each)])
         events += run(
             2 * number + 2,
             4 * number + 2,
             4 * number + 3,
             reads=[("raw", each)],
-            writes=[("daily", day(date))],
+            writes=[("daily", parts({down: date}))],
         )
     return events
 
 
-def _known(events: list[Json]) -> dict[str, set[tuple[str, str]]]:
+def _known(events: list[Json], down: str) -> dict[str, set[tuple[str, str]]]:
     """The oracle: each dataset's partitions as the events list them, as (row, column)
-    cells of a grid with ``day`` down (the column with the most values)."""
+    cells of a grid with ``down`` down (the column with the most values)."""
     known: dict[str, set[tuple[str, str]]] = {}
     for item in events:
         for dataset in item["inputs"] + item["outputs"]:
@@ -78,15 +81,17 @@ def _known(events: list[Json]) -> dict[str, set[tuple[str, str]]]:
                     for partition in condition.get(key, {}).get("partitions", ()):
                         values = partition["dimensions"]
                         known.setdefault(dataset["name"], set()).add(
-                            (values["day"], values.get("country", ""))
+                            (values[down], values.get("country", ""))
                         )
     return known
 
 
-def _check(grid: Grid, known: set[tuple[str, str]], marked: dict[tuple[str, str], str]) -> None:
+def _check(
+    grid: Grid, known: set[tuple[str, str]], marked: dict[tuple[str, str], str], down: str
+) -> None:
     rows = {row for row, _ in known}
     columns = {column for _, column in known}
-    assert grid.down == "day"
+    assert grid.down == down
     assert len(grid.rows) + sum(grid.row_gaps) == len(rows), "drawn and counted: every day"
     assert len(grid.columns) + grid.hidden_columns == len(columns)
     assert set(grid.rows) <= rows and set(grid.columns) <= columns
@@ -98,31 +103,48 @@ def _check(grid: Grid, known: set[tuple[str, str]], marked: dict[tuple[str, str]
     assert states == marked
 
 
+@pytest.mark.parametrize("down", ["business_date", "day"])
 @pytest.mark.parametrize("limits", [(5, 4, 8, 20), (150, 120, 1100, 20_000)])
 def test_small_limits_draw_what_the_events_say(
-    lineage_db: Build, monkeypatch: pytest.MonkeyPatch, limits: tuple[int, int, int, int]
+    lineage_db: Build, monkeypatch: pytest.MonkeyPatch, limits: tuple[int, int, int, int], down: str
 ) -> None:
+    """``business_date`` comes before ``country`` by name: the grid's rows are the first
+    column of the key, and only the drawn cells are looked up; ``day`` comes after it: the
+    grid is laid out from every known partition. Both draw what the events say."""
     for name, value in zip(
         ("MAX_ROWS", "MAX_COLUMNS", "MAX_DAYS", "MAX_CELLS"), limits, strict=True
     ):
         monkeypatch.setattr(_picture, name, value)
-    events = _history()
+    events = _history(down)
     db = lineage_db(events)
-    known = _known(events)
+    known = _known(events, down)
+    looked_up: list[int] = []
+    among = PictureSource.known_among
+
+    def spied(self: PictureSource, dataset: DatasetRef, keys: Iterable[str]) -> set[str]:
+        keys = list(keys)
+        looked_up.append(len(keys))
+        return among(self, dataset, keys)
+
+    monkeypatch.setattr(PictureSource, "known_among", spied)
     bad = ("2024-09-17", "C07")
-    picture = impact_picture(db, "raw", partition={"day": bad[0], "country": bad[1]})
+    asked = {down: bad[0], "country": bad[1]}
+    picture = impact_picture(db, "raw", partition=asked)
     grids = {grid.dataset.name: grid for grid in picture.grids}
     # The run reading the bad day read all its countries, and wrote that day of daily.
     raw = {(bad[0], country): "read" for country in COUNTRIES} | {bad: "affected"}
     raw = {key: state for key, state in raw.items() if key[1] in grids[f"{LAKE}/raw"].columns}
-    _check(grids[f"{LAKE}/raw"], known[f"{LAKE}/raw"], raw)
-    _check(grids[f"{LAKE}/daily"], known[f"{LAKE}/daily"], {(bad[0], ""): "affected"})
+    _check(grids[f"{LAKE}/raw"], known[f"{LAKE}/raw"], raw, down)
+    _check(grids[f"{LAKE}/daily"], known[f"{LAKE}/daily"], {(bad[0], ""): "affected"}, down)
+    # daily has one column: always looked up; raw too when its rows are its first column.
+    assert len(looked_up) == (2 if down == "business_date" else 1)
+    most = max(len(grid.rows) * len(grid.columns) for grid in grids.values())
+    assert max(looked_up) <= most, "only the partitions of the drawn cells are looked up"
     assert bad[1] in grids[f"{LAKE}/raw"].columns and bad[0] in grids[f"{LAKE}/raw"].rows
 
-    target = provenance_picture(db, "daily", partition={"day": bad[0]})
+    target = provenance_picture(db, "daily", partition={down: bad[0]})
     grids = {grid.dataset.name: grid for grid in target.grids}
-    _check(grids[f"{LAKE}/daily"], known[f"{LAKE}/daily"], {(bad[0], ""): "written"})
+    _check(grids[f"{LAKE}/daily"], known[f"{LAKE}/daily"], {(bad[0], ""): "written"}, down)
     _full(monkeypatch)
-    asked = {"day": bad[0], "country": bad[1]}
     assert picture.grids == impact_picture(db, "raw", partition=asked).grids
-    assert target.grids == provenance_picture(db, "daily", partition={"day": bad[0]}).grids
+    assert target.grids == provenance_picture(db, "daily", partition={down: bad[0]}).grids

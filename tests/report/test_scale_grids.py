@@ -109,8 +109,9 @@ def test_small_limits_draw_what_the_events_say(
     lineage_db: Build, monkeypatch: pytest.MonkeyPatch, limits: tuple[int, int, int, int], down: str
 ) -> None:
     """``business_date`` comes before ``country`` by name: the grid's rows are the first
-    column of the key, and only the drawn cells are looked up; ``day`` comes after it: the
-    grid is laid out from every known partition. Both draw what the events say."""
+    column of the key; ``day`` comes after it: the rows are the second column, the first
+    across. Either way only the drawn cells are looked up, and the grid is what the events
+    say (and what the layout of every known partition draws)."""
     for name, value in zip(
         ("MAX_ROWS", "MAX_COLUMNS", "MAX_DAYS", "MAX_CELLS"), limits, strict=True
     ):
@@ -136,8 +137,7 @@ def test_small_limits_draw_what_the_events_say(
     raw = {key: state for key, state in raw.items() if key[1] in grids[f"{LAKE}/raw"].columns}
     _check(grids[f"{LAKE}/raw"], known[f"{LAKE}/raw"], raw, down)
     _check(grids[f"{LAKE}/daily"], known[f"{LAKE}/daily"], {(bad[0], ""): "affected"}, down)
-    # daily has one column: always looked up; raw too when its rows are its first column.
-    assert len(looked_up) == (2 if down == "business_date" else 1)
+    assert len(looked_up) == 2, "only the drawn cells looked up, for both datasets"
     most = max(len(grid.rows) * len(grid.columns) for grid in grids.values())
     assert max(looked_up) <= most, "only the partitions of the drawn cells are looked up"
     assert bad[1] in grids[f"{LAKE}/raw"].columns and bad[0] in grids[f"{LAKE}/raw"].rows

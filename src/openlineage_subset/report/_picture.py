@@ -276,8 +276,8 @@ class _Builder:
         """The grid :meth:`grid` draws by :func:`arranged` from every known partition, laid
         out from the distinct values of each column alone (``columns``), with only the known
         partitions of the rows it keeps fetched (a range of the key each). None when a marked
-        partition has other columns, or the rows are not the dataset's first column (by
-        name): then the grid is laid out from every known partition."""
+        partition has other columns, or the rows are neither the dataset's first column (by
+        name) nor the second of two: then the grid is laid out from every known partition."""
         shape = columns.shape
         units = {unit: GridCell(s, tuple(n)) for unit, (s, n) in marked.items() if unit is not None}
         if any(tuple(name for name, _ in unit) != shape for unit in units):
@@ -292,11 +292,14 @@ class _Builder:
             distinct[name] = {other[place - 1] for other in columns.others}
             distinct[name].update(values[place] for values in marked_values)
         down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
-        if down != shape[0]:
-            return None
+        if down != shape[0] and len(shape) != 2:
+            return None  # the columns across: values of the first column with others
         across = tuple(name for name in columns_of if name != down)
-        places = [shape.index(name) - 1 for name in across]
-        combinations = {tuple(other[place] for place in places) for other in columns.others}
+        if down == shape[0]:
+            places = [shape.index(name) - 1 for name in across]
+            combinations = {tuple(other[place] for place in places) for other in columns.others}
+        else:  # two columns, the rows the second: the first one across
+            combinations = {(value,) for value in columns.first}
         combinations |= {tuple(dict(unit)[name] for name in across) for unit in units}
         raw_columns: dict[str, set[tuple[str | None, ...]]] = {}
         for combo in combinations:
@@ -315,19 +318,15 @@ class _Builder:
         rows, row_gaps = _kept(down_values, cells, 0, most, fill=days)
         # The partitions a drawn cell may be: each drawn row's value with each drawn column's
         # values that some known partition has (a grid's rows are the first column's values).
-        others = [
-            (column, tuple(combo[across.index(name)] for name in shape[1:]))
-            for column in kept_columns
-            for combo in raw_columns[column]
-        ]
-        candidates = {
-            columns.key(value, other): (row, column)
-            for row in rows
-            for value in raw_rows[row]
-            if value is not None
-            for column, other in others
-            if other in columns.others
-        }
+        candidates: dict[str, tuple[str, str]] = {}
+        for row in rows:
+            for value in raw_rows[row]:
+                for column in kept_columns:
+                    for combo in raw_columns[column]:
+                        values = {down: value, **dict(zip(across, combo, strict=True))}
+                        first, other = values[shape[0]], tuple(values[c] for c in shape[1:])
+                        if first is not None and other in columns.others:
+                            candidates[columns.key(first, other)] = (row, column)
         drawn = {
             candidates[key]: GridCell("known", (self.unmarked,))
             for key in self.source.known_among(dataset, candidates)

@@ -95,6 +95,7 @@ from openlineage_subset.lineage._model import (
     indented_json,
 )
 from openlineage_subset.lineage._picture_facts import (
+    DatasetColumns,
     DatasetPartitions,
     JobUse,
     PictureSource,
@@ -141,6 +142,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AffectedRun",
     "ArchiveProblems",
+    "DatasetColumns",
     "DatasetPartitions",
     "DatasetRef",
     "Dimensions",

@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterable, Iterator
+import json
+from collections.abc import Iterable, Iterator, Mapping
 
 from openlineage_subset.lineage._arguments import Database, opened
-from openlineage_subset.lineage._conditions import Unit
+from openlineage_subset.lineage._conditions import Unit, canonical_unit
 from openlineage_subset.lineage._graph import Graph, write_overlap
 from openlineage_subset.lineage._model import DatasetRef, Dimensions, Label, RunRef
 from openlineage_subset.lineage._store import LineageStore
 
 __all__ = [
+    "DatasetColumns",
     "DatasetPartitions",
     "JobUse",
     "PictureSource",
     "Touched",
     "picture_source",
 ]
+
+_MOST_VALUES = 100_000
+"""Values of a first partition column found by a search each, at most (more: read them all)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -35,6 +40,25 @@ class DatasetPartitions:
 
     known: tuple[Dimensions, ...]
     order: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DatasetColumns:
+    """The partition columns of a dataset whose known partitions all have the same ones
+    (``shape``, by name), their order in its events, and each one's distinct values."""
+
+    shape: tuple[str, ...]
+    order: tuple[str, ...]
+    first: tuple[str, ...]
+    """The values of ``shape[0]`` (plain ASCII text)."""
+    others: Mapping[tuple[str | None, ...], str]
+    """The values of ``shape[1:]`` together, as the known partitions have them, each with
+    the end of their keys (``"b":"x"}``: after the first column's pair and its comma)."""
+
+    def key(self, first: str, other: tuple[str | None, ...]) -> str:
+        """The key (``partitions.dimensions``) of the partition of these values."""
+        pair = canonical_unit(((self.shape[0], first),))
+        return pair[:-1] + "," + self.others[other] if other else pair
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -78,6 +102,48 @@ class PictureSource:
         return DatasetPartitions(
             tuple(self._graph.known(dataset_id)), self._graph.column_order(dataset_id)
         )
+
+    def columns(self, dataset: DatasetRef) -> DatasetColumns | None:
+        """The partition columns of ``dataset`` and their values, found by SQLite: the first
+        column's a search of the key per value, the others' together in one pass over the
+        key. None unless all its known partitions have the same columns, of simple names,
+        and the first column's values are plain ASCII text (see
+        :meth:`~._partitions.PartitionCatalog.first_values`)."""
+        dataset_id = self._graph.resolve(dataset.name, dataset.namespace)
+        catalog = self._graph.catalog
+        found = catalog.first_values(dataset_id, _MOST_VALUES)
+        shape = catalog.plain_shape(dataset_id)
+        if found is None or shape is None:
+            return None
+        _, values = found
+        rest = shape[1:]
+        others: dict[tuple[str | None, ...], str] = {(): ""}
+        if rest:
+            # The first value is plain text (no quote): the first '",' of a key ends it, and
+            # the rest of the key is the other columns' values (distinct keys: distinct values).
+            texts = self.store.connection.execute(
+                "SELECT DISTINCT substr(dimensions, instr(dimensions, '\",') + 2) "
+                "FROM partitions WHERE dataset_id = ?",
+                (dataset_id,),
+            )
+            others = {
+                tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in texts
+            }
+        order = self._graph.column_order(dataset_id)
+        return DatasetColumns(shape, order, tuple(values), others)
+
+    def known_among(self, dataset: DatasetRef, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` (``partitions.dimensions`` texts) that are known partitions of
+        ``dataset``: a search of the key each."""
+        dataset_id = self._graph.resolve(dataset.name, dataset.namespace)
+        return {
+            key
+            for (key,) in self.store.connection.execute(
+                "SELECT dimensions FROM partitions WHERE dataset_id = ? "
+                "AND dimensions IN (SELECT value FROM json_each(?))",
+                (dataset_id, json.dumps(list(keys))),
+            )
+        }
 
     def reads(self, run: RunRef) -> tuple[Touched, ...]:
         """What ``run`` read: the parts each read may cover."""

@@ -21,6 +21,7 @@ from typing import Literal
 
 from openlineage_subset.lineage import (
     AffectedRun,
+    DatasetColumns,
     DatasetRef,
     Dimensions,
     ImpactReport,
@@ -245,6 +246,11 @@ class _Builder:
         )
 
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
+        if not self.overview:
+            columns = self.source.columns(dataset)
+            drawn = None if columns is None else self.drawn(dataset, marked, columns)
+            if drawn is not None:
+                return drawn
         partitions = self.source.partitions(dataset)
         units: dict[Dimensions, GridCell] = {
             unit: GridCell("known", (self.unmarked,)) for unit in partitions.known
@@ -259,6 +265,86 @@ class _Builder:
             partitions.order,
             GridCell(whole[0], tuple(whole[1])) if whole else None,
             latest=self.overview,
+        )
+
+    def drawn(
+        self,
+        dataset: DatasetRef,
+        marked: Mapping[Unit, tuple[CellState, list[str]]],
+        columns: DatasetColumns,
+    ) -> Grid | None:
+        """The grid :meth:`grid` draws by :func:`arranged` from every known partition, laid
+        out from the distinct values of each column alone (``columns``), with only the known
+        partitions of the rows it keeps fetched (a range of the key each). None when a marked
+        partition has other columns, or the rows are neither the dataset's first column (by
+        name) nor the second of two: then the grid is laid out from every known partition."""
+        shape = columns.shape
+        units = {unit: GridCell(s, tuple(n)) for unit, (s, n) in marked.items() if unit is not None}
+        if any(tuple(name for name, _ in unit) != shape for unit in units):
+            return None
+        whole_mark = marked.get(None)
+        whole = GridCell(whole_mark[0], tuple(whole_mark[1])) if whole_mark else None
+        columns_of = [*(c for c in columns.order if c in shape)]
+        columns_of += sorted(set(shape).difference(columns_of))
+        marked_values = [tuple(value for _, value in unit) for unit in units]
+        distinct = {shape[0]: {*columns.first, *(values[0] for values in marked_values)}}
+        for place, name in enumerate(shape[1:], 1):
+            distinct[name] = {other[place - 1] for other in columns.others}
+            distinct[name].update(values[place] for values in marked_values)
+        down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
+        if down != shape[0] and len(shape) != 2:
+            return None  # the columns across: values of the first column with others
+        across = tuple(name for name in columns_of if name != down)
+        if down == shape[0]:
+            places = [shape.index(name) - 1 for name in across]
+            combinations = {tuple(other[place] for place in places) for other in columns.others}
+        else:  # two columns, the rows the second: the first one across
+            combinations = {(value,) for value in columns.first}
+        combinations |= {tuple(dict(unit)[name] for name in across) for unit in units}
+        raw_columns: dict[str, set[tuple[str | None, ...]]] = {}
+        for combo in combinations:
+            raw_columns.setdefault("/".join(_shown(value) for value in combo), set()).add(combo)
+        raw_rows: dict[str, set[str | None]] = {}
+        for value in distinct[down]:
+            raw_rows.setdefault(_shown(value), set()).add(value)
+        cells: dict[tuple[str, str], GridCell] = {}
+        for unit, cell in units.items():
+            values = dict(unit)
+            cells[(_shown(values[down]), "/".join(_shown(values[c]) for c in across))] = cell
+        kept_columns, column_gaps = _kept(sorted(raw_columns, key=_natural), cells, 1, MAX_COLUMNS)
+        down_values = sorted(raw_rows, key=_natural)
+        days = all(map(is_day, down_values))
+        most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(kept_columns))) if days else MAX_ROWS
+        rows, row_gaps = _kept(down_values, cells, 0, most, fill=days)
+        # The partitions a drawn cell may be: each drawn row's value with each drawn column's
+        # values that some known partition has (a grid's rows are the first column's values).
+        candidates: dict[str, tuple[str, str]] = {}
+        for row in rows:
+            for value in raw_rows[row]:
+                for column in kept_columns:
+                    for combo in raw_columns[column]:
+                        values = {down: value, **dict(zip(across, combo, strict=True))}
+                        first, other = values[shape[0]], tuple(values[c] for c in shape[1:])
+                        if first is not None and other in columns.others:
+                            candidates[columns.key(first, other)] = (row, column)
+        drawn = {
+            candidates[key]: GridCell("known", (self.unmarked,))
+            for key in self.source.known_among(dataset, candidates)
+        }
+        shown = set(rows), set(kept_columns)
+        drawn.update(
+            (key, cell) for key, cell in cells.items() if key[0] in shown[0] and key[1] in shown[1]
+        )
+        return Grid(
+            dataset,
+            down,
+            across,
+            tuple(rows),
+            tuple(kept_columns),
+            drawn,
+            whole,
+            tuple(row_gaps),
+            sum(column_gaps),
         )
 
 
@@ -355,7 +441,8 @@ def _kept(
 ) -> tuple[list[str], list[int]]:
     """At most ``most`` of ``values`` (rows or columns), in order: those with a cell the answer
     marks and their neighbours (none marked: the first ones; ``latest``: the last ones; with
-    ``fill``, then the nearest others up to ``most``, so that a calendar is a stretch of days);
+    ``fill``, then the nearest others up to ``most``, so that a calendar is a stretch of days;
+    the strongest marks first);
     and before each value kept, how many were left out just before it (the last number: after
     the last one kept)."""
     if len(values) <= most:
@@ -363,8 +450,16 @@ def _kept(
     if latest:
         cut = len(values) - most
         return values[cut:], [cut] + [0] * most
-    marked = {key[axis] for key, cell in cells.items() if cell.state != "known"}
-    wanted = [number for number, value in enumerate(values) if value in marked]
+    marked: dict[str, int] = {}
+    for key, cell in cells.items():
+        if cell.state != "known":
+            marked[key[axis]] = max(marked.get(key[axis], 0), _RANK[cell.state])
+    # The strongest first (what the answer is about before what its runs read besides), so a
+    # cut grid keeps the answer's own partitions.
+    wanted = sorted(
+        (number for number, value in enumerate(values) if value in marked),
+        key=lambda number: -marked[values[number]],
+    )
     near = [
         around
         for number in wanted
@@ -373,7 +468,8 @@ def _kept(
     ]
     order = wanted + near if wanted else list(range(len(values)))
     if fill and wanted:
-        order += sorted(range(len(values)), key=lambda number: _distance(wanted, number))
+        in_order = sorted(wanted)
+        order += sorted(range(len(values)), key=lambda number: _distance(in_order, number))
     chosen = sorted(list(dict.fromkeys(order))[:most])
     gaps = [later - earlier - 1 for earlier, later in zip([-1, *chosen[:-1]], chosen, strict=True)]
     return [values[number] for number in chosen], [*gaps, len(values) - 1 - chosen[-1]]

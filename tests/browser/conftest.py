@@ -9,13 +9,19 @@ the folder CI keeps), else to a temporary folder.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.service.conftest import Server
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",  # CI runs as root, where Chromium's sandbox cannot start
@@ -71,3 +77,26 @@ def artifact_folder(name: str, tmp_path_factory: pytest.TempPathFactory) -> Path
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder the report tests' screenshots are saved in."""
     return artifact_folder("browser", tmp_path_factory)
+
+
+PLAN_JSON = re.compile(r'^\{\s*"backfill"')
+"""What an answer's backfill plan as JSON starts with, among its blocks to copy (the plan as
+text and the tasks to re-run are blocks too)."""
+
+
+@contextlib.contextmanager
+def serving(db: str, events: Iterable[dict[str, Any]]) -> Iterator[Server]:
+    """``lineage serve`` on ``db`` holding ``events`` (each POSTed as a producer sends it),
+    stopped by its process id at the end."""
+    from tests.service.conftest import start  # needs the serve extra: imported when used
+
+    started = start(db)
+    try:
+        for item in events:
+            status, answer = started.request(
+                "POST", "/api/v1/lineage", json.dumps(item).encode("utf-8")
+            )
+            assert status == 201, answer
+        yield started
+    finally:
+        assert started.stop() == 0

@@ -22,14 +22,14 @@ from typing import Any
 import pytest
 
 from openlineage_subset.lineage import datasets, impact
-from tests.browser.conftest import artifact_folder
+from tests.browser.conftest import PLAN_JSON, artifact_folder, serving
 from tests.browser.helpers import GEOMETRY
 from tests.helpers import ROOT
 from tests.lineage.events import HOSTILE_NAME, LAKE, pipeline_history, run
 
 pytest.importorskip("starlette", reason="the serve extra: pip install 'openlineage-subset[serve]'")
 
-from tests.service.conftest import Server, start  # after the check: needs the serve extra
+from tests.service.conftest import Server  # after the check: needs the serve extra
 
 CAPTURED = ROOT / "tests" / "data" / "captured" / "demo_events.jsonl"
 HOSTILE_VALUE = '"><img src=x onerror=alert(2)>'
@@ -46,17 +46,8 @@ def _events() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("serve-ui")
-    started = start(str(folder / "lineage.db"))
-    try:
-        for item in _events():
-            status, answer = started.request(
-                "POST", "/api/v1/lineage", json.dumps(item).encode("utf-8")
-            )
-            assert status == 201, answer
-        yield started
-    finally:
-        assert started.stop() == 0
+    with serving(str(tmp_path_factory.mktemp("serve-ui") / "lineage.db"), _events()) as up:
+        yield up
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +143,8 @@ def test_search_click_a_partition_and_see_its_impact(
             continue
         assert grid.locator("td.affected").count() == len(part.definite), str(part.dataset)
         assert grid.locator("td.possible").count() == len(part.possible), str(part.dataset)
-    plan = page.locator("pre.copyable").nth(1).inner_text()
+    (block,) = page.locator("pre.copyable").filter(has_text=PLAN_JSON).all()  # the plan as JSON
+    plan = block.inner_text()
     assert json.loads(plan) == {"backfill": answer.as_json()["backfill"]}
     assert page.locator("button.copy").first.is_visible(), "the script shows the copy buttons"
     watched.clean()

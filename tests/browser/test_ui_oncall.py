@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from openlineage_subset.lineage import impact
-from tests.browser.conftest import artifact_folder
+from tests.browser.conftest import PLAN_JSON, artifact_folder, serving
 from tests.browser.helpers import DAILY_LONG, FAILED_DAY, ONCALL_DATES, RAW_LONG, oncall_events
 from tests.lineage.events import LAKE
 
 pytest.importorskip("starlette", reason="the serve extra: pip install 'openlineage-subset[serve]'")
 
-from tests.service.conftest import Server, start  # after the check: needs the serve extra
+from tests.service.conftest import Server  # after the check: needs the serve extra
 
 WIDTH = 1280
 FAILED_RUN = "00000000-0000-4000-8000-000000000707"
@@ -35,16 +35,8 @@ HREFS = "links => links.map(a => new URL(a.getAttribute('href'), document.baseUR
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    started = start(str(tmp_path_factory.mktemp("oncall") / "lineage.db"))
-    try:
-        for item in oncall_events():
-            status, answer = started.request(
-                "POST", "/api/v1/lineage", json.dumps(item).encode("utf-8")
-            )
-            assert status == 201, answer
-        yield started
-    finally:
-        assert started.stop() == 0
+    with serving(str(tmp_path_factory.mktemp("oncall") / "lineage.db"), oncall_events()) as up:
+        yield up
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +90,8 @@ def test_from_home_to_the_backfill_plan_of_a_failed_partition(
     top = plan.bounding_box()
     assert top is not None and 0 <= top["y"] < 900, "the page opens at the plan"
     expected = impact(server.db, f"{LAKE}/{DAILY_LONG}", partition={"day": FAILED_DAY})
-    shown = json.loads(plan.locator("pre.copyable").nth(1).inner_text())
+    (block,) = plan.locator("pre.copyable").filter(has_text=PLAN_JSON).all()  # the plan as JSON
+    shown = json.loads(block.inner_text())
     assert shown == {"backfill": expected.as_json()["backfill"]}
     page.screenshot(path=str(shots / "oncall-2-plan.png"))
 

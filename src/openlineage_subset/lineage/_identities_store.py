@@ -126,6 +126,7 @@ def merge_datasets(db: sqlite3.Connection, keep: int, gone: int) -> None:
     for table, columns in (
         ("partition_columns", "columns"),
         ("partition_kinds", "column_name, kind"),
+        ("partition_tails", "tail"),
     ):
         db.execute(
             f"INSERT OR IGNORE INTO {table} (dataset_id, {columns}) "

@@ -105,9 +105,10 @@ class PictureSource:
 
     def columns(self, dataset: DatasetRef) -> DatasetColumns | None:
         """The partition columns of ``dataset`` and their values, found by SQLite: the first
-        column's a search of the key per value, the others' together in one pass over the
-        key. None unless all its known partitions have the same columns, of simple names,
-        and the first column's values are plain ASCII text (see
+        column's a search of the key per value, the others' together from the ends of the
+        keys kept at ingest (``partition_tails``). None unless all its known partitions have
+        the same columns, of simple names, and the first column's values are plain ASCII text
+        (see
         :meth:`~._partitions.PartitionCatalog.first_values`)."""
         dataset_id = self._graph.resolve(dataset.name, dataset.namespace)
         catalog = self._graph.catalog
@@ -119,15 +120,13 @@ class PictureSource:
         rest = shape[1:]
         others: dict[tuple[str | None, ...], str] = {(): ""}
         if rest:
-            # The first value is plain text (no quote): the first '",' of a key ends it, and
-            # the rest of the key is the other columns' values (distinct keys: distinct values).
-            texts = self.store.connection.execute(
-                "SELECT DISTINCT substr(dimensions, instr(dimensions, '\",') + 2) "
-                "FROM partitions WHERE dataset_id = ?",
-                (dataset_id,),
+            # The first value is plain text (no quote): each key's end after its first '",'
+            # is the other columns' values (distinct ends: distinct values), kept at ingest.
+            tails = self.store.connection.execute(
+                "SELECT tail FROM partition_tails WHERE dataset_id = ?", (dataset_id,)
             )
             others = {
-                tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in texts
+                tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in tails
             }
         order = self._graph.column_order(dataset_id)
         return DatasetColumns(shape, order, tuple(values), others)

@@ -42,6 +42,9 @@ Tables:
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text;
+- ``partition_tails``: the distinct ends of each dataset's partition keys after the first
+  column (the other columns' values together, as the partitions have them), kept by a
+  trigger, so that a page draws a grid of a dataset's partitions without reading them all;
 - ``dataset_names``: the other names of datasets (a table and its location, that an event's
   ``symlinks`` facet or the location its ``storage``/``catalog`` facet names says are one), with
   why; a name two datasets not otherwise joined claim is ambiguous: it is kept apart from both
@@ -72,10 +75,11 @@ from openlineage_subset.lineage._task_runs import UPSERT_PARENTS, parents_row, r
 
 APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
-layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets) or 5 (no other
-names of datasets, no ``run_parents``, no settings) is brought to 6 when first opened
+layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
+names of datasets, no ``run_parents``, no settings) or 6 (no ``partition_tails``) is brought
+to 7 when first opened
 (:func:`_upgrade`); older ones are refused, saying to ingest again."""
 UPGRADABLE = 3
 """The oldest layout :func:`_upgrade` brings to :data:`SCHEMA_VERSION`."""
@@ -155,6 +159,22 @@ CREATE TABLE partitions (
     partition_id INTEGER NOT NULL UNIQUE,
     PRIMARY KEY (dataset_id, dimensions)
 ) WITHOUT ROWID;
+
+-- the distinct ends of each dataset's partition keys after the first column's pair (for
+-- {"a":"x","b":"y"}: "b":"y"}), so that a grid knows the other columns' values without
+-- reading every partition; kept by the trigger below (a key of one column has none)
+CREATE TABLE partition_tails (
+    dataset_id   INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    tail         TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, tail)
+) WITHOUT ROWID;
+
+CREATE TRIGGER partition_tails_kept AFTER INSERT ON partitions
+WHEN instr(NEW.dimensions, '",') > 0
+BEGIN
+    INSERT OR IGNORE INTO partition_tails (dataset_id, tail)
+    VALUES (NEW.dataset_id, substr(NEW.dimensions, instr(NEW.dimensions, '",') + 2));
+END;
 
 CREATE TABLE access_partitions (
     partition_id INTEGER NOT NULL REFERENCES partitions (partition_id),
@@ -472,7 +492,8 @@ def _upgrade(connection: sqlite3.Connection) -> None:
     partitions did. From 4: add the column of the events' facets (empty for the events already
     stored: their facets were not kept), and store the date range of each read that lists
     partitions and filters (which layout 4 stored none of). From 5: each run's parent, root
-    and orchestrator task, from the facets kept (:func:`_add_run_parents`)."""
+    and orchestrator task, from the facets kept (:func:`_add_run_parents`). From 6: the ends
+    of the partition keys (:func:`_add_partition_tails`)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -520,7 +541,23 @@ def _upgrade(connection: sqlite3.Connection) -> None:
             "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) "
             "WITHOUT ROWID"
         )
+    if version < 7:
+        _add_partition_tails(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _add_partition_tails(connection: sqlite3.Connection) -> None:
+    """Layout 7's ``partition_tails`` and the trigger that keeps it, filled from the
+    partitions stored (one pass over them)."""
+    start = _SCHEMA.index("CREATE TABLE partition_tails")
+    table, trigger = _statements(_SCHEMA[start:])[:2]
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+    connection.execute(trigger.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
+    connection.execute(
+        "INSERT OR IGNORE INTO partition_tails (dataset_id, tail) "
+        "SELECT dataset_id, substr(dimensions, instr(dimensions, '\",') + 2) FROM partitions "
+        "WHERE instr(dimensions, '\",') > 0"
+    )
 
 
 def _add_run_parents(connection: sqlite3.Connection) -> None:

@@ -45,6 +45,8 @@ def escapes(text: str) -> list[tuple[str, bool]]:
     >>> escapes("ab\\u202ecd")
     [('ab', False), ('\\\\u202e', True), ('cd', False)]
     """
+    if text.isprintable():  # the usual case, at C speed (a long condition on a page)
+        return [(text, False)] if text else []
     pieces: list[tuple[str, bool]] = []
     start = 0
     for index, char in enumerate(text):

@@ -5,6 +5,7 @@ in the link's title. Expected partitions come from the events posted."""
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import json
 import re
@@ -21,7 +22,7 @@ from tests.browser.helpers import (
     RAW_LONG,
     oncall_events,
 )
-from tests.lineage.events import LAKE
+from tests.lineage.events import LAKE, parts, run
 from tests.service.conftest import Server
 from tests.service.helpers import fetch, page_path, post_events
 
@@ -84,3 +85,56 @@ def test_an_answer_links_each_run_by_what_tells_it_apart(server: Server) -> None
     assert "insert_into" in shown[f"tests.{INSERT}"]
     assert "collect_limit" in shown[f"tests.{COUNT}"]
     assert all(text.endswith("daily_agg") and len(text) <= 60 for text in shown.values())
+
+
+def _days(count: int) -> list[str]:
+    first = dt.date(2020, 1, 1)
+    return [(first + dt.timedelta(days=number)).isoformat() for number in range(count)]
+
+
+def _drawn_days(page: str) -> list[str]:
+    return [
+        json.loads(html.unescape(v))["day"] for v in re.findall(r'name="p" value="([^"]*)"', page)
+    ]
+
+
+def _row_links(page: str) -> dict[str, str]:
+    """The dataset page's links to other rows of its grid, by their text."""
+    found = re.search(r'<p class="pages">(.*?)</p>', page)
+    assert found is not None, "no links to the rows not drawn"
+    return {
+        html.unescape(label): html.unescape(href)
+        for href, label in re.findall(r'<a href="([^"]*)"[^>]*>([^<]*)</a>', found.group(1))
+    }
+
+
+def test_a_grid_too_long_to_draw_at_once_links_its_older_rows(serve: Callable[..., Server]) -> None:
+    """1,200 days of one column: a calendar draws 1,100 at most. Every day is drawn on the
+    dataset's page or on the page its "older rows" link opens, and a link selecting an old
+    day opens the rows that hold it, ticked."""
+    server = serve()
+    days = _days(1200)
+    post_events(server, run(1, 0, 5, writes=[("long_daily", parts(*({"day": d} for d in days)))]))
+    dataset = {"namespace": "file", "name": f"{LAKE}/long_daily"}
+    status, _, newest = fetch(server, page_path("/dataset", **dataset))
+    assert status == 200
+    assert _drawn_days(newest) == days[-1100:]
+    links = _row_links(newest)
+    assert set(links) == {"\u2190 older rows"}
+    status, _, older = fetch(server, links["\u2190 older rows"])
+    assert status == 200
+    assert _drawn_days(older) == days[:100]
+    assert set(_row_links(older)) == {"newer rows \u2192"}
+    status, _, back = fetch(server, _row_links(older)["newer rows \u2192"])
+    assert status == 200 and _drawn_days(back) == days[-1100:]
+    # a link selecting an old day (a run page's, an answer's) draws the rows up to it
+    picked = json.dumps({"day": days[42]}, separators=(",", ":"))  # as the pages link it
+    status, _, shown = fetch(server, page_path("/dataset", **dataset, p=picked))
+    assert status == 200
+    assert _drawn_days(shown) == days[:43]
+    assert re.search(r'name="p" value="[^"]*2020-02-12[^"]*"[^>]*checked>', shown)
+    # a row value the grid does not have, or the first (nothing before it): said, with the way back
+    for before, said in (("2019-12-31", "has no partition of day="), (days[0], "before")):
+        status, _, refused = fetch(server, page_path("/dataset", **dataset, before=before))
+        assert status == 404 and said in html.unescape(refused), before
+        assert 'href="/dataset?namespace=file' in refused

@@ -91,8 +91,12 @@ def datasets(db: Database) -> DatasetsReport:
         return datasets_answer(store)
 
 
-def datasets_answer(store: LineageStore) -> DatasetsReport:
-    """:func:`datasets`'s answer from the open ``store``."""
+def datasets_answer(store: LineageStore, only: DatasetRef | None = None) -> DatasetsReport:
+    """:func:`datasets`'s answer from the open ``store`` (of the dataset ``only`` alone, when
+    given: a page about it counts its partitions, not every dataset's)."""
+    where, named = "", ()
+    if only is not None:
+        where, named = "WHERE d.namespace = ? AND d.name = ? ", (only.namespace, only.name)
     rows = store.connection.execute(
         "SELECT d.namespace, d.name, w.last, coalesce(w.writes, 0), "
         "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
@@ -101,8 +105,9 @@ def datasets_answer(store: LineageStore) -> DatasetsReport:
         "FROM datasets d LEFT JOIN (SELECT a.dataset_id, count(*) AS writes, "
         "max(coalesce(r.ended_at, r.started_at)) AS last FROM accesses a "
         "JOIN runs r ON r.run_id = a.run_id WHERE a.direction = 'output' "
-        "GROUP BY a.dataset_id) w ON w.dataset_id = d.dataset_id "
-        "ORDER BY w.last IS NULL, w.last DESC, d.namespace, d.name"
+        f"GROUP BY a.dataset_id) w ON w.dataset_id = d.dataset_id {where}"
+        "ORDER BY w.last IS NULL, w.last DESC, d.namespace, d.name",
+        named,
     ).fetchall()
     return DatasetsReport(
         tuple(

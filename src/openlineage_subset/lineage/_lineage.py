@@ -9,6 +9,7 @@ from types import TracebackType
 from openlineage_subset.lineage._arguments import Database, open_store
 from openlineage_subset.lineage._catalog import (
     DatasetsReport,
+    DatasetSummary,
     RunsReport,
     datasets_answer,
     runs_answer,
@@ -107,6 +108,12 @@ class Lineage:
     def datasets(self) -> DatasetsReport:
         """Every dataset, the most recently written first."""
         return datasets_answer(self.store)
+
+    def dataset_summary(self, dataset: DatasetRef) -> DatasetSummary | None:
+        """What :meth:`datasets` says of ``dataset`` (stored under that name); None when the
+        database has no dataset of that name."""
+        found = datasets_answer(self.store, dataset).datasets
+        return found[0] if found else None
 
     def runs(self, query: RunsQuery | None = None) -> RunsReport:
         """The runs, the most recently started first (100 of them without a query)."""

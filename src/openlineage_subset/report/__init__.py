@@ -35,6 +35,7 @@ from openlineage_subset.report._picture import (
     arranged,
     impact_picture,
     is_day,
+    most_rows,
     provenance_picture,
     report_picture,
 )
@@ -69,4 +70,5 @@ __all__ += [
     "Links",
     "is_day",
     "job_label",
+    "most_rows",
 ]

@@ -56,7 +56,7 @@ MAX_COLUMNS = 120
 MAX_DAYS = 1100
 """Rows of a grid of days (drawn as a calendar) at most: three years, a contiguous stretch
 around the days in the answer, as long as the grid stays within :data:`MAX_CELLS`."""
-MAX_CELLS = 20_000
+MAX_CELLS = 6_000
 MAX_NODES = 400
 _NEIGHBOURS = 2
 """Rows of context drawn above and below each row with a cell in the answer."""
@@ -314,7 +314,7 @@ class _Builder:
         kept_columns, column_gaps = _kept(sorted(raw_columns, key=_natural), cells, 1, MAX_COLUMNS)
         down_values = sorted(raw_rows, key=_natural)
         days = all(map(is_day, down_values))
-        most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(kept_columns))) if days else MAX_ROWS
+        most = most_rows(len(kept_columns), days)
         rows, row_gaps = _kept(down_values, cells, 0, most, fill=days)
         # The partitions a drawn cell may be: each drawn row's value with each drawn column's
         # values that some known partition has (a grid's rows are the first column's values).
@@ -348,6 +348,28 @@ class _Builder:
         )
 
 
+def most_rows(
+    columns: int,
+    days: bool,
+    *,
+    rows: int | None = None,
+    most_days: int | None = None,
+    cells: int | None = None,
+) -> int:
+    """Rows a grid of ``columns`` columns draws at most: ``most_days`` of dates (``days``) or
+    ``rows`` of other values, and no more than keep it within ``cells`` cells (one at least);
+    by default :data:`MAX_DAYS`, :data:`MAX_ROWS` and :data:`MAX_CELLS`.
+
+    >>> most_rows(120, True), most_rows(3, True), most_rows(3, False), most_rows(10_000, True)
+    (50, 1100, 150, 1)
+    """
+    longest = MAX_ROWS if rows is None else rows
+    if days:
+        longest = MAX_DAYS if most_days is None else most_days
+    budget = MAX_CELLS if cells is None else cells
+    return min(longest, max(1, budget // max(1, columns)))
+
+
 def arranged(
     dataset: DatasetRef,
     units: Mapping[Dimensions, GridCell],
@@ -359,8 +381,9 @@ def arranged(
     """The partitions ``units`` of ``dataset`` as a grid: the column with the most values down
     (``order``: the dataset's partition columns, for the others across), at most
     :data:`MAX_ROWS` rows (:data:`MAX_DAYS` of dates, drawn as a calendar) and
-    :data:`MAX_COLUMNS` columns: those around the cells not ``known`` first, or with ``latest``
-    the last rows (the newest dates)."""
+    :data:`MAX_COLUMNS` columns, within :data:`MAX_CELLS` cells (:func:`most_rows`): those
+    around the cells not ``known`` first, or with ``latest`` the last rows (the newest
+    dates)."""
     order = tuple(order)
     named = {name for unit in units for name, _ in unit}
     columns_of = [*(c for c in order if c in named), *sorted(named.difference(order))]
@@ -378,7 +401,7 @@ def arranged(
     columns, column_gaps = _kept(sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS)
     down_values = sorted({r for r, _ in cells}, key=_natural)
     days = all(map(is_day, down_values))
-    most = max(MAX_ROWS, min(MAX_DAYS, MAX_CELLS // len(columns))) if days else MAX_ROWS
+    most = most_rows(len(columns), days)
     rows, row_gaps = _kept(down_values, cells, 0, most, latest=latest, fill=days)
     shown = set(rows), set(columns)
     return Grid(

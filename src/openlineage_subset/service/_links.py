@@ -23,10 +23,14 @@ def plan_anchor(index: int = 0) -> str:
     return f"plan-{index}"
 
 
-def dataset_link(dataset: DatasetRef, partitions: Iterable[PartitionRef] = ()) -> str:
-    """The dataset's page; with ``partitions``, those selected on it."""
+def dataset_link(
+    dataset: DatasetRef, partitions: Iterable[PartitionRef] = (), *, before: str | None = None
+) -> str:
+    """The dataset's page; with ``partitions``, those selected on it (its grid draws the
+    rows of the first); with ``before``, its grid's rows before that value."""
     query = [("namespace", dataset.namespace), ("name", dataset.name)]
     query += [("p", partition_value(item)) for item in partitions]
+    query += [("before", before)] if before else []
     return "/dataset?" + urlencode(query)
 
 

@@ -366,6 +366,7 @@ def dataset_page(
             '<form id="partitions" action="/answer" method="get">',
             f'<input type="hidden" name="namespace" value="{attribute(dataset.namespace)}">',
             f'<input type="hidden" name="name" value="{attribute(dataset.name)}">',
+            _row_pages(dataset, drawn),
             dataset_grid(drawn.report, drawn.failed, set(selected), drawn.grid),
             '<p><label>Or a partition by its values: <input type="text" name="ask" size="40" '
             f'placeholder="{attribute(_example(drawn.report))}"></label> '
@@ -385,6 +386,23 @@ def dataset_page(
         ],
         styles=DATASET_STYLES,
     )
+
+
+def _row_pages(dataset: DatasetRef, drawn: DrawnPartitions) -> str:
+    """The rows the grid draws, and links to the rows before and after them (each a page
+    of the same dataset with ``before``), when it draws some of them only."""
+    page, grid = drawn.page, drawn.grid
+    if page is None or grid is None or (page.older is None and page.newer is None):
+        return ""
+    links = []
+    if page.older is not None:
+        links.append(_a(dataset_link(dataset, before=page.older), "\u2190 older rows"))
+    if page.newer is not None:
+        links.append(_a(dataset_link(dataset, before=page.newer), "newer rows \u2192"))
+        if page.newer:
+            links.append(_a(dataset_link(dataset), "the newest"))
+    drawn_rows = f"{text(page.column)} from {text(grid.rows[0])} to {text(grid.rows[-1])}"
+    return f'<p class="pages">Drawn: {drawn_rows}. ' + " \u00b7 ".join(links) + "</p>"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -53,6 +53,7 @@ from openlineage_subset.report import (
     grid_html,
     is_day,
     legend_html,
+    most_rows,
 )
 
 MOST_SEARCHED = 20_000
@@ -157,6 +158,19 @@ class Limits:
 
 
 @dataclasses.dataclass(frozen=True)
+class RowPage:
+    """Where the rows a grid draws lie among all the values of their column: the page's links
+    to the rows before and after them."""
+
+    column: str
+    older: str | None
+    """The ``before`` that draws the rows just before the first drawn; None: none is."""
+    newer: str | None
+    """The ``before`` that draws the rows just after the last drawn (``""``: the newest,
+    no ``before``); None: the last drawn is the newest."""
+
+
+@dataclasses.dataclass(frozen=True)
 class DrawnPartitions:
     """A dataset's partitions as its page draws them."""
 
@@ -166,22 +180,49 @@ class DrawnPartitions:
     """Of those, the ones a failed run may have written since (see :func:`dataset_grid`)."""
     grid: Grid | None
     """The grid drawn, its cells made; None: arrange ``report``'s partitions, all of them."""
+    page: RowPage | None = None
+    """Where its rows lie, with ``grid``: for links to the others."""
+
+
+class NoRowsBefore(ValueError):
+    """The ``before`` a dataset page was asked with is not a value of its grid's rows that
+    has one before it."""
 
 
 def drawn_partitions(
-    lineage: Lineage, dataset: DatasetRef, limits: Limits | None = None
+    lineage: Lineage,
+    dataset: DatasetRef,
+    limits: Limits | None = None,
+    before: str | None = None,
+    showing: Sequence[Mapping[str, str | None]] = (),
 ) -> DrawnPartitions:
     """What the page of ``dataset`` draws of its partitions, worked out for those drawn only
-    where it can (the module's docstring); raises ``LineageQueryError`` for an unknown one."""
+    where it can (the module's docstring): the rows of the newest values of its first
+    column, or of those just before the value ``before`` (the page's links to older rows);
+    raises ``LineageQueryError`` for an unknown dataset, :class:`NoRowsBefore` for a
+    ``before`` that is not a value of its rows with one before it (``before`` is left aside
+    where the page draws from all its partitions: it draws their newest then). Without
+    ``before``, the rows drawn are those up to the first of ``showing`` (partitions selected
+    by a link) when the newest are not its."""
     limits = limits or Limits()
     query = PartitionsQuery(dataset.name, dataset.namespace)
     source = PagePartitions(lineage.store, query)
     axis = source.axis(MOST_SEARCHED)
-    picked = None if axis is None else _newest(source, axis, limits)
+    if axis is not None and before is not None:
+        if before not in axis.values:
+            raise NoRowsBefore(f"{dataset} has no partition of {axis.first}={before!r}")
+        if axis.values.index(before) == 0:
+            raise NoRowsBefore(f"no partition of {dataset} has {axis.first} before {before!r}")
+    picked = None if axis is None else _newest(source, axis, limits, before)
+    if axis is not None and picked is not None and before is None and showing:
+        value = showing[0].get(axis.first)
+        if value in axis.values and value not in picked[0]:  # older: the rows up to it
+            before = axis.values[axis.values.index(value) + 1]
+            picked = _newest(source, axis, limits, before)
     if axis is None or picked is None:
         report = lineage.partitions(query)
         return DrawnPartitions(report, lineage.failed_writes(dataset, report.partitions), None)
-    rows, columns, hidden, units = picked
+    rows, columns, hidden, units, room = picked
     latest = source.latest_writer()
     report = source.states(units)
     failed = lineage.failed_writes(dataset, report.partitions)
@@ -192,9 +233,16 @@ def drawn_partitions(
         )
         for state in report.partitions
     }
-    gaps = (len(axis.values) - len(rows), *([0] * len(rows)))
+    start = axis.values.index(rows[0])
+    end = start + len(rows)  # the first value after the rows drawn
+    gaps = (start, *([0] * (len(rows) - 1)), len(axis.values) - end)
     grid = Grid(report.dataset, axis.first, across, rows, columns, cells, None, gaps, hidden)
-    return DrawnPartitions(report, failed, grid)
+    newer = None
+    if end < len(axis.values):
+        after = end + room  # as many rows after the last drawn as fit (their columns may differ)
+        newer = axis.values[after] if after < len(axis.values) else ""
+    page = RowPage(axis.first, rows[0] if start else None, newer)
+    return DrawnPartitions(report, failed, grid, page)
 
 
 def _across(axis: PartitionAxis) -> tuple[str, ...]:
@@ -208,15 +256,18 @@ def _place(unit: Dimensions, down: str, across: Sequence[str]) -> tuple[str, str
 
 
 def _newest(
-    source: PagePartitions, axis: PartitionAxis, limits: Limits
-) -> tuple[tuple[str, ...], tuple[str, ...], int, list[Dimensions]] | None:
-    """The rows drawn (the newest values of the first column), the columns drawn, how many
-    columns are not, and the partitions drawn; None when the first column is not the one the
-    grid puts down (another has more values) or its values do not sort as their text. The
-    partitions of the newest value come first, to tell how many columns there are, so how
-    many rows fit; then those of the rows that fit (the number of columns they have may let
-    fewer fit: those are drawn)."""
+    source: PagePartitions, axis: PartitionAxis, limits: Limits, before: str | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...], int, list[Dimensions], int] | None:
+    """The rows drawn (the newest values of the first column, or the newest before the
+    value ``before``), the columns drawn, how many columns are not, the partitions drawn and
+    how many rows fit; None when the first column is not the one the grid puts down (another
+    has more values) or its values do not sort as their text. The partitions of the newest
+    value come first, to tell how many columns there are, so how many rows fit; then those
+    of the rows that fit (the number of columns they have may let fewer fit: those are
+    drawn)."""
     values = axis.values
+    if before is not None:
+        values = values[: values.index(before)]
     if not values or any(_natural(value)[0] == 0 for value in values):
         return None  # numbers sort by their value in a grid, not as their text
     days = all(map(is_day, values))
@@ -227,8 +278,8 @@ def _newest(
     while True:
         wanted = min(wanted, len(values))
         if wanted > fetched:
-            before = values[len(values) - fetched] if fetched else None
-            batch = source.newest(axis, values[len(values) - wanted], before)
+            until = values[len(values) - fetched] if fetched else before
+            batch = source.newest(axis, values[len(values) - wanted], until)
             if not _add_places(batch, axis, places, seen):
                 return None
             fetched = wanted
@@ -236,10 +287,10 @@ def _newest(
             return None
         named = sorted({column for _, column in places.values()}, key=_natural)
         columns = tuple(named[: limits.columns])
-        most = limits.rows
-        if days:
-            most = max(limits.rows, min(limits.days, limits.cells // max(1, len(columns))))
-        most = min(most, len(values))
+        room = most_rows(
+            len(columns), days, rows=limits.rows, most_days=limits.days, cells=limits.cells
+        )
+        most = min(room, len(values))
         if most <= fetched:
             break
         wanted = most
@@ -254,7 +305,7 @@ def _newest(
         for unit, (row, column) in places.items()
         if row in kept_rows and column in kept_columns
     ]
-    return rows, columns, len(named) - len(columns), drawn
+    return rows, columns, len(named) - len(columns), drawn, room
 
 
 def _add_places(

@@ -64,7 +64,7 @@ from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
 from openlineage_subset.service._answer_runs import impact_runs, provenance_runs
 from openlineage_subset.service._links import LINKS
-from openlineage_subset.service._partition_grid import drawn_partitions
+from openlineage_subset.service._partition_grid import NoRowsBefore, drawn_partitions
 from openlineage_subset.service._tasks_section import tasks_copy
 
 COOKIE = "ol_subset_key"
@@ -137,16 +137,22 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
         ref = _dataset(request)
         if ref is None:
             return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
+        selected = request.query_params.getlist("p")
+        before = request.query_params.get("before") or None  # the page's link to older rows
+        try:
+            showing = _pages.selected_partitions(selected)
+        except ValueError:
+            showing = []  # not drawn with its row, then: the answer it asks for says why
         with Lineage(path) as lineage:
             try:  # what the page draws only: the partitions of its grid, its latest runs
-                drawn = drawn_partitions(lineage, ref)
+                drawn = drawn_partitions(lineage, ref, before=before, showing=showing)
                 query = PartitionsQuery(ref.name, ref.namespace)
                 past, total = latest_history(lineage.store, query, _pages.MAX_HISTORY)
             except LineageQueryError as error:
                 return 404, _pages.error_page(404, str(error)), []
-            listed = lineage.datasets().datasets
-            summary = next((item for item in listed if item.dataset == ref), None)
-            selected = request.query_params.getlist("p")
+            except NoRowsBefore as error:
+                return 404, _pages.error_page(404, str(error), ref), []
+            summary = lineage.dataset_summary(ref)
             facets = lineage.dataset_facets(ref)
         content = _pages.dataset_page(
             ref, summary, drawn, past, selected, facets=facets, history_total=total

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -57,8 +58,15 @@ class DatasetColumns:
 
     def key(self, first: str, other: tuple[str | None, ...]) -> str:
         """The key (``partitions.dimensions``) of the partition of these values."""
-        pair = canonical_unit(((self.shape[0], first),))
+        pair = _first_pair(self.shape[0], first)
         return pair[:-1] + "," + self.others[other] if other else pair
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_pair(column: str, value: str) -> str:
+    """The key of the partition of one column: the start of the others' (a grid asks for a
+    row's value with each of its columns)."""
+    return canonical_unit(((column, value),))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ Entry points: :func:`grid_html` (one dataset's heading, whole-dataset line and t
 from __future__ import annotations
 
 import calendar
+import functools
 from collections.abc import Collection, Iterable
 
 from openlineage_subset.report._markup import attribute, lines, text
@@ -199,7 +200,7 @@ def _calendar(grid: Grid, selected: Collection[str]) -> str:
                     cells.append(_cell(grid, date, column, selected))
                 elif left_out(date):
                     where = _where(grid, date, column)
-                    cells.append(f'<td class="hidden" title="{attribute(where)}: not drawn"></td>')
+                    cells.append(f'<td class="hidden" title="{where}: not drawn"></td>')
                 else:
                     cells.append(_cell(grid, date, column, selected))
             heads = ""
@@ -242,21 +243,30 @@ def _gap(count: int, columns: int, what: str = "row(s) not drawn") -> str:
     return f'<tr class="gap"><td colspan="{columns}">\u2026 {count} {what}</td></tr>'
 
 
+_escaped = functools.lru_cache(maxsize=16_384)(attribute)
+""":func:`attribute` of the texts every cell repeats (a row's value, a column's, a note of the
+runs behind many cells), worked out once: a grid has thousands of cells."""
+
+
 def _where(grid: Grid, row: str, column: str) -> str:
-    return f"{grid.down}={row}" + (f", {'/'.join(grid.across)}={column}" if column else "")
+    """The partition of a cell, escaped for an attribute."""
+    where = _escaped(f"{grid.down}=") + _escaped(row)
+    if column:
+        where += _escaped(f", {'/'.join(grid.across)}=") + _escaped(column)
+    return where
 
 
 def _cell(grid: Grid, row: str, column: str, selected: Collection[str] = ()) -> str:
     cell = grid.cells.get((row, column))
     where = _where(grid, row, column)
     if cell is None:
-        return f'<td class="none" title="{attribute(where + ": no such partition")}"></td>'
-    notes: Iterable[str] = (where, *cell.notes)
+        return f'<td class="none" title="{where}: no such partition"></td>'
     box = ""
     if cell.choice is not None:
         checked = " checked" if cell.choice in selected else ""
         box = (
             f'<label class="pick"><input type="checkbox" name="p" '
-            f'value="{attribute(cell.choice)}" aria-label="{attribute(where)}"{checked}></label>'
+            f'value="{attribute(cell.choice)}" aria-label="{where}"{checked}></label>'
         )
-    return f'<td class="{cell.state}" title="{lines(notes, attribute)}">{box}</td>'
+    title = "\n".join([where, *map(_escaped, cell.notes)])  # as lines(): each line alone
+    return f'<td class="{cell.state}" title="{title}">{box}</td>'

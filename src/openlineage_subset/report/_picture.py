@@ -318,15 +318,9 @@ class _Builder:
         rows, row_gaps = _kept(down_values, cells, 0, most, fill=days)
         # The partitions a drawn cell may be: each drawn row's value with each drawn column's
         # values that some known partition has (a grid's rows are the first column's values).
-        candidates: dict[str, tuple[str, str]] = {}
-        for row in rows:
-            for value in raw_rows[row]:
-                for column in kept_columns:
-                    for combo in raw_columns[column]:
-                        values = {down: value, **dict(zip(across, combo, strict=True))}
-                        first, other = values[shape[0]], tuple(values[c] for c in shape[1:])
-                        if first is not None and other in columns.others:
-                            candidates[columns.key(first, other)] = (row, column)
+        candidates = _candidates(
+            columns, down, across, (rows, raw_rows), (kept_columns, raw_columns)
+        )
         drawn = {
             candidates[key]: GridCell("known", (self.unmarked,))
             for key in self.source.known_among(dataset, candidates)
@@ -346,6 +340,45 @@ class _Builder:
             tuple(row_gaps),
             sum(column_gaps),
         )
+
+
+def _candidates(
+    columns: DatasetColumns,
+    down: str,
+    across: tuple[str, ...],
+    drawn_rows: tuple[list[str], Mapping[str, set[str | None]]],
+    drawn_columns: tuple[list[str], Mapping[str, set[tuple[str | None, ...]]]],
+) -> dict[str, tuple[str, str]]:
+    """The key of each partition a drawn cell may be, with its (row, column): each drawn row's
+    values with each drawn column's that some known partition has (``columns.others``)."""
+    shape = columns.shape
+    rows, raw_rows = drawn_rows
+    kept_columns, raw_columns = drawn_columns
+    candidates: dict[str, tuple[str, str]] = {}
+    if down == shape[0]:  # each column's values of the other columns, found once
+        spots = [across.index(name) for name in shape[1:]]
+        others = [
+            (column, [tuple(combo[spot] for spot in spots) for combo in raw_columns[column]])
+            for column in kept_columns
+        ]
+        for row in rows:
+            for value in raw_rows[row]:
+                if value is None:
+                    continue
+                for column, found in others:
+                    for other in found:
+                        if other in columns.others:
+                            candidates[columns.key(value, other)] = (row, column)
+        return candidates
+    for row in rows:
+        for value in raw_rows[row]:
+            for column in kept_columns:
+                for combo in raw_columns[column]:
+                    values = {down: value, **dict(zip(across, combo, strict=True))}
+                    first, other = values[shape[0]], tuple(values[c] for c in shape[1:])
+                    if first is not None and other in columns.others:
+                        candidates[columns.key(first, other)] = (row, column)
+    return candidates
 
 
 def most_rows(

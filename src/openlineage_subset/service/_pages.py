@@ -36,6 +36,7 @@ from openlineage_subset.lineage import (
     RunDetails,
     RunPartitions,
     RunRef,
+    indented_json,
     shown_time,
 )
 from openlineage_subset.report import GRID_STYLE, attribute, marked, text
@@ -476,7 +477,7 @@ def plan_text(backfill: Sequence[PartitionSet], heading: str) -> str:
 
 def plan_json(backfill: Sequence[PartitionSet]) -> str:
     plan = {"backfill": [part.as_json() for part in backfill]}
-    return printable_json(json.dumps(plan, indent=2, ensure_ascii=False)) + "\n"
+    return printable_json(indented_json(plan, ensure_ascii=False)) + "\n"
 
 
 def error_page(status: int, message: str, back: DatasetRef | None = None) -> str:

@@ -257,15 +257,66 @@ def test_the_page_shows_the_latest_runs_and_counts_the_others(made: tuple[Path, 
     assert len(boxes) == len(drawn.grid.cells if drawn.grid else ())
 
 
-def test_a_dataset_whose_first_column_is_not_its_rows_is_drawn_from_all(tmp_path: Path) -> None:
-    """Zones first by name and fewer than the days: the grid's rows are the days, which no
-    range of the key holds; the page draws it from every partition, as before."""
-    events = run(
-        1,
-        0,
-        5,
-        writes=[("raw", _parts(((_date(n), "Z1") for n in range(30)), "day", "area"))],
-    )
+def _renamed(item: Any, old: str, new: str) -> Any:
+    """The events with the partition column ``old`` named ``new``."""
+    if isinstance(item, dict):
+        return {
+            (new if key == old else key): _renamed(value, old, new) for key, value in item.items()
+        }
+    if isinstance(item, list):
+        return [_renamed(value, old, new) for value in item]
+    if isinstance(item, str) and item.startswith(f"{old}="):
+        return new + item[len(old) :]
+    return item
+
+
+def test_a_dataset_whose_rows_are_its_second_column_is_drawn_from_its_newest_rows(
+    tmp_path: Path,
+) -> None:
+    """The history above with its zones named ``area``: first by name, fewer than the days.
+    The grid's rows are the days, which no range of the key holds: the page draws the newest
+    of them by the first areas all the same, each state as worked out from every partition,
+    and its older rows a link away."""
+    events = [_renamed(item, "zone", "area") for item in _history()]
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "events.jsonl", events)], db)
+    everything = {state.partition: state for state in dataset_partitions(db, RAW.name).partitions}
+    known = {(dict(ref.dimensions)["day"], dict(ref.dimensions)["area"]) for ref in everything}
+    days = sorted({day for day, _ in known})
+    areas = sorted({area for _, area in known})
+    with Lineage(db) as lineage:
+        drawn = drawn_partitions(lineage, RAW, LIMITS)
+        older = drawn_partitions(lineage, RAW, LIMITS, before=days[-6])
+    assert drawn.grid is not None and older.grid is not None
+    assert (drawn.grid.down, drawn.grid.across) == ("day", ("area",))
+    assert drawn.grid.rows == tuple(days[-6:])  # 24 cells over 4 columns: 6 rows
+    assert drawn.grid.columns == tuple(areas[:4])
+    assert drawn.grid.hidden_columns == len(areas) - 4
+    assert drawn.page is not None and drawn.page.older == days[-6]
+    assert older.grid.rows == tuple(days[-12:-6])
+    for page in (drawn, older):
+        assert page.grid is not None
+        expected = {
+            ref
+            for ref in everything
+            if dict(ref.dimensions)["day"] in page.grid.rows
+            and dict(ref.dimensions)["area"] in page.grid.columns
+        }
+        assert {state.partition for state in page.report.partitions} == expected
+        for state in page.report.partitions:
+            assert everything[state.partition] == state
+        assert len(page.grid.cells) == len(expected)
+
+
+def test_a_dataset_of_three_columns_not_by_its_first_is_drawn_from_all(tmp_path: Path) -> None:
+    """Rows that are neither the first column nor the second of two: the page draws the
+    grid from every partition, as before."""
+    pairs = [(_date(n), "Z1") for n in range(30)]
+    condition = _parts(pairs, "day", "area")
+    for item in condition["partitions"]:
+        item["dimensions"]["kind"] = "k"
+        item["identifier"] += "/kind=k"
+    events = run(1, 0, 5, writes=[("raw", condition)])
     db = tmp_path / "lineage.db"
     ingest([write_events(tmp_path / "events.jsonl", events)], db)
     with Lineage(db) as lineage:
@@ -273,3 +324,33 @@ def test_a_dataset_whose_first_column_is_not_its_rows_is_drawn_from_all(tmp_path
     assert drawn.grid is None
     assert len(drawn.report.partitions) == 30
     assert {state.writer.run_id for state in drawn.report.partitions if state.writer} == {run_id(1)}
+
+
+def test_a_grid_of_more_columns_than_drawn_from_all_shows_earlier_writes(tmp_path: Path) -> None:
+    """Days by 12 areas by 11 kinds, written twice: the grid's columns (132 area/kind pairs)
+    are more than a grid draws (120), and its rows not the first column by name: the page
+    draws it from every partition, the first write's partitions as written by an earlier
+    run (a state the cut of the columns once did not rank: the page failed)."""
+
+    def condition(days: range) -> Json:
+        return {
+            "type": "partition",
+            "partitions": [
+                {"dimensions": {"day": _date(day), "area": f"A{area:02d}", "kind": f"K{kind:02d}"}}
+                for day in days
+                for area in range(12)
+                for kind in range(11)
+            ],
+        }
+
+    events = run(1, 0, 5, writes=[("raw", condition(range(8)))])
+    events += run(2, 10, 15, writes=[("raw", condition(range(8, 15)))])
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "events.jsonl", events)], db)
+    with Lineage(db) as lineage:
+        drawn = drawn_partitions(lineage, RAW)
+        latest, total = latest_history(lineage.store, PartitionsQuery(RAW.name, RAW.namespace), 5)
+    assert drawn.grid is None  # drawn from every partition
+    page = _pages.dataset_page(RAW, None, drawn, latest, history_total=total)
+    assert "120 column(s)" not in page and "12 column(s) not drawn" in page
+    assert 'class="earlier"' in page and 'class="written"' in page

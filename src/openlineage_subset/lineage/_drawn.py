@@ -15,6 +15,7 @@ of each is the one :func:`~openlineage_subset.lineage.dataset_partitions` gives 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Collection
 
 from openlineage_subset.lineage._conditions import Unit
@@ -41,8 +42,9 @@ class PartitionAxis:
     order: tuple[str, ...]
     """The dataset's partition columns, in the order its events give them."""
     first: str
+    """The column (:meth:`PagePartitions.second_axis`: the second one)."""
     values: tuple[str, ...]
-    """In the order of their text."""
+    """In the order of their text (the second column's: in no order)."""
 
 
 class PagePartitions:
@@ -66,6 +68,29 @@ class PagePartitions:
         first, values = found
         order = self.graph.column_order(self.dataset_id)
         return PartitionAxis(self.graph.dataset(self.dataset_id), order, first, tuple(values))
+
+    def second_axis(self, axis: PartitionAxis) -> PartitionAxis | None:
+        """The second of a dataset's two partition columns and its distinct values (from the
+        ends of its keys kept at ingest: no partition read), when that one is the grid's rows:
+        it has more values than ``axis.first``, or as many and comes first in the dataset's
+        order; each value text. None otherwise."""
+        if len(axis.order) != 2:
+            return None
+        (second,) = [name for name in axis.order if name != axis.first]
+        values: list[str] = []
+        for (tail,) in self.store.connection.execute(
+            "SELECT tail FROM partition_tails WHERE dataset_id = ?", (self.dataset_id,)
+        ):
+            value = json.loads("{" + tail).get(second)
+            if not isinstance(value, str):
+                return None
+            values.append(value)
+        if len(values) < len(axis.values) or (
+            len(values) == len(axis.values)
+            and axis.order.index(axis.first) < axis.order.index(second)
+        ):
+            return None
+        return PartitionAxis(axis.dataset, axis.order, second, tuple(values))
 
     def newest(
         self, axis: PartitionAxis, value: str, before: str | None = None

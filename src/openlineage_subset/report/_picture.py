@@ -49,7 +49,17 @@ CellState = Literal["affected", "possible", "written", "earlier", "read", "known
 (provenance). ``known``: a known partition the answer says nothing of. ``earlier``: (a
 dataset's own grid) last written by an earlier run than the dataset's latest writer."""
 NodeState = Literal["start", "target", "dataset", "job", "definite", "possible", "failed"]
-_RANK: dict[CellState, int] = {"known": 0, "read": 1, "written": 2, "possible": 3, "affected": 4}
+_RANK: dict[CellState, int] = {
+    "known": 0,
+    "read": 1,
+    "earlier": 1,
+    "written": 2,
+    "possible": 3,
+    "affected": 4,
+}
+"""How strong each state is: a cut grid keeps the strongest first. Every state has one (a
+dataset's own grid draws ``earlier``: a dataset page of more columns than a grid draws
+failed on it)."""
 MAX_ROWS = 150
 """Rows of a grid drawn at most: those with cells in the answer, and their neighbours, first."""
 MAX_COLUMNS = 120

@@ -431,6 +431,8 @@ def _copyable(number: str, label: str, content: str) -> str:
 def _plain_lines(content: str) -> str:
     """Text to copy, escaped, what does not print (left in it) written as its escape, bare:
     what is copied is the text shown."""
+    if content.replace("\n", "").isprintable():  # the usual case: escaped at once
+        return html.escape(content, quote=False)
     return "\n".join(html.escape(printable(line), quote=False) for line in content.split("\n"))
 
 

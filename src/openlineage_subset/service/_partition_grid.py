@@ -207,18 +207,30 @@ def drawn_partitions(
     limits = limits or Limits()
     query = PartitionsQuery(dataset.name, dataset.namespace)
     source = PagePartitions(lineage.store, query)
-    axis = source.axis(MOST_SEARCHED)
+    first = source.axis(MOST_SEARCHED)
+    second = None if first is None else source.second_axis(first)
+    if second is not None:  # in the grid's order: numbers by their value first
+        second = dataclasses.replace(second, values=tuple(sorted(second.values, key=_natural)))
+    axis = first if second is None else second  # the column of the grid's rows
     if axis is not None and before is not None:
         if before not in axis.values:
             raise NoRowsBefore(f"{dataset} has no partition of {axis.first}={before!r}")
         if axis.values.index(before) == 0:
             raise NoRowsBefore(f"no partition of {dataset} has {axis.first} before {before!r}")
-    picked = None if axis is None else _newest(source, axis, limits, before)
+
+    def pick(before: str | None) -> _Picked | None:
+        if first is None:
+            return None
+        if second is None:
+            return _newest(source, first, limits, before)
+        return _by_second(first, second, limits, before)
+
+    picked = pick(before)
     if axis is not None and picked is not None and before is None and showing:
         value = showing[0].get(axis.first)
         if value in axis.values and value not in picked[0]:  # older: the rows up to it
             before = axis.values[axis.values.index(value) + 1]
-            picked = _newest(source, axis, limits, before)
+            picked = pick(before)
     if axis is None or picked is None:
         report = lineage.partitions(query)
         return DrawnPartitions(report, lineage.failed_writes(dataset, report.partitions), None)
@@ -255,9 +267,33 @@ def _place(unit: Dimensions, down: str, across: Sequence[str]) -> tuple[str, str
     return _shown(values.get(down, "")), "/".join(_shown(values.get(name, "")) for name in across)
 
 
+_Picked = tuple[tuple[str, ...], tuple[str, ...], int, list[Dimensions], int]
+"""The rows drawn, the columns drawn, how many columns are not, the partitions drawn (some
+may not be known: the grid's cells) and how many rows fit."""
+
+
+def _by_second(
+    first: PartitionAxis, second: PartitionAxis, limits: Limits, before: str | None
+) -> _Picked:
+    """The grid of a dataset of two columns whose rows are the second one's values (days
+    after a region, ``country`` and ``dt``): the newest rows (before ``before``) by the
+    first values of the first column, every pair of them a cell (no partition read; those
+    that are no known partition are left out by ``states``)."""
+    values = second.values if before is None else second.values[: second.values.index(before)]
+    named = sorted(first.values, key=_natural)
+    columns = tuple(named[: limits.columns])
+    days = all(map(is_day, values))
+    room = most_rows(
+        len(columns), days, rows=limits.rows, most_days=limits.days, cells=limits.cells
+    )
+    rows = tuple(values[max(0, len(values) - room) :])
+    units: list[Dimensions] = [((first.first, c), (second.first, r)) for r in rows for c in columns]
+    return rows, columns, len(named) - len(columns), units, room
+
+
 def _newest(
     source: PagePartitions, axis: PartitionAxis, limits: Limits, before: str | None = None
-) -> tuple[tuple[str, ...], tuple[str, ...], int, list[Dimensions], int] | None:
+) -> _Picked | None:
     """The rows drawn (the newest values of the first column, or the newest before the
     value ``before``), the columns drawn, how many columns are not, the partitions drawn and
     how many rows fit; None when the first column is not the one the grid puts down (another

@@ -14,7 +14,8 @@ and the page's size.
 the server's ``PYTHONPATH``): the code before a change, e.g. from
 ``git archive COMMIT src generated | tar -x -C /tmp/old``. ``--out FILE`` writes the times as
 JSON; ``--baseline FILE`` (such a file, of the code before) adds the ratio new / old per page.
-Run the two back to back, on the same database::
+``--gzip`` asks for each page compressed, as a browser does (the server's compression
+counted, the size the compressed one). Run the two back to back, on the same database::
 
     python benchmarks/pages.py --src /tmp/old --out old.json
     python benchmarks/pages.py --out new.json --baseline old.json
@@ -95,6 +96,7 @@ def pages(days: int, run_id: str) -> dict[str, str]:
         "dataset raw/events": dataset("raw/events"),
         "dataset agg/daily": dataset("agg/daily"),
         "dataset reports/daily": dataset("reports/daily"),
+        "dataset raw/events, older rows": dataset("raw/events") + f"&before={middle.isoformat()}",
         "runs": "/runs",
         "run": "/run?" + urlencode({"id": run_id}),
         "impact page raw/events": answer("raw/events", "impact", middle),
@@ -126,12 +128,15 @@ def started(db: Path, src: Path | None) -> tuple[subprocess.Popen[str], str]:
     return process, line.removeprefix("ready: ").strip()
 
 
-def measured(base: str, pid: int, path: str, repeat: int) -> dict[str, float]:
-    """Median wall and server CPU seconds of ``repeat`` requests of ``path``, and its size."""
+def measured(base: str, pid: int, path: str, repeat: int, gzip: bool = False) -> dict[str, float]:
+    """Median wall and server CPU seconds of ``repeat`` requests of ``path``, and its size
+    (compressed, with ``gzip``: asked as a browser asks, the server's compression included)."""
     walls, cpus, size = [], [], 0
+    headers = {"Accept-Encoding": "gzip"} if gzip else {}
     for _ in range(repeat):
         cpu, began = cpu_seconds(pid), time.perf_counter()
-        with urllib.request.urlopen(base + path, timeout=600) as response:
+        request = urllib.request.Request(base + path, headers=headers)
+        with urllib.request.urlopen(request, timeout=600) as response:
             body = response.read()
         walls.append(time.perf_counter() - began)
         cpus.append(cpu_seconds(pid) - cpu)
@@ -148,6 +153,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--src", type=Path, help="a checkout whose code to serve")
     parser.add_argument("--out", type=Path, help="write the times as JSON")
     parser.add_argument("--baseline", type=Path, help="times (--out) of the code before")
+    parser.add_argument(
+        "--gzip", action="store_true", help="ask for gzip as browsers do (compression counted)"
+    )
     return parser.parse_args()
 
 
@@ -163,7 +171,7 @@ def main() -> None:
         print(f"{args.days} dates x {args.countries} countries; load {os.getloadavg()[0]:.1f}")
         print(f"{'page':32} {'wall s':>8} {'CPU s':>8} {'KB':>8}" + ("  ratio (CPU, wall)"))
         for name, path in pages(args.days, run_id).items():
-            found = results[name] = measured(base, process.pid, path, args.repeat)
+            found = results[name] = measured(base, process.pid, path, args.repeat, args.gzip)
             line = (
                 f"{name:32} {found['wall']:8.3f} {found['cpu']:8.3f} {found['bytes'] / 1024:8.0f}"
             )

@@ -94,7 +94,8 @@ def datasets(db: Database) -> DatasetsReport:
 def datasets_answer(store: LineageStore, only: DatasetRef | None = None) -> DatasetsReport:
     """:func:`datasets`'s answer from the open ``store`` (of the dataset ``only`` alone, when
     given: a page about it counts its partitions, not every dataset's)."""
-    where, named = "", ()
+    where = ""
+    named: tuple[str, ...] = ()
     if only is not None:
         where, named = "WHERE d.namespace = ? AND d.name = ? ", (only.namespace, only.name)
     rows = store.connection.execute(

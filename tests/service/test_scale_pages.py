@@ -25,7 +25,7 @@ from openlineage_subset.lineage import (
     latest_history,
 )
 from openlineage_subset.service import _pages
-from openlineage_subset.service._partition_grid import Limits, drawn_partitions
+from openlineage_subset.service._partition_grid import Limits, NoRowsBefore, drawn_partitions
 from tests.lineage.events import LAKE, both, compare, run, run_id, write_events
 
 Json = dict[str, Any]
@@ -321,6 +321,9 @@ def test_a_dataset_of_three_columns_not_by_its_first_is_drawn_from_all(tmp_path:
     ingest([write_events(tmp_path / "events.jsonl", events)], db)
     with Lineage(db) as lineage:
         drawn = drawn_partitions(lineage, RAW, LIMITS)
+        # its newest rows only: rows before a value are refused, not drawn as the newest
+        with pytest.raises(NoRowsBefore, match="draws its newest rows only"):
+            drawn_partitions(lineage, RAW, LIMITS, before=_date(20))
     assert drawn.grid is None
     assert len(drawn.report.partitions) == 30
     assert {state.writer.run_id for state in drawn.report.partitions if state.writer} == {run_id(1)}

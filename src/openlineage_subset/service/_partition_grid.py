@@ -200,8 +200,8 @@ def drawn_partitions(
     where it can (the module's docstring): the rows of the newest values of its first
     column, or of those just before the value ``before`` (the page's links to older rows);
     raises ``LineageQueryError`` for an unknown dataset, :class:`NoRowsBefore` for a
-    ``before`` that is not a value of its rows with one before it (``before`` is left aside
-    where the page draws from all its partitions: it draws their newest then). Without
+    ``before`` that is not a value of its rows with one before it, or where the page draws
+    from all its partitions (their newest rows: it cannot draw others). Without
     ``before``, the rows drawn are those up to the first of ``showing`` (partitions selected
     by a link) when the newest are not its."""
     limits = limits or Limits()
@@ -212,11 +212,6 @@ def drawn_partitions(
     if second is not None:  # in the grid's order: numbers by their value first
         second = dataclasses.replace(second, values=tuple(sorted(second.values, key=_natural)))
     axis = first if second is None else second  # the column of the grid's rows
-    if axis is not None and before is not None:
-        if before not in axis.values:
-            raise NoRowsBefore(f"{dataset} has no partition of {axis.first}={before!r}")
-        if axis.values.index(before) == 0:
-            raise NoRowsBefore(f"no partition of {dataset} has {axis.first} before {before!r}")
 
     def pick(before: str | None) -> _Picked | None:
         if first is None:
@@ -225,12 +220,19 @@ def drawn_partitions(
             return _newest(source, first, limits, before)
         return _by_second(first, second, limits, before)
 
-    picked = pick(before)
-    if axis is not None and picked is not None and before is None and showing:
-        value = showing[0].get(axis.first)
-        if value in axis.values and value not in picked[0]:  # older: the rows up to it
-            before = axis.values[axis.values.index(value) + 1]
+    if before is not None:
+        picked = None
+        if axis is not None and before in axis.values[1:]:
             picked = pick(before)
+        if picked is None:
+            raise NoRowsBefore(_not_before(dataset, axis, before, pick(None) is not None))
+    else:
+        picked = pick(None)
+        if axis is not None and picked is not None and showing:
+            value = showing[0].get(axis.first)
+            if value in axis.values and value not in picked[0]:  # older: the rows up to it
+                before = axis.values[axis.values.index(value) + 1]
+                picked = pick(before)
     if axis is None or picked is None:
         report = lineage.partitions(query)
         return DrawnPartitions(report, lineage.failed_writes(dataset, report.partitions), None)
@@ -255,6 +257,19 @@ def drawn_partitions(
         newer = axis.values[after] if after < len(axis.values) else ""
     page = RowPage(axis.first, rows[0] if start else None, newer)
     return DrawnPartitions(report, failed, grid, page)
+
+
+def _not_before(dataset: DatasetRef, axis: PartitionAxis | None, before: str, pages: bool) -> str:
+    """Why the page of ``dataset`` draws no rows before ``before`` (``pages``: whether it
+    draws a page of rows at all)."""
+    if axis is None or not pages:
+        return (
+            f"the page of {dataset} draws its newest rows only (its grid is laid out from all "
+            "its partitions), not those before a value"
+        )
+    if before not in axis.values:
+        return f"{dataset} has no partition of {axis.first}={before!r}"
+    return f"no partition of {dataset} has {axis.first} before {before!r}"
 
 
 def _across(axis: PartitionAxis) -> tuple[str, ...]:

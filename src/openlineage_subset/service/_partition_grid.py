@@ -117,7 +117,7 @@ def dataset_grid(
     it left out (``ready``: the grid arranged already, see :func:`drawn_partitions`); a note
     when the dataset has no partition."""
     if ready is not None:
-        return legend_html("partitions") + grid_html(ready, selected, heading=False)
+        return legend_html("partitions") + grid_html(ready, _ticked(ready, selected), heading=False)
     states = report.partitions
     if not states:
         note = html.escape(no_partitions_note(report))
@@ -144,7 +144,30 @@ def dataset_grid(
             if key in grid.cells:
                 drawn[key] = _cell(state, latest, failed.get(_unit(state.partition)))
         grid = dataclasses.replace(grid, cells=drawn)
-    return legend_html("partitions") + grid_html(grid, selected, heading=False)
+    return legend_html("partitions") + grid_html(grid, _ticked(grid, selected), heading=False)
+
+
+def _ticked(grid: Grid, selected: Collection[str]) -> set[str]:
+    """The checkbox values of the cells ``selected`` names: the same partition whatever the
+    spacing or order of its JSON (a link typed by hand, another tool's)."""
+    wanted = set()
+    for value in selected:
+        try:
+            wanted.add(_same(value))
+        except ValueError:
+            continue  # no partition: the answer it asks for says why
+    if not wanted:
+        return set()
+    return {
+        cell.choice
+        for cell in grid.cells.values()
+        if cell.choice is not None and _same(cell.choice) in wanted
+    }
+
+
+def _same(value: str) -> str:
+    """A partition's JSON in one spelling (keys sorted, no spaces); ValueError if not JSON."""
+    return json.dumps(json.loads(value), sort_keys=True, separators=(",", ":"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,7 +7,9 @@ boxes are asked about together, with or without a script. A cell is coloured by 
 write (by the dataset's latest writer, by an earlier one, possibly, none known) and whether it
 is affected: a run that wrote it after its last completed write failed (or was aborted), so
 what it holds may be half written. Its hover text names the partition, the last writer and
-the failed run. A long grid draws its newest rows and says how many it left out.
+the failed run. A long grid draws its newest rows (within the report's cells) and says how
+many it left out; the page links the rows before them and after (``before``: the rows before
+that value), and a partition a link selects is drawn with its rows.
 
 The page works out the state of the partitions it draws only (:func:`drawn_partitions`): for
 a dataset whose partitions all have the same columns, the first of them by name holding
@@ -15,7 +17,10 @@ values of plain text (days, most often), SQLite finds that column's values one s
 key each, then the partitions of the newest values the grid has room for; the grid is then
 arranged as :func:`~openlineage_subset.report.arranged` arranges all of them when that column
 has the most values and the columns drawn are the first ones (the first 120 values of the
-other columns among those partitions). Any other dataset is drawn from all its partitions.
+other columns among those partitions). A dataset of two columns whose rows are the second
+(``country`` then ``day``) is drawn from the values of each (the second's kept at ingest),
+its cells the pairs of drawn rows and columns that are known partitions. Any other dataset
+is drawn from all its partitions.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ shows the same drawing inside its own pages. The room reads the store only throu
   what tells its runs apart kept.
 """
 
+from openlineage_subset.report._cells import NULL_VALUE, CellState, GridCell, is_day
 from openlineage_subset.report._drawing import Links
 from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
 from openlineage_subset.report._html import STYLE, body, page, report_html
@@ -27,14 +28,10 @@ from openlineage_subset.report._picture import (
     MAX_COLUMNS,
     MAX_DAYS,
     MAX_ROWS,
-    NULL_VALUE,
-    CellState,
     Grid,
-    GridCell,
     Picture,
     arranged,
     impact_picture,
-    is_day,
     most_rows,
     provenance_picture,
     report_picture,

@@ -20,8 +20,9 @@ import calendar
 import functools
 from collections.abc import Collection, Iterable
 
+from openlineage_subset.report._cells import CellState, is_day
 from openlineage_subset.report._markup import attribute, lines, text
-from openlineage_subset.report._picture import CellState, Grid, is_day
+from openlineage_subset.report._picture import Grid
 
 CELL = 18
 """A cell's side in pixels, its white border included."""

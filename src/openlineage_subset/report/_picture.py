@@ -11,11 +11,8 @@ coloured by the strongest thing the answer says of it, with the runs behind it a
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import datetime as dt
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -43,23 +40,18 @@ from openlineage_subset.lineage import (
     shown_time,
     unseen_note,
 )
+from openlineage_subset.report._cells import (
+    RANK,
+    CellState,
+    GridCell,
+    candidate_keys,
+    is_day,
+    kept,
+    natural,
+    shown_value,
+)
 
-CellState = Literal["affected", "possible", "written", "earlier", "read", "known"]
-"""Strongest first. ``possible``: possibly affected (impact), possibly read or written
-(provenance). ``known``: a known partition the answer says nothing of. ``earlier``: (a
-dataset's own grid) last written by an earlier run than the dataset's latest writer."""
 NodeState = Literal["start", "target", "dataset", "job", "definite", "possible", "failed"]
-_RANK: dict[CellState, int] = {
-    "known": 0,
-    "read": 1,
-    "earlier": 1,
-    "written": 2,
-    "possible": 3,
-    "affected": 4,
-}
-"""How strong each state is: a cut grid keeps the strongest first. Every state has one (a
-dataset's own grid draws ``earlier``: a dataset page of more columns than a grid draws
-failed on it)."""
 MAX_ROWS = 150
 """Rows of a grid drawn at most: those with cells in the answer, and their neighbours, first."""
 MAX_COLUMNS = 120
@@ -68,22 +60,7 @@ MAX_DAYS = 1100
 around the days in the answer, as long as the grid stays within :data:`MAX_CELLS`."""
 MAX_CELLS = 6_000
 MAX_NODES = 400
-_NEIGHBOURS = 2
-"""Rows of context drawn above and below each row with a cell in the answer."""
-NULL_VALUE = "__HIVE_DEFAULT_PARTITION__"
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SURELY: dict[Label, str] = {"definite": "definitely", "possible": "possibly"}
-
-
-@dataclasses.dataclass(frozen=True)
-class GridCell:
-    """A partition's colour and the facts behind it (one line each: which run, how sure)."""
-
-    state: CellState
-    notes: tuple[str, ...]
-    choice: str | None = None
-    """What a form sends for this cell when it can be selected (the service's dataset page:
-    a checkbox named ``p``); None: a cell to look at only."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +193,7 @@ class _Builder:
         old, notes = cells.get(unit, ("known", []))
         if note not in notes:
             notes.append(note)
-        cells[unit] = (state if _RANK[state] > _RANK[old] else old, notes)
+        cells[unit] = (state if RANK[state] > RANK[old] else old, notes)
 
     def mark_part(self, part: PartitionSet, definite: CellState, note: str) -> None:
         """Every partition of ``part``: ``definite`` or, for its possible ones, possible."""
@@ -313,22 +290,26 @@ class _Builder:
         combinations |= {tuple(dict(unit)[name] for name in across) for unit in units}
         raw_columns: dict[str, set[tuple[str | None, ...]]] = {}
         for combo in combinations:
-            raw_columns.setdefault("/".join(_shown(value) for value in combo), set()).add(combo)
+            raw_columns.setdefault("/".join(shown_value(value) for value in combo), set()).add(
+                combo
+            )
         raw_rows: dict[str, set[str | None]] = {}
         for value in distinct[down]:
-            raw_rows.setdefault(_shown(value), set()).add(value)
+            raw_rows.setdefault(shown_value(value), set()).add(value)
         cells: dict[tuple[str, str], GridCell] = {}
         for unit, cell in units.items():
             values = dict(unit)
-            cells[(_shown(values[down]), "/".join(_shown(values[c]) for c in across))] = cell
-        kept_columns, column_gaps = _kept(sorted(raw_columns, key=_natural), cells, 1, MAX_COLUMNS)
-        down_values = sorted(raw_rows, key=_natural)
+            cells[(shown_value(values[down]), "/".join(shown_value(values[c]) for c in across))] = (
+                cell
+            )
+        kept_columns, column_gaps = kept(sorted(raw_columns, key=natural), cells, 1, MAX_COLUMNS)
+        down_values = sorted(raw_rows, key=natural)
         days = all(map(is_day, down_values))
         most = most_rows(len(kept_columns), days)
-        rows, row_gaps = _kept(down_values, cells, 0, most, fill=days)
+        rows, row_gaps = kept(down_values, cells, 0, most, fill=days)
         # The partitions a drawn cell may be: each drawn row's value with each drawn column's
         # values that some known partition has (a grid's rows are the first column's values).
-        candidates = _candidates(
+        candidates = candidate_keys(
             columns, down, across, (rows, raw_rows), (kept_columns, raw_columns)
         )
         drawn = {
@@ -350,45 +331,6 @@ class _Builder:
             tuple(row_gaps),
             sum(column_gaps),
         )
-
-
-def _candidates(
-    columns: DatasetColumns,
-    down: str,
-    across: tuple[str, ...],
-    drawn_rows: tuple[list[str], Mapping[str, set[str | None]]],
-    drawn_columns: tuple[list[str], Mapping[str, set[tuple[str | None, ...]]]],
-) -> dict[str, tuple[str, str]]:
-    """The key of each partition a drawn cell may be, with its (row, column): each drawn row's
-    values with each drawn column's that some known partition has (``columns.others``)."""
-    shape = columns.shape
-    rows, raw_rows = drawn_rows
-    kept_columns, raw_columns = drawn_columns
-    candidates: dict[str, tuple[str, str]] = {}
-    if down == shape[0]:  # each column's values of the other columns, found once
-        spots = [across.index(name) for name in shape[1:]]
-        others = [
-            (column, [tuple(combo[spot] for spot in spots) for combo in raw_columns[column]])
-            for column in kept_columns
-        ]
-        for row in rows:
-            for value in raw_rows[row]:
-                if value is None:
-                    continue
-                for column, found in others:
-                    for other in found:
-                        if other in columns.others:
-                            candidates[columns.key(value, other)] = (row, column)
-        return candidates
-    for row in rows:
-        for value in raw_rows[row]:
-            for column in kept_columns:
-                for combo in raw_columns[column]:
-                    values = {down: value, **dict(zip(across, combo, strict=True))}
-                    first, other = values[shape[0]], tuple(values[c] for c in shape[1:])
-                    if first is not None and other in columns.others:
-                        candidates[columns.key(first, other)] = (row, column)
-    return candidates
 
 
 def most_rows(
@@ -438,14 +380,14 @@ def arranged(
     cells: dict[tuple[str, str], GridCell] = {}
     for unit, cell in units.items():
         values = dict(unit)
-        row = _shown(values.get(down, ""))
-        column = "/".join(_shown(values.get(name, "")) for name in across)
+        row = shown_value(values.get(down, ""))
+        column = "/".join(shown_value(values.get(name, "")) for name in across)
         cells[(row, column)] = cell
-    columns, column_gaps = _kept(sorted({c for _, c in cells}, key=_natural), cells, 1, MAX_COLUMNS)
-    down_values = sorted({r for r, _ in cells}, key=_natural)
+    columns, column_gaps = kept(sorted({c for _, c in cells}, key=natural), cells, 1, MAX_COLUMNS)
+    down_values = sorted({r for r, _ in cells}, key=natural)
     days = all(map(is_day, down_values))
     most = most_rows(len(columns), days)
-    rows, row_gaps = _kept(down_values, cells, 0, most, latest=latest, fill=days)
+    rows, row_gaps = kept(down_values, cells, 0, most, latest=latest, fill=days)
     shown = set(rows), set(columns)
     return Grid(
         dataset,
@@ -467,84 +409,6 @@ def _run_line(run: RunRef) -> str:
     started = shown_time(run.started_at)[:19].replace("T", " ")
     state = "" if run.status == "COMPLETE" else f" {run.status}"
     return f"{started} \u2026{run.run_id[-6:]}{state}"
-
-
-def is_day(value: str) -> bool:
-    """Whether a partition value is a date as ``YYYY-MM-DD`` (a grid of them is a calendar).
-
-    >>> is_day("2024-02-29"), is_day("2023-02-29"), is_day("20240101")
-    (True, False, False)
-    """
-    if not _DAY.fullmatch(value):
-        return False
-    try:
-        dt.date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _shown(value: str | None) -> str:
-    return NULL_VALUE if value is None else value
-
-
-def _natural(value: str) -> tuple[int, float, str]:
-    """Numbers in numeric order before other values in text order (dates sort as text)."""
-    try:
-        return (0, float(value), value)
-    except ValueError:
-        return (1, 0.0, value)
-
-
-def _kept(
-    values: list[str],
-    cells: Mapping[tuple[str, str], GridCell],
-    axis: int,
-    most: int,
-    *,
-    latest: bool = False,
-    fill: bool = False,
-) -> tuple[list[str], list[int]]:
-    """At most ``most`` of ``values`` (rows or columns), in order: those with a cell the answer
-    marks and their neighbours (none marked: the first ones; ``latest``: the last ones; with
-    ``fill``, then the nearest others up to ``most``, so that a calendar is a stretch of days;
-    the strongest marks first);
-    and before each value kept, how many were left out just before it (the last number: after
-    the last one kept)."""
-    if len(values) <= most:
-        return values, [0] * (len(values) + 1)
-    if latest:
-        cut = len(values) - most
-        return values[cut:], [cut] + [0] * most
-    marked: dict[str, int] = {}
-    for key, cell in cells.items():
-        if cell.state != "known":
-            marked[key[axis]] = max(marked.get(key[axis], 0), _RANK[cell.state])
-    # The strongest first (what the answer is about before what its runs read besides), so a
-    # cut grid keeps the answer's own partitions.
-    wanted = sorted(
-        (number for number, value in enumerate(values) if value in marked),
-        key=lambda number: -marked[values[number]],
-    )
-    near = [
-        around
-        for number in wanted
-        for around in range(number - _NEIGHBOURS, number + _NEIGHBOURS + 1)
-        if 0 <= around < len(values)
-    ]
-    order = wanted + near if wanted else list(range(len(values)))
-    if fill and wanted:
-        in_order = sorted(wanted)
-        order += sorted(range(len(values)), key=lambda number: _distance(in_order, number))
-    chosen = sorted(list(dict.fromkeys(order))[:most])
-    gaps = [later - earlier - 1 for earlier, later in zip([-1, *chosen[:-1]], chosen, strict=True)]
-    return [values[number] for number in chosen], [*gaps, len(values) - 1 - chosen[-1]]
-
-
-def _distance(marked: list[int], number: int) -> int:
-    """How far ``number`` is from the nearest of ``marked`` (sorted)."""
-    place = bisect.bisect_left(marked, number)
-    return min(abs(marked[at] - number) for at in (place - 1, place) if 0 <= at < len(marked))
 
 
 def impact_picture(

@@ -35,6 +35,7 @@ from openlineage_subset.lineage import (
     DatasetRef,
     Dimensions,
     Lineage,
+    LineageQueryError,
     PagePartitions,
     PartitionAxis,
     PartitionRef,
@@ -212,9 +213,9 @@ class DrawnPartitions:
     """Where its rows lie, with ``grid``: for links to the others."""
 
 
-class NoRowsBefore(ValueError):
+class NoRowsBefore(LineageQueryError):
     """The ``before`` a dataset page was asked with is not a value of its grid's rows that
-    has one before it."""
+    has one before it (or the page draws no rows but its newest)."""
 
 
 def drawn_partitions(

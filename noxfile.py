@@ -131,14 +131,9 @@ CONNECT = ("connect", "pandas<3")
 _built: dict[str, Path] = {}
 
 
-def _wheel(session: nox.Session, extras: str = "") -> str:
-    """The project's wheel (with ``[extras]``), built once per nox run for every session.
-
-    Building is hatchling's and javac's work (the Java class of spark/_jvm), done once instead
-    of once per session; each session then installs the same file.
-    """
-    if "wheel" not in _built:
-        out = ROOT / ".nox" / "_wheel"
+def _wheel_once(session: nox.Session, key: str, requirement: str, out: Path, extras: str) -> str:
+    """The wheel ``pip wheel`` makes of ``requirement`` into ``out``, once per nox run."""
+    if key not in _built:
         shutil.rmtree(out, ignore_errors=True)
         session.run_install(
             sys.executable,
@@ -149,14 +144,23 @@ def _wheel(session: nox.Session, extras: str = "") -> str:
             "-q",
             "-w",
             str(out),
-            str(ROOT),
+            requirement,
             external=True,
         )
         wheels = sorted(out.glob("*.whl"))
         if len(wheels) != 1:
-            session.error(f"building the wheel left {len(wheels)} wheels in {out}, not one")
-        _built["wheel"] = wheels[0]
-    return f"{_built['wheel']}[{extras}]" if extras else str(_built["wheel"])
+            session.error(f"pip wheel {requirement} left {len(wheels)} wheels in {out}, not one")
+        _built[key] = wheels[0]
+    return f"{_built[key]}[{extras}]" if extras else str(_built[key])
+
+
+def _wheel(session: nox.Session, extras: str = "") -> str:
+    """The project's wheel (with ``[extras]``), built once per nox run for every session.
+
+    Building is hatchling's and javac's work (the Java class of spark/_jvm), done once instead
+    of once per session; each session then installs the same file.
+    """
+    return _wheel_once(session, "wheel", str(ROOT), ROOT / ".nox" / "_wheel", extras)
 
 
 def _pyspark_wheel(session: nox.Session, pyspark: str, extras: str = "") -> str:
@@ -166,27 +170,8 @@ def _pyspark_wheel(session: nox.Session, pyspark: str, extras: str = "") -> str:
     its cache; uv built it again into each environment (half a minute every time). Every
     environment with PySpark installs this one file instead.
     """
-    key = f"pyspark-{pyspark}"
-    if key not in _built:
-        out = ROOT / ".nox" / "_pyspark_wheels" / pyspark
-        shutil.rmtree(out, ignore_errors=True)
-        session.run_install(
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "-q",
-            "-w",
-            str(out),
-            PYSPARK[pyspark],
-            external=True,
-        )
-        wheels = sorted(out.glob("pyspark-*.whl"))
-        if len(wheels) != 1:
-            session.error(f"pip wheel left {len(wheels)} PySpark wheels in {out}, not one")
-        _built[key] = wheels[0]
-    return f"{_built[key]}[{extras}]" if extras else str(_built[key])
+    out = ROOT / ".nox" / "_pyspark_wheels" / pyspark
+    return _wheel_once(session, f"pyspark-{pyspark}", PYSPARK[pyspark], out, extras)
 
 
 def _uv() -> str | None:
@@ -379,6 +364,8 @@ def _tests_for(changed: list[str]) -> tuple[list[str], set[str]]:
             targets.add(name if len(parts) == 2 else "/".join(parts[:2]))
         elif parts[0] == "docs" or name in {"README.md", "mkdocs.yml"}:
             targets.add("tests/test_doctests.py")
+        elif name in {"noxfile.py", ".ci/run"}:
+            targets.update({"tests/test_noxfile.py", "tests/test_project.py"})
     for target in sorted(targets):
         for folder, session in HEAVY.items():
             if target == folder or target.startswith(folder + "/"):
@@ -405,7 +392,7 @@ def quick(session: nox.Session) -> None:
         changed = _changed(since)
     except ValueError as error:
         session.error(f"cannot list the changed files: {error}")
-    session.install("-e", ".[test,codegen,serve]", OPENLINEAGE_PYTHON, XDIST[0], RUFF, *MYPY)
+    session.install("-e", ".[test,codegen,serve]", *SDK_INSTALL[1:], RUFF, *MYPY)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")

@@ -6,9 +6,10 @@ those files; environments are made with uv where it is installed (``pip install 
 second or two instead of half a minute); one environment per PySpark version is shared by
 ``spark``, ``cluster``, ``cluster_full`` and ``bundled_java``; the pure-Python suites, and the
 Spark suites a file per process, run on every core (pytest-xdist); Spark's JVMs in the test
-sessions skip the optimising compiler (tests/spark/conf/spark-defaults.conf), which their short
-lives never repay. Each run writes .nox/report.json, from which .ci/run prints each session's
-time.
+sessions skip the optimising compiler, which their short lives never repay, and map the classes
+of a class-data archive made once per PySpark environment (tests/spark/class_archive.py) instead
+of loading them from Spark's jars. Each run writes .nox/report.json, from which .ci/run prints
+each session's time.
 
 - ``quick``: not in the default set: lint, types, and the tests of the rooms a change touches
   (``nox -s quick``; ``-- REV`` compares with a revision instead of the last commit).
@@ -118,7 +119,7 @@ UV = "uv|venv"
 XDIST = ("pytest-xdist>=3.5,<4", "-n", "auto")
 # Spark's JVMs without the optimising compiler (C2): a test's JVM lives seconds to minutes,
 # too short for C2 to repay the CPU it spends compiling (about 40% of a demo's CPU time).
-SPARK_CONF = {"SPARK_CONF_DIR": str(ROOT / "tests" / "spark" / "conf")}
+C1_ONLY = "-XX:TieredStopAtLevel=1"
 # The tests of the service send events with openlineage-python's HttpTransport; some build a
 # wheel with pip, which uv's environments lack.
 SDK_INSTALL = ("test,codegen,serve", OPENLINEAGE_PYTHON, XDIST[0], "pip")
@@ -218,6 +219,42 @@ def _pyspark(session: nox.Session, pyspark: str) -> Path:
     return location / "bin"
 
 
+def _spark_jvms(options: str) -> dict[str, str]:
+    """The variable giving ``options`` to every JVM of a test session's Spark applications.
+
+    spark-submit (which PySpark runs to start a driver) reads ``SPARK_SUBMIT_OPTS``, shell-quoted;
+    a driver's ``spark.*`` system properties are settings of its application, so the executors a
+    cluster starts for it take ``spark.executor.defaultJavaOptions`` from there. No file or
+    folder is added to Spark's class path, which would stop the JVM from using a class archive.
+    """
+    return {"SPARK_SUBMIT_OPTS": f'{options} "-Dspark.executor.defaultJavaOptions={options}"'}
+
+
+def _spark_tests(session: nox.Session, bin_dir: Path) -> dict[str, str]:
+    """``_spark_jvms`` for the environment of ``bin_dir``, with its class-data archive (made on
+    first use: about half a minute, repaid by the 4 s each JVM's start saves).
+
+    A path the options could not quote plainly (blanks, quotes) is left without an archive.
+    """
+    archive = bin_dir.parent / "spark-classes.jsa"
+    if re.search(r"[\s\"'\\]", str(archive)):
+        session.log(f"no class archive for Spark's JVMs: {archive} has blanks or quotes")
+        return _spark_jvms(C1_ONLY)
+    if not archive.is_file():
+        making = archive.with_name("spark-classes.jsa.part")
+        making.unlink(missing_ok=True)
+        session.run(
+            str(bin_dir / "python"),
+            str(ROOT / "tests" / "spark" / "class_archive.py"),
+            str(making),
+            env=_in(bin_dir, SPARK_SUBMIT_OPTS=C1_ONLY),
+            external=True,
+            silent=True,  # Spark's log and the JVM's hundreds of lines on classes left out
+        )
+        making.rename(archive)
+    return _spark_jvms(f"{C1_ONLY} -XX:SharedArchiveFile={archive}")
+
+
 def _in(bin_dir: Path, **env: str | None) -> dict[str, str | None]:
     """The variables that make a command run in the environment of ``bin_dir`` (its Python
     first on PATH, as Spark's Python workers and the tests' subprocesses look it up there)."""
@@ -259,7 +296,7 @@ def spark(session: nox.Session, pyspark: str) -> None:
         "--dist",
         "loadfile",
         *session.posargs,
-        env=_in(bin_dir, **SPARK_CONF),
+        env=_in(bin_dir, **_spark_tests(session, bin_dir)),
         external=True,
     )
 
@@ -286,7 +323,7 @@ def cluster(session: nox.Session) -> None:
         "-m",
         "pytest",
         *(session.posargs or CLUSTER_REDUCED),
-        env=_in(bin_dir, OL_SUBSET_SPARK_CLUSTER="1", **SPARK_CONF),
+        env=_in(bin_dir, OL_SUBSET_SPARK_CLUSTER="1", **_spark_tests(session, bin_dir)),
         external=True,
     )
 
@@ -305,7 +342,7 @@ def cluster_full(session: nox.Session, pyspark: str) -> None:
         "pytest",
         "tests/spark",
         *session.posargs,
-        env=_in(bin_dir, OL_SUBSET_SPARK_CLUSTER="1", **SPARK_CONF),
+        env=_in(bin_dir, OL_SUBSET_SPARK_CLUSTER="1", **_spark_tests(session, bin_dir)),
         external=True,
     )
 
@@ -578,7 +615,8 @@ def airflow(session: nox.Session) -> None:
     except CommandFailed:
         session.skip(f"Airflow could not be installed here ({', '.join(AIRFLOW)}): see pip's log")
     session.install(_wheel(session, "test,spark,serve"), _pyspark_wheel(session, "4"))
-    session.run("python", "-m", "pytest", "tests/airflow", *session.posargs, env=SPARK_CONF)
+    env = _spark_jvms(C1_ONLY)
+    session.run("python", "-m", "pytest", "tests/airflow", *session.posargs, env=env)
 
 
 @nox.session(venv_backend=UV)

@@ -21,6 +21,12 @@ application (the Host check, the API key) sees anything:
   request under way, the new one is answered 503.
 
 Each refusal or close is one line of the log.
+
+uvicorn has no public way to bound these: :class:`_BoundedProtocol` subclasses its httptools
+protocol, feeds the parser as uvicorn's ``data_received`` does, and calls a few of its private
+methods. The serve extra holds uvicorn to the minor release this was read against
+(:data:`UVICORN_READ`), and ``tests/service/test_uvicorn_surface.py`` fails when any of what is
+used here differs from it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from openlineage_subset.producer import scrubbed_logger
 
 _LOG = scrubbed_logger(__name__)
 
+UVICORN_READ = "0.55"
+"""The uvicorn release whose protocol :class:`_BoundedProtocol` was written against."""
 DEFAULT_CONNECTIONS = 1000
 DEFAULT_HEADER_BYTES = 32 * 1024
 DEFAULT_HEADER_COUNT = 100

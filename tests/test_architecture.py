@@ -35,7 +35,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "delivery": frozenset({SDK, "producer", "delivery"}),
     "lineage": frozenset({SDK, "producer", "lineage"}),
     "spark": frozenset({SDK, "producer", "delivery", "spark"}),
-    "report": frozenset({SDK, "lineage", "report"}),
+    "report": frozenset({SDK, "producer", "lineage", "report"}),
     "service": frozenset({SDK, "producer", "lineage", "report", "service"}),
     "cli": frozenset({SDK, "producer", "delivery", "lineage", "report", "spark", "service", "cli"}),
 }

@@ -48,6 +48,7 @@ from openlineage_subset.lineage import (
     provenance_text,
     set_partition_directories,
 )
+from openlineage_subset.producer import NULL_PARTITION
 from openlineage_subset.report import page, report_picture
 
 DEFAULT_DB = "lineage.db"
@@ -117,7 +118,7 @@ def add_lineage_parser(commands: Any) -> None:
                 action="append",
                 metavar="COLUMN=VALUE",
                 help="a partition column's value (repeat for each column); "
-                "__HIVE_DEFAULT_PARTITION__ is the null partition",
+                f"{NULL_PARTITION} is the null partition",
             )
         if name == "impact":
             query.add_argument(

@@ -16,8 +16,8 @@ from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage._model import DatasetRef
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._time import normal_time
+from openlineage_subset.producer import NULL_PARTITION
 
-_NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 LARGEST_COUNT = 1_000_000_000
 """The largest ``depth`` or ``limit`` a query takes: more is no limit in practice, and a number
 the database cannot hold (over 2**63 - 1) would be a failure of ours, not a refusal."""
@@ -207,7 +207,7 @@ def checked_partition(partition: Mapping[str, str | None] | None) -> dict[str, s
                 f"partition values are strings as in directory names (None: the null "
                 f"partition); got {name!r}: {value!r}"
             )
-        values[name] = None if value == _NULL_PARTITION else value
+        values[name] = None if value == NULL_PARTITION else value
     return values
 
 

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from openlineage_subset.lineage._trimmers import trimmed_name
+from openlineage_subset.producer import NULL_PARTITION
 
 __all__ = [
     "DATE_COLUMN",
     "MONTH_COLUMN",
-    "NULL_PARTITION",
     "Directories",
     "Grouped",
     "location_partition",
@@ -49,8 +49,6 @@ DATE_COLUMN = "date"
 """The column a day directory (``2024-11-03``, ``20241103``, ``2024/11/03``) is a partition of."""
 MONTH_COLUMN = "month"
 """The column a month directory (``2024-11``, ``202411``, ``2024/11``) is a partition of."""
-NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
-"""The directory value Hive and Spark write for a null partition value."""
 
 _DAY = re.compile(r"([0-9]{4})-?([0-9]{2})-?([0-9]{2})")
 _MONTH = re.compile(r"([0-9]{4})-?([0-9]{2})")

@@ -18,7 +18,7 @@ shows the same drawing inside its own pages. The room reads the store only throu
   what tells its runs apart kept.
 """
 
-from openlineage_subset.report._cells import NULL_VALUE, CellState, GridCell, is_day
+from openlineage_subset.report._cells import CellState, GridCell, is_day
 from openlineage_subset.report._drawing import Links
 from openlineage_subset.report._grids import GRID_STYLE, grid_html, legend_html
 from openlineage_subset.report._html import STYLE, body, page, report_html
@@ -39,7 +39,6 @@ from openlineage_subset.report._picture import (
 
 __all__ = [
     "GRID_STYLE",
-    "NULL_VALUE",
     "STYLE",
     "CellState",
     "Grid",

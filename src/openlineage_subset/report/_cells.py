@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from openlineage_subset.lineage import DatasetColumns
+from openlineage_subset.producer import NULL_PARTITION
 
 CellState = Literal["affected", "possible", "written", "earlier", "read", "known"]
 """Strongest first. ``possible``: possibly affected (impact), possibly read or written
@@ -31,7 +32,6 @@ RANK: dict[CellState, int] = {
 """How strong each state is: a cut grid keeps the strongest first. Every state has one (a
 dataset's own grid draws ``earlier``: a dataset page of more columns than a grid draws
 failed on it)."""
-NULL_VALUE = "__HIVE_DEFAULT_PARTITION__"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NEIGHBOURS = 2
 """Rows of context drawn above and below each row with a cell in the answer."""
@@ -103,7 +103,7 @@ def is_day(value: str) -> bool:
 
 
 def shown_value(value: str | None) -> str:
-    return NULL_VALUE if value is None else value
+    return NULL_PARTITION if value is None else value
 
 
 def natural(value: str) -> tuple[int, float, str]:

@@ -39,6 +39,7 @@ from openlineage_subset.lineage import (
     indented_json,
     shown_time,
 )
+from openlineage_subset.producer import NULL_PARTITION
 from openlineage_subset.report import GRID_STYLE, attribute, marked, text
 from openlineage_subset.service._answer_runs import partition_links
 from openlineage_subset.service._incidents_page import incidents_html
@@ -303,7 +304,7 @@ def _covered(found: RunPartitions | None) -> str:
 
 
 def _shown(value: str | None) -> str:
-    return "__HIVE_DEFAULT_PARTITION__" if value is None else value
+    return NULL_PARTITION if value is None else value
 
 
 def _example(report: PartitionsReport) -> str:

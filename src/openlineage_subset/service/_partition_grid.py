@@ -46,12 +46,12 @@ from openlineage_subset.lineage import (
     no_partitions_note,
     shown_time,
 )
+from openlineage_subset.producer import NULL_PARTITION
 from openlineage_subset.report import (
     MAX_CELLS,
     MAX_COLUMNS,
     MAX_DAYS,
     MAX_ROWS,
-    NULL_VALUE,
     CellState,
     Grid,
     GridCell,
@@ -110,7 +110,7 @@ def _cell(state: PartitionState, latest: str | None, failed: RunRef | None) -> G
 
 
 def _shown(value: str | None) -> str:
-    return NULL_VALUE if value is None else value
+    return NULL_PARTITION if value is None else value
 
 
 def dataset_grid(

@@ -37,7 +37,7 @@ from openlineage_subset.delivery._openlineage_client import (
     to_json,
     wire_event,
 )
-from openlineage_subset.delivery._outbox import Outbox, event_line
+from openlineage_subset.delivery._outbox import Outbox, event_line, outbox_line_limit
 from openlineage_subset.delivery._replay import (
     ARGUMENT_HELP,
     DEFAULT_REPLAY_TIMEOUT,
@@ -71,6 +71,7 @@ __all__ = [
     "event_line",
     "new_run_id",
     "open_emitter",
+    "outbox_line_limit",
     "replay_command",
     "to_json",
     "wire_event",

@@ -233,9 +233,11 @@ def _read_line(fd: int, offset: int, limit: int) -> tuple[bytes, int, bool] | No
         at += len(chunk)
 
 
-def _line_limit() -> int:
-    """The line limit of every reader (:mod:`openlineage_subset._lines`); its default, said
-    once, when the environment's cannot be used: capture never raises."""
+def outbox_line_limit() -> int:
+    """The longest line an outbox reads back: the readers' limit from the environment
+    (:mod:`openlineage_subset._lines`), never below the default, as the outbox's lines are the
+    capture's own (a lower limit set for ``validate`` or ``ingest`` does not apply to them); the
+    default, said once, when the environment's cannot be used: capture never raises."""
     try:
         return max(max_line_bytes(), DEFAULT_MAX_LINE_BYTES)  # never lower than capture writes
     except ValueError as error:
@@ -340,7 +342,7 @@ class Lane:
         self._cursor_error_said = False
         self.cursor_problem: str | None = None
         """Why the cursor was not trusted (the lane is sent again from its start), if it was not."""
-        self._limit = _line_limit()
+        self._limit = outbox_line_limit()
 
     @classmethod
     def acquire(cls, outbox: int, path: Path, *, create: bool) -> Lane | None:

@@ -7,11 +7,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from openlineage_subset import (
-    DEFAULT_MAX_LINE_BYTES,
     MAX_LINE_BYTES_VARIABLE,
     __version__,
-    max_line_bytes,
 )
+from openlineage_subset.delivery import outbox_line_limit
 from openlineage_subset.producer import DEFAULT_TRIM_RULES, MIN_EVENT_BYTES, TrimRules
 
 PRODUCER = f"https://github.com/openlineage-subset/openlineage-subset/tree/v{__version__}"
@@ -83,7 +82,7 @@ class SubsetConfig:
                 f"SubsetConfig.max_event_bytes must be at least {MIN_EVENT_BYTES} (room for one "
                 f"dataset of the longest path and its facets), got {self.max_event_bytes}"
             )
-        line_limit = _line_limit()
+        line_limit = outbox_line_limit()
         if self.max_event_bytes > line_limit:
             raise ValueError(
                 f"SubsetConfig.max_event_bytes is {self.max_event_bytes}, over the {line_limit} "
@@ -139,13 +138,3 @@ def _redact_columns(value: object) -> frozenset[str] | Literal["all"]:
         if not name:
             raise ValueError("SubsetConfig.redact_columns holds an empty column name")
     return frozenset(value)
-
-
-def _line_limit() -> int:
-    """The longest line the outbox reads back: the environment's line limit, never below the
-    default (the outbox's lines are the capture's own, so a lower limit set for ``validate`` or
-    ``ingest`` does not apply to them)."""
-    try:
-        return max(max_line_bytes(), DEFAULT_MAX_LINE_BYTES)
-    except ValueError:  # said where the limit is used (the outbox warns once)
-        return DEFAULT_MAX_LINE_BYTES

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import ipaddress
 import os
 import re
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 from openlineage_subset.cli._output import EXIT_OK, EXIT_UNUSABLE
 from openlineage_subset.lineage import LineageDatabaseError
+from openlineage_subset.producer import is_loopback
 
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 """The largest event a request may carry, in bytes, before and after decompression."""
@@ -131,7 +131,7 @@ def serve_command(args: argparse.Namespace) -> int:
         api_key = _api_key(args)
     except ValueError as error:
         return _fail(str(error))
-    if api_key is None and not args.insecure and not _loopback(args.host):
+    if api_key is None and not args.insecure and not is_loopback(args.host):
         return _fail(
             f"--host {args.host} is reachable from other machines: give an API key "
             f"(--api-key, --api-key-file or {KEY_VARIABLE}), or --insecure to serve without one"
@@ -198,15 +198,6 @@ def _api_key(args: argparse.Namespace) -> str | None:
     if not key or not key.isprintable() or not key.isascii():
         raise ValueError(f"{where}: the API key must be printable ASCII text, not empty")
     return str(key)
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _fail(message: str) -> int:

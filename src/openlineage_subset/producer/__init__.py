@@ -8,11 +8,12 @@
 - ``_settings``: the job namespace, application name and parent run, from arguments,
   ``spark.openlineage.*`` conf and the environment (``LineageSettingsWarning``);
 - ``_degrade``: a dataset that lost its precision, said once;
-- ``_excepthook``: an uncaught exception marks the open captures failed.
+- ``_excepthook``: an uncaught exception marks the open captures failed;
+- ``_hosts``: whether a host is this machine's loopback.
 
-Arrows point down: ``spark``, ``delivery``, ``lineage``, ``service`` and ``cli`` use this room,
-through the names below; it uses only the SDK. The whole face is internal to the package (for
-the package's other rooms, not user API), except :class:`LineageSettingsWarning` and
+Arrows point down: ``spark``, ``delivery``, ``lineage``, ``report``, ``service`` and ``cli`` use
+this room, through the names below; it uses only the SDK. The whole face is internal to the
+package (for the package's other rooms, not user API), except :class:`LineageSettingsWarning` and
 :class:`TrimRules`, which users get from :mod:`openlineage_subset.spark`.
 """
 
@@ -37,6 +38,7 @@ from openlineage_subset.producer._events import (
 )
 from openlineage_subset.producer._excepthook import forget as forget_uncaught
 from openlineage_subset.producer._excepthook import watch as watch_uncaught
+from openlineage_subset.producer._hosts import is_loopback
 from openlineage_subset.producer._jdbc import jdbc_dataset
 from openlineage_subset.producer._naming import (
     DEFAULT_TRIM_RULES,
@@ -87,6 +89,7 @@ __all__ = [
     "error_facet",
     "forget_uncaught",
     "glob_root",
+    "is_loopback",
     "is_secret_name",
     "jdbc_dataset",
     "job_name",

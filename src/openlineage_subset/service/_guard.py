@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openlineage_subset import printable
-from openlineage_subset.producer import scrubbed_logger
+from openlineage_subset.producer import is_loopback, scrubbed_logger
 
 _LOG = scrubbed_logger(__name__)
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -75,7 +75,7 @@ class AllowedHosts:
                 address = ipaddress.ip_address(host)
             except ValueError:
                 address = None
-            if host == "localhost" or (address is not None and address.is_loopback):
+            if is_loopback(host):
                 names.update(_LOOPBACK_NAMES)
             if address is not None and address.is_unspecified:
                 ip_literals = True

@@ -13,7 +13,6 @@ elsewhere (a cluster) keeps Spark's defaults: its executors must reach the drive
 
 from __future__ import annotations
 
-import ipaddress
 import itertools
 import os
 import re
@@ -32,20 +31,6 @@ _CONNECT = ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
 _DEFAULT_MASTER = "local[*]"
 _SETTING = re.compile(r"([^\s=:]+)\s*[=:\s]\s*(.*)")
 """What spark-submit (and so PySpark) runs on when no master is given anywhere."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address (or ``localhost``).
-
-    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
-    (True, True, False)
-    """
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def runs_here(master: str) -> bool:

@@ -16,10 +16,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from openlineage_subset.producer import scrubbed_logger
+from openlineage_subset.producer import is_loopback, scrubbed_logger
 from openlineage_subset.spark._capture import CaptureHandle, enable
 from openlineage_subset.spark._jvm import PLUGIN, connect_server_port, stop_connect_server
-from openlineage_subset.spark._loopback import is_loopback, local_session_on_loopback
+from openlineage_subset.spark._loopback import local_session_on_loopback
 
 log = scrubbed_logger("openlineage_subset.spark")
 

@@ -32,7 +32,7 @@ each session's time.
   Chromium (Debian's ``chromium``; skipped with the reason when it is missing, an error under
   CI's OL_SUBSET_REQUIRE_BROWSER=1); the UI's screenshots go to $OL_SUBSET_ARTIFACTS/ui.
 - ``producers``: two real producers post to ``lineage serve`` (started by the tests on
-  127.0.0.1): openlineage-dbt's ``dbt-ol`` on a small dbt-duckdb project (tests/producers/
+  127.0.0.1): openlineage-dbt's ``dbt-ol`` on a small dbt-duckdb project (tests/real_producers/
   dbt_project: a source, a view, an incremental model run twice), and openlineage-python's
   ``HttpTransport`` sending openlineage-spark's event shapes; a few minutes, PyPI alone.
 - ``cluster``: capture on a Spark standalone cluster started from the installed PySpark (a
@@ -123,7 +123,7 @@ C1_ONLY = "-XX:TieredStopAtLevel=1"
 # The tests of the service send events with openlineage-python's HttpTransport; some build a
 # wheel with pip, which uv's environments lack.
 SDK_INSTALL = ("test,codegen,serve", OPENLINEAGE_PYTHON, XDIST[0], "pip")
-SDK_IGNORED = ("tests/spark", "tests/browser", "tests/producers", "tests/airflow")
+SDK_IGNORED = ("tests/spark", "tests/browser", "tests/real_producers", "tests/airflow")
 
 # The Spark Connect client's dependencies (the connect extra of PySpark 4's wheel), for its
 # tests; pandas 3 is not supported by PySpark 4.3.
@@ -354,7 +354,7 @@ ROOMS = ("cli", "delivery", "lineage", "producer", "report", "service", "spark")
 HEAVY = {
     "tests/spark": "spark",
     "tests/browser": "browser",
-    "tests/producers": "producers",
+    "tests/real_producers": "producers",
     "tests/airflow": "airflow",
 }
 
@@ -596,7 +596,7 @@ def producers(session: nox.Session) -> None:
         "python",
         "-m",
         "pytest",
-        "tests/producers",
+        "tests/real_producers",
         "-rsx",
         *session.posargs,
         env={"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"},

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.producers.conftest import api, lineage_text, runs_of
+from tests.real_producers.conftest import api, lineage_text, runs_of
 from tests.service.conftest import Server
 from tests.service.helpers import fetch, page_path
 

@@ -38,11 +38,10 @@ from openlineage_subset.lineage import (
     listed_partitions,
     location_paths,
 )
-from openlineage_subset.producer import dataset_label
+from openlineage_subset.producer import TERMINAL_EVENT_TYPES, dataset_label
 
 SHOWN_PARTITIONS = 4
 """A condition listing more partitions than this shows the first few and a count."""
-_TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 _SIDES = (("inputs", "inputFacets", "in"), ("outputs", "outputFacets", "out"))
 
 
@@ -150,8 +149,8 @@ def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
         run = runs.get(run_id)
         if run is None:
             run = runs[run_id] = _Run(str(job.get("name")), event_type, False, None)
-        if not run.terminal or event_type in _TERMINAL:
-            run.state, run.terminal = event_type, event_type in _TERMINAL
+        if not run.terminal or event_type in TERMINAL_EVENT_TYPES:
+            run.state, run.terminal = event_type, event_type in TERMINAL_EVENT_TYPES
         run.parent = _parent_run_id(event) or run.parent
         for side, facets_key, direction in _SIDES:
             for dataset in event.get(side) or ():

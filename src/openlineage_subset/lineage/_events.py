@@ -52,8 +52,8 @@ from openlineage_subset.lineage._facets import kept_facets
 from openlineage_subset.lineage._identities import other_names
 from openlineage_subset.lineage._task_runs import run_parents
 from openlineage_subset.lineage._time import normal_time
+from openlineage_subset.producer import EVENT_TYPES
 
-EVENT_TYPES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL", "OTHER")
 PLACES = (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "output"))
 
 # A condition seen again (a run's START and COMPLETE, a partition list one job writes and the

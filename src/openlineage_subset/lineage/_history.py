@@ -23,8 +23,8 @@ from openlineage_subset.lineage._model import (
 from openlineage_subset.lineage._queries import HistoryQuery, PartitionsQuery
 from openlineage_subset.lineage._sides import Side
 from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.producer import FAILED_EVENT_TYPES
 
-FAILED = ("FAIL", "ABORT")
 """Run states whose writes may have left a partition half written."""
 
 
@@ -144,7 +144,7 @@ def failed_answer(
     """:func:`failed_writes`'s answer from the open ``store``."""
     graph = Graph(store)
     dataset_id = graph.resolve(dataset.name, dataset.namespace)
-    failed = graph.timeline.failed_writes(dataset_id, FAILED)[::-1]  # the latest first
+    failed = graph.timeline.failed_writes(dataset_id, FAILED_EVENT_TYPES)[::-1]  # the latest first
     found: dict[Dimensions, RunRef] = {}
     if not failed:
         return found

@@ -14,9 +14,9 @@ import dataclasses
 from openlineage_subset.lineage._arguments import Database, opened
 from openlineage_subset.lineage._conditions import Unit
 from openlineage_subset.lineage._graph import Access, Graph
-from openlineage_subset.lineage._history import FAILED
 from openlineage_subset.lineage._model import DatasetRef, Label, PartitionRef, RunRef
 from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.producer import FAILED_EVENT_TYPES
 
 MAX_RUNS = 10
 """Failed runs an incidents answer looks at: the latest."""
@@ -74,16 +74,16 @@ def incidents(db: Database, *, limit: int = MAX_RUNS) -> Incidents:
 
 def incidents_answer(store: LineageStore, *, limit: int = MAX_RUNS) -> Incidents:
     """:func:`incidents`'s answer from the open ``store``."""
-    marks = ", ".join("?" * len(FAILED))
+    marks = ", ".join("?" * len(FAILED_EVENT_TYPES))
     connection = store.connection
     (total,) = connection.execute(
-        f"SELECT COUNT(*) FROM runs WHERE status IN ({marks})", FAILED
+        f"SELECT COUNT(*) FROM runs WHERE status IN ({marks})", FAILED_EVENT_TYPES
     ).fetchone()
     rows = connection.execute(
         "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
         f"WHERE status IN ({marks}) ORDER BY COALESCE(ended_at, started_at) DESC, run_id DESC "
         "LIMIT ?",
-        (*FAILED, limit),
+        (*FAILED_EVENT_TYPES, limit),
     ).fetchall()
     graph = Graph(store)
     runs = tuple(FailedRun(run, _left(graph, run)) for run in (RunRef(*row) for row in rows))

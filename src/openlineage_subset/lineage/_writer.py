@@ -32,8 +32,8 @@ from openlineage_subset.lineage._events import any_of_json, canonical
 from openlineage_subset.lineage._identities_store import aliased, join_names
 from openlineage_subset.lineage._store import LineageStore
 from openlineage_subset.lineage._task_runs import UPSERT_PARENTS, merged_parents, parents_row
+from openlineage_subset.producer import TERMINAL_EVENT_TYPES
 
-_TERMINAL = ("COMPLETE", "FAIL", "ABORT")
 _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
 # Ids known without a query: the datasets and partitions met lately. Cleared when full; a few MB.
 _CACHED_IDS = 16384
@@ -531,7 +531,7 @@ def _merge(state: list[Any], event_type: str, event_time: str) -> None:
     first_at = min(first_at, event_time)
     if event_type == "START":
         start_at = event_time if start_at is None else min(start_at, event_time)
-    if event_type in _TERMINAL:
+    if event_type in TERMINAL_EVENT_TYPES:
         # The latest terminal event wins; ties go to the state named last alphabetically,
         # so that the outcome never depends on the order the events were read in.
         if ended is None or (event_time, event_type) > (ended, terminal):

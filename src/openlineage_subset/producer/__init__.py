@@ -26,6 +26,9 @@ from openlineage_subset.producer._condense import (
 )
 from openlineage_subset.producer._degrade import Report, warn_once
 from openlineage_subset.producer._events import (
+    EVENT_TYPES,
+    FAILED_EVENT_TYPES,
+    TERMINAL_EVENT_TYPES,
     JobRef,
     engine_facet,
     error_facet,
@@ -71,9 +74,12 @@ from openlineage_subset.producer._sql_tables import tables_of_dbtable, tables_of
 __all__ = [
     "CONF_PREFIX",
     "DEFAULT_TRIM_RULES",
+    "EVENT_TYPES",
+    "FAILED_EVENT_TYPES",
     "MARKER",
     "MIN_EVENT_BYTES",
     "NULL_PARTITION",
+    "TERMINAL_EVENT_TYPES",
     "JobRef",
     "LineageSettingsWarning",
     "Report",

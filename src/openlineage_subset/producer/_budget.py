@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from openlineage_subset.producer._condense import condense, fair_shares, json_size
+from openlineage_subset.producer._events import TERMINAL_EVENT_TYPES
 from openlineage_subset.producer._secrets import scrubbed_logger
 
 log = scrubbed_logger("openlineage_subset.producer")
@@ -246,7 +247,7 @@ def _split(event: dict[str, Any], max_bytes: int) -> list[dict[str, Any]]:
     running = {"eventType": "RUNNING", "run": run}
     first = {**base, **chunks[0]}
     others = [{**base, **running, **chunk} for chunk in chunks[1:]]
-    terminal = event.get("eventType") in ("COMPLETE", "FAIL", "ABORT")
+    terminal = event.get("eventType") in TERMINAL_EVENT_TYPES
     return [*others, first] if terminal else [first, *others]
 
 

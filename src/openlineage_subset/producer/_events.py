@@ -31,6 +31,16 @@ ENGINE_SCHEMA = (
 ERROR_SCHEMA = (
     "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"
 )
+EVENT_TYPES: tuple[str, ...] = tuple(kind.value for kind in EventType)
+"""Every ``eventType`` of the spec, in its order (from the generated model)."""
+TERMINAL_EVENT_TYPES: tuple[str, ...] = tuple(
+    kind.value for kind in (EventType.COMPLETE, EventType.FAIL, EventType.ABORT)
+)
+"""The ``eventType`` values that end a run: the spec asks for one of them per run."""
+FAILED_EVENT_TYPES: tuple[str, ...] = tuple(
+    kind.value for kind in (EventType.FAIL, EventType.ABORT)
+)
+"""The ends of a run that did not complete: what it wrote may be half written."""
 UNKNOWN_APPLICATION = "unknown"
 """The application's job name when the app name has nothing left after normalizing (as in
 openlineage-spark)."""

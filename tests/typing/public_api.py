@@ -347,9 +347,9 @@ def _lineage_types(spark: Any) -> None:
 
 def _report_types() -> None:
     from openlineage_subset.lineage import DatasetRef
+    from openlineage_subset.producer import NULL_PARTITION
     from openlineage_subset.report import (
         GRID_STYLE,
-        NULL_VALUE,
         STYLE,
         CellState,
         Grid,
@@ -385,7 +385,7 @@ def _report_types() -> None:
     }
     grid = arranged(DatasetRef("file", "/lake/sales"), cells, ["day"])
     assert_type(grid, Grid)
-    assert_type(grid_html(grid, [NULL_VALUE], heading=False), str)
+    assert_type(grid_html(grid, [NULL_PARTITION], heading=False), str)
     assert_type(legend_html("impact") + GRID_STYLE, str)
     assert_type(text("name\u202e", limit=20) + attribute("name") + marked([("a", False)]), str)
 

@@ -24,7 +24,7 @@ Each refusal or close is one line of the log.
 
 uvicorn has no public way to bound these: :class:`_BoundedProtocol` subclasses its httptools
 protocol, feeds the parser as uvicorn's ``data_received`` does, and calls a few of its private
-methods. The serve extra holds uvicorn to the minor release this was read against
+methods. The serve extra holds uvicorn to the minor releases this was read against
 (:data:`UVICORN_READ`), and ``tests/service/test_uvicorn_surface.py`` fails when any of what is
 used here differs from it.
 """
@@ -43,8 +43,9 @@ from openlineage_subset.producer import scrubbed_logger
 
 _LOG = scrubbed_logger(__name__)
 
-UVICORN_READ = "0.55"
-"""The uvicorn release whose protocol :class:`_BoundedProtocol` was written against."""
+UVICORN_READ = ("0.54", "0.55")
+"""The uvicorn releases whose protocol :class:`_BoundedProtocol` was read against (0.55 needs
+Python 3.11: Python 3.10 gets 0.54)."""
 DEFAULT_CONNECTIONS = 1000
 DEFAULT_HEADER_BYTES = 32 * 1024
 DEFAULT_HEADER_COUNT = 100

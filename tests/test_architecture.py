@@ -7,7 +7,7 @@ import is read from the source (those inside functions too), so an arrow back up
 not in a user's traceback.
 
 A room's face is its ``__init__.py`` (its ``__all__``). Another room imports from the face,
-never from an underscored module inside (``openlineage_subset.lineage._store``,
+never from an underscored module inside (``openlineage_subset.lineage.store._database``,
 ``openlineage_subset.spark._jvm._session``); the SDK's face is the package root
 (``openlineage_subset``), its underscored modules (``openlineage_subset._json``) are its
 inside. The same holds in ``benchmarks/`` and in ``tests/``, where a test may reach inside its
@@ -73,9 +73,10 @@ def _room_of_module(module: str) -> str | None:
     return parts[1]
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
+def _imports(path: Path, text: str | None = None) -> list[tuple[int, str]]:
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    source = path.read_text(encoding="utf-8") if text is None else text
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -110,10 +111,13 @@ def _own_room(path: Path) -> str | None:
 
 
 def _inside(module: str) -> bool:
-    """Whether a module of the package is inside a room (an underscored module below its face)."""
+    """Whether a module of the package is inside a room: anything below a room's face (its
+    sub-rooms too: ``openlineage_subset.lineage.store``), an underscored module of the SDK."""
     parts = module.split(".")[1:]
     if parts and parts[0] in ALLOWED:
-        parts = parts[1:]
+        room, parts = parts[0], parts[1:]
+        if parts and (PACKAGE / room / parts[0]).is_dir():
+            return True
     return any(part.startswith("_") and not part.startswith("__") for part in parts)
 
 
@@ -127,7 +131,9 @@ def _reaches_inside(path: Path, text: str | None = None) -> list[str]:
             modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             modules = [node.module]
-            if not in_tests and not _inside(node.module):
+            if in_tests and all(alias.name.startswith("_") for alias in node.names):
+                modules = []  # a test imports a module of another room (a sub-room's) to patch it
+            elif not in_tests and not _inside(node.module):
                 # ``from openlineage_subset.spark import _capture`` names a module inside too
                 modules += [f"{node.module}.{alias.name}" for alias in node.names]
         else:
@@ -156,7 +162,7 @@ def test_rooms_talk_through_faces(path: Path) -> None:
 def test_the_face_rule_sees_a_back_door() -> None:
     """The rule can fail: a module importing another room's inside is refused, its own not."""
     doors = (
-        "from openlineage_subset.lineage._store import LineageStore\n"
+        "from openlineage_subset.lineage.store._database import LineageStore\n"
         "import openlineage_subset._json\n"
         "from openlineage_subset.spark import _capture\n"
         "from openlineage_subset.lineage import LineageStore\n"
@@ -164,17 +170,104 @@ def test_the_face_rule_sees_a_back_door() -> None:
     )
     found = _reaches_inside(PACKAGE / "service" / "_example.py", doors)
     assert [line.split(": ")[1] for line in found] == [
-        "openlineage_subset.lineage._store",
+        "openlineage_subset.lineage.store._database",
         "openlineage_subset._json",
         "openlineage_subset.spark._capture",
     ]
     in_a_test = _reaches_inside(ROOT / "tests" / "service" / "test_example.py", doors)
     assert len(in_a_test) == 2  # a test may import a module of another room to patch it
     assert _room_of_module("openlineage_subset.spark._jvm._session") == "spark"
+    assert _inside("openlineage_subset.lineage.store")  # a sub-room is inside its room
+    assert not _inside("openlineage_subset.lineage")
     assert _own_room(ROOT / "tests" / "test_spark_reads_logic.py") == "spark"
     assert _own_room(ROOT / "tests" / "lineage" / "test_x.py") == "lineage"
     assert _own_room(ROOT / "tests" / "test_render.py") == SDK
     assert _own_room(ROOT / "benchmarks" / "serve.py") is None
+
+
+LINEAGE = PACKAGE / "lineage"
+LINEAGE_ROOMS: dict[str, frozenset[str]] = {
+    "model": frozenset({"model"}),
+    "store": frozenset({"model", "store"}),
+    "ingestion": frozenset({"model", "store", "ingestion"}),
+    "engine": frozenset({"model", "store", "engine"}),
+    "queries": frozenset({"model", "store", "ingestion", "engine", "queries"}),
+    "pages": frozenset({"model", "store", "ingestion", "engine", "queries", "pages"}),
+}
+"""``lineage/``'s sub-rooms, from the bottom up, and which of them each may import: the pure
+records and conditions (``model``), the database (``store``), what ingest writes and what the
+queries walk (``ingestion``, ``engine``, side by side), the questions (``queries``), what pages
+draw (``pages``). ``lineage/_lineage.py`` and the face above them may import any."""
+
+
+def _lineage_room(path: Path) -> str | None:
+    """The sub-room of a module of ``lineage/``; None for the room's own top (face, ``Lineage``)."""
+    parts = path.relative_to(LINEAGE).parts
+    return parts[0] if len(parts) > 1 else None
+
+
+def _lineage_imports_wrong(path: Path, text: str | None = None) -> list[str]:
+    """The imports of a ``lineage/`` module that climb to a sub-room above its own, reach
+    inside another sub-room (past its face), or ask the room's own face from below it."""
+    own = _lineage_room(path)
+    if own is None:
+        return []
+    source = path.read_text(encoding="utf-8") if text is None else text
+    wrong = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            # ``from openlineage_subset.lineage.model import _time`` names a module inside
+            modules = [node.module]
+            modules += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+        else:
+            continue
+        wrong += _climbs(own, node.lineno, modules)
+    return wrong
+
+
+def _climbs(own: str, line: int, modules: list[str]) -> list[str]:
+    wrong = []
+    for module in modules:
+        parts = module.split(".")
+        if parts[:2] != ["openlineage_subset", "lineage"]:
+            continue
+        target = parts[2] if len(parts) > 2 else None
+        if target is None or target not in LINEAGE_ROOMS:
+            wrong.append(f"line {line}: {module} (the room's top, above every sub-room)")
+        elif target not in LINEAGE_ROOMS[own]:
+            wrong.append(f"line {line}: {module} ({own} -> {target}, up or sideways)")
+        elif target != own and len(parts) > 3:
+            wrong.append(f"line {line}: {module} (inside {target}: import from its face)")
+    return wrong
+
+
+@pytest.mark.parametrize("path", _sources(LINEAGE), ids=lambda p: str(p.relative_to(LINEAGE)))
+def test_lineage_sub_rooms_import_downward_through_faces(path: Path) -> None:
+    wrong = _lineage_imports_wrong(path)
+    assert not wrong, f"{path.relative_to(ROOT)}: {wrong}"
+
+
+def test_the_sub_room_rule_can_fail() -> None:
+    doors = (
+        "from openlineage_subset.lineage.queries import impact\n"
+        "from openlineage_subset.lineage.model._time import normal_time\n"
+        "from openlineage_subset.lineage import Lineage\n"
+        "from openlineage_subset.lineage.store import LineageStore\n"
+        "from openlineage_subset.lineage.engine._timeline import Timeline\n"
+        "from openlineage_subset.lineage.model import _time\n"
+    )
+    found = _lineage_imports_wrong(LINEAGE / "engine" / "_planted.py", doors)
+    assert [line.split(": ")[1].split(" ")[0] for line in found] == [
+        "openlineage_subset.lineage.queries",
+        "openlineage_subset.lineage.model._time",
+        "openlineage_subset.lineage",
+        "openlineage_subset.lineage.model._time",
+    ]
+    assert set(LINEAGE_ROOMS) == {p.parent.name for p in LINEAGE.glob("*/__init__.py")}, (
+        "LINEAGE_ROOMS names every sub-room of lineage/"
+    )
 
 
 SERVE_EXTRA = ("starlette", "uvicorn")

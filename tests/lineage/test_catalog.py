@@ -8,7 +8,7 @@ import pytest
 
 from openlineage_subset.cli import main
 from openlineage_subset.lineage import LineageQueryError
-from openlineage_subset.lineage._catalog import datasets, runs
+from openlineage_subset.lineage.queries._listings import datasets, runs
 from tests.lineage.conftest import Build
 from tests.lineage.events import LAKE, compare, day, run
 

@@ -15,8 +15,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import partition_overlap
-from openlineage_subset.lineage._bounds import date_bounds, outside, read_bounds
-from openlineage_subset.lineage._conditions import (
+from openlineage_subset.lineage.model._bounds import date_bounds, outside, read_bounds
+from openlineage_subset.lineage.model._conditions import (
     UNDECIDED,
     Listing,
     dimensions_of,

@@ -20,8 +20,8 @@ from openlineage_subset.lineage import (
     history,
     ingest,
 )
-from openlineage_subset.lineage import _writer as writer_module
-from openlineage_subset.lineage._checked import CheckedEvent
+from openlineage_subset.lineage.ingestion import _writer as writer_module
+from openlineage_subset.lineage.ingestion._shapes import CheckedEvent
 from tests.lineage.events import LAKE, at, compare, day, event, run, run_id, write_events
 
 

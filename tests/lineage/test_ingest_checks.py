@@ -16,7 +16,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from openlineage_subset import SubsetDocumentError, check_nesting
-from openlineage_subset.lineage._events import _depth, _read_line, _spelled, canonical, parse
+from openlineage_subset.lineage.ingestion._checker import _depth, _read_line, _spelled, parse
+from openlineage_subset.lineage.model._condition_json import canonical
 from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 
 MARKER = "\ue000"  # what _spelled puts in the place of a condition

@@ -28,10 +28,11 @@ from hypothesis import strategies as st
 
 from openlineage_subset import spec, validate
 from openlineage_subset.lineage import LineageStore
-from openlineage_subset.lineage import _events as events_module
-from openlineage_subset.lineage._checked import CheckedEvent, Invalid, Line
-from openlineage_subset.lineage._events import canonical, check_chunk
-from openlineage_subset.lineage._writer import Writer
+from openlineage_subset.lineage.ingestion import _checker as checker_module
+from openlineage_subset.lineage.ingestion._checker import check_chunk
+from openlineage_subset.lineage.ingestion._shapes import CheckedEvent, Invalid, Line
+from openlineage_subset.lineage.ingestion._writer import Writer
+from openlineage_subset.lineage.model._condition_json import canonical
 from tests.lineage.events import day, event, parts, pipeline_history
 
 
@@ -93,7 +94,7 @@ def test_events_that_differ_in_one_value_get_different_digests(
     walk(changed)
     container, key = chooser.choice(leaves)
     container[key] = container[key] + "x"
-    if changed == document or events_module.problem(changed) is not None:
+    if changed == document or checker_module.problem(changed) is not None:
         return  # a change that makes it invalid is no event to store
     first, second = _digests([_spellings(document, chooser), _spellings(changed, chooser)])
     assert first != second
@@ -116,7 +117,7 @@ def _condition_checks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(events_module, "_VALID_CONDITIONS", {}, raising=False)
+    monkeypatch.setattr(checker_module, "_VALID_CONDITIONS", {}, raising=False)
     seen = _condition_checks(monkeypatch)
     unique = parts({"day": "2031-02-03", "country": "XX"})  # in no other test's events
     runs = [event(number, "START", 0, reads=[("a", unique)]) for number in (1, 2)]
@@ -132,13 +133,13 @@ def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) ->
 def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(events_module, "_VALID_CONDITIONS", {}, raising=False)
+    monkeypatch.setattr(checker_module, "_VALID_CONDITIONS", {}, raising=False)
     condition = day("2031-02-04")
     good = event(1, "START", 0, reads=[("a", condition)])
     bad = event(2, "START", 0, reads=[("a", condition)])
     bad["run"]["runId"] = 7
     bad["inputs"][0]["inputFacets"]["subset"]["_producer"] = 3
-    expected = events_module.problem(bad)
+    expected = checker_module.problem(bad)
     assert expected is not None and "and 1 more" in expected
     outcomes, _ = check_chunk([Line("t", 1, json.dumps(good).encode())])
     assert isinstance(outcomes[0], CheckedEvent)
@@ -149,7 +150,7 @@ def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
 
 
 def canonical_keys_known(condition: Any) -> bool:
-    return any(text == canonical(condition) for _, text in events_module._VALID_CONDITIONS)
+    return any(text == canonical(condition) for _, text in checker_module._VALID_CONDITIONS)
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -157,13 +158,13 @@ def test_the_collector_sleeps_while_a_chunk_is_checked(
     monkeypatch: pytest.MonkeyPatch, enabled: bool
 ) -> None:
     states: list[bool] = []
-    original = events_module._checked
+    original = checker_module._checked
 
     def recording(document: Any, levels: Any) -> Any:
         states.append(gc.isenabled())
         return original(document, levels)
 
-    monkeypatch.setattr(events_module, "_checked", recording)
+    monkeypatch.setattr(checker_module, "_checked", recording)
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_subset.lineage import _ingest, ingest
+from openlineage_subset.lineage import ingest
+from openlineage_subset.lineage.ingestion import _ingest
 from tests.lineage.events import day, run, write_events
 
 

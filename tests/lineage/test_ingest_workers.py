@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from openlineage_subset.cli import main
-from openlineage_subset.lineage import _ingest, _workers, _writer, ingest
-from openlineage_subset.lineage._workers import WorkerError
+from openlineage_subset.lineage import ingest
+from openlineage_subset.lineage.ingestion import _ingest, _workers, _writer
+from openlineage_subset.lineage.ingestion._workers import WorkerError
 from tests.lineage.events import both, compare, day, event, parts, pipeline_history, run
 
 

@@ -82,7 +82,7 @@ def test_a_document_read_whole_is_refused_alike(
 
 def test_an_archive_refuses_it_as_ingest_does(tmp_path: Path) -> None:
     """``EventArchive`` checks each line on the executors with ingest's rule (no Spark here)."""
-    from openlineage_subset.lineage._archive import _checked_records
+    from openlineage_subset.lineage.queries._archive import _checked_records
 
     path = tmp_path / "events.jsonl"
     line = json.dumps(_placed("dataset name", "\udfff"))

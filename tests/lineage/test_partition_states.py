@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from openlineage_subset import matches
 from openlineage_subset.lineage import dataset_partitions, ingest
-from openlineage_subset.lineage._evaluation import Evaluation
+from openlineage_subset.lineage.engine._evaluation import Evaluation
 from tests.lineage.events import HOSTILE_NAME, LAKE, Json, pipeline_history, write_events
 from tests.lineage.pipelines import Step, pipeline_events, pipelines
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from openlineage_subset.lineage._directories import (
+from openlineage_subset.lineage.ingestion._directories import (
     location_partition,
     location_partitions,
     read_directories,
 )
-from openlineage_subset.lineage._trimmers import trimmed_name
+from openlineage_subset.lineage.ingestion._trimmers import trimmed_name
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from openlineage_subset.lineage import LineageStore, dataset_partitions, impact, ingest, provenance
-from openlineage_subset.lineage._partitions import PartitionCatalog
-from openlineage_subset.lineage._timeline import Timeline
+from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalog
+from openlineage_subset.lineage.engine._timeline import Timeline
 from tests.lineage.events import HOSTILE_NAME, pipeline_history, write_events
 
 
@@ -108,8 +108,8 @@ def test_partitions_are_found_by_key_whether_neighbours_or_far_apart(tmp_path: P
     (with their identifiers and ids), whatever else the dataset holds."""
     import sqlite3
 
-    from openlineage_subset.lineage._conditions import canonical_unit
-    from openlineage_subset.lineage._narrowing import partitions_keyed
+    from openlineage_subset.lineage.engine._narrowing import partitions_keyed
+    from openlineage_subset.lineage.model._conditions import canonical_unit
 
     db = sqlite3.connect(_db(tmp_path, 8))
     ((dataset_id,),) = db.execute("SELECT dataset_id FROM datasets WHERE name LIKE '%/raw'")

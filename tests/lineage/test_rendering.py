@@ -11,9 +11,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import MAX_DEPTH
-from openlineage_subset.lineage._conditions import in_column_order
-from openlineage_subset.lineage._model import indented_json
-from openlineage_subset.lineage._rendering import ConditionText, rendered
+from openlineage_subset.lineage.model._answers import indented_json
+from openlineage_subset.lineage.model._condition_text import ConditionText, rendered
+from openlineage_subset.lineage.model._conditions import in_column_order
 
 COLUMNS = st.sampled_from(["day", "country", "zone", "odd name", "a`b", "ünï"])
 VALUES = st.none() | st.sampled_from(["2024-10-15", "PL", "it's", "", "a\nb", "1", "-2.5"])

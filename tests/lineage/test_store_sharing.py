@@ -14,7 +14,7 @@ import pytest
 
 from openlineage_subset.cli import main
 from openlineage_subset.lineage import SCHEMA_VERSION, LineageDatabaseError
-from openlineage_subset.lineage._store import LineageStore
+from openlineage_subset.lineage.store._database import LineageStore
 from tests.lineage.events import Json, day, run, write_events
 
 ROOT = Path(__file__).resolve().parents[2]

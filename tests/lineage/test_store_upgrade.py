@@ -17,7 +17,7 @@ from openlineage_subset.lineage import (
     ingest,
     provenance,
 )
-from openlineage_subset.lineage._bounds import date_bounds
+from openlineage_subset.lineage.model._bounds import date_bounds
 from tests.lineage.events import day, pipeline_history, run, write_events
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openlineage_subset.lineage._text import _WIDTH, _top_level_or, _wrapped
+from openlineage_subset.lineage.queries._answer_text import _WIDTH, _top_level_or, _wrapped
 
 
 def test_only_top_level_ors_outside_quotes_split() -> None:

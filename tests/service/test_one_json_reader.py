@@ -154,18 +154,18 @@ def test_validate_ingest_and_the_service_give_one_verdict(
 def test_an_invalid_posted_event_is_parsed_and_validated_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from openlineage_subset.lineage import _events
+    from openlineage_subset.lineage.ingestion import _checker
 
     calls: list[str] = []
 
     def counted(name: str, kind: str) -> None:
-        original = getattr(_events, name)
+        original = getattr(_checker, name)
 
         def counting(*args: Any, **kwargs: Any) -> Any:
             calls.append(kind)
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(_events, name, counting)
+        monkeypatch.setattr(_checker, name, counting)
 
     for name in ("parse_json", "read_json"):
         counted(name, "parse")

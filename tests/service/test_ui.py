@@ -364,7 +364,8 @@ def test_an_answer_page_asks_the_database_once_per_partition(
 
     from starlette.requests import Request
 
-    from openlineage_subset.lineage import DatasetRef, _impact, _provenance, ingest
+    from openlineage_subset.lineage import DatasetRef, ingest
+    from openlineage_subset.lineage.queries import _impact, _provenance
     from openlineage_subset.service import _ui
     from tests.lineage.events import write_events
 

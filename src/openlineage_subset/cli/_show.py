@@ -167,7 +167,7 @@ def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
 
 def _column_orders(runs: Mapping[str, _Run]) -> dict[tuple[str, str], dict[str, int]]:
     """Each dataset's partition columns, ranked by the rule of the lineage answers
-    (:func:`~openlineage_subset.lineage._conditions.column_order`) over the conditions shown:
+    (:func:`~openlineage_subset.lineage.model._conditions.column_order`) over the conditions shown:
     the order of its partitions' identifiers, then of its locations' directories, then names."""
     conditions: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for run in runs.values():

@@ -27,54 +27,26 @@ run's details, the answers' text), never promised to users.
 """
 
 from openlineage_subset import partition_overlap
-from openlineage_subset.lineage._archive import ArchiveProblems, EventArchive
-from openlineage_subset.lineage._arguments import (
-    LineageQueryError,
-    UnknownPartitionColumnError,
-    count_from_text,
-    partition_from_text,
-)
-from openlineage_subset.lineage._catalog import (
-    DatasetsReport,
-    DatasetSummary,
-    RunAccess,
-    RunsReport,
-    datasets,
-    runs,
-)
-from openlineage_subset.lineage._checked import (
+from openlineage_subset.lineage._lineage import Lineage
+from openlineage_subset.lineage.ingestion import (
     AlreadyStored,
     CheckedEvent,
     Fate,
+    IngestProblem,
+    IngestReport,
     Invalid,
     Item,
     Line,
     Skipped,
     Stored,
     Unreadable,
+    Writer,
+    alias_note,
+    check_chunk,
+    ingest,
+    relax_sync,
 )
-from openlineage_subset.lineage._conditions import (
-    Unit,
-    column_order,
-    in_column_order,
-    location_paths,
-)
-from openlineage_subset.lineage._details import (
-    DatasetFacets,
-    Facet,
-    RunDetails,
-    dataset_facets,
-    run_details,
-)
-from openlineage_subset.lineage._drawn import PagePartitions, PartitionAxis, latest_history
-from openlineage_subset.lineage._events import check_chunk, listed_partitions
-from openlineage_subset.lineage._facets import MAX_KEPT_BYTES, facets_of, kept_facets
-from openlineage_subset.lineage._history import dataset_partitions, failed_writes, history
-from openlineage_subset.lineage._impact import impact
-from openlineage_subset.lineage._incidents import FailedRun, FailedWrite, Incidents, incidents
-from openlineage_subset.lineage._ingest import IngestProblem, IngestReport, alias_note, ingest
-from openlineage_subset.lineage._lineage import Lineage
-from openlineage_subset.lineage._model import (
+from openlineage_subset.lineage.model import (
     AffectedRun,
     DatasetRef,
     Dimensions,
@@ -82,6 +54,7 @@ from openlineage_subset.lineage._model import (
     HistoryReport,
     ImpactReport,
     Label,
+    LineageQueryError,
     OrchestratorTask,
     PartitionRef,
     PartitionSet,
@@ -92,50 +65,82 @@ from openlineage_subset.lineage._model import (
     ProvenanceStep,
     RunRef,
     TaskRerun,
+    Unit,
+    UnknownPartitionColumnError,
+    column_order,
+    in_column_order,
     indented_json,
+    listed_partitions,
+    location_paths,
+    shown_time,
 )
-from openlineage_subset.lineage._picture_facts import (
+from openlineage_subset.lineage.pages import (
     DatasetColumns,
+    DatasetFacets,
     DatasetPartitions,
+    Facet,
     JobUse,
+    PagePartitions,
+    PartitionAxis,
     PictureSource,
+    RunDetails,
+    RunPartitions,
     Touched,
+    dataset_facets,
+    latest_history,
     picture_source,
+    run_details,
+    run_partitions,
 )
-from openlineage_subset.lineage._provenance import provenance
-from openlineage_subset.lineage._queries import (
+from openlineage_subset.lineage.queries import (
+    ArchiveProblems,
+    DatasetsReport,
+    DatasetSummary,
+    EventArchive,
+    FailedRun,
+    FailedWrite,
     HistoryQuery,
     ImpactQuery,
+    Incidents,
     PartitionsQuery,
     ProvenanceQuery,
+    RunAccess,
     RunsQuery,
+    RunsReport,
+    clear_command,
+    count_from_text,
+    dataset_partitions,
+    datasets,
+    failed_writes,
+    history,
+    history_text,
+    impact,
+    impact_text,
+    incidents,
+    no_partitions_note,
+    part_heading,
+    partition_from_text,
+    partitions_text,
+    provenance,
+    provenance_text,
+    runs,
+    task_heading,
+    unseen_note,
 )
-from openlineage_subset.lineage._run_partitions import RunPartitions, run_partitions
-from openlineage_subset.lineage._settings import (
-    PARTITION_DIRECTORIES_CHOICES,
-    groups_directories,
-    partition_directories,
-    set_partition_directories,
-)
-from openlineage_subset.lineage._store import (
+from openlineage_subset.lineage.store import (
     APPLICATION_ID,
     LOCK_WAIT,
+    MAX_KEPT_BYTES,
+    PARTITION_DIRECTORIES_CHOICES,
     SCHEMA_VERSION,
     LineageDatabaseError,
     LineageStore,
+    facets_of,
+    groups_directories,
+    kept_facets,
+    partition_directories,
+    set_partition_directories,
 )
-from openlineage_subset.lineage._task_runs import clear_command, task_heading
-from openlineage_subset.lineage._text import (
-    history_text,
-    impact_text,
-    no_partitions_note,
-    part_heading,
-    partitions_text,
-    provenance_text,
-    unseen_note,
-)
-from openlineage_subset.lineage._time import shown_time
-from openlineage_subset.lineage._writer import Writer, relax_sync
 
 __all__ = [
     "APPLICATION_ID",

@@ -6,27 +6,7 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from openlineage_subset.lineage._arguments import Database, open_store
-from openlineage_subset.lineage._catalog import (
-    DatasetsReport,
-    DatasetSummary,
-    RunsReport,
-    datasets_answer,
-    runs_answer,
-)
-from openlineage_subset.lineage._details import (
-    DatasetFacets,
-    RunDetails,
-    dataset_facets,
-    run_details,
-)
-from openlineage_subset.lineage._history import (
-    failed_answer,
-    history_answer,
-    partitions_answer,
-)
-from openlineage_subset.lineage._impact import impact_answer
-from openlineage_subset.lineage._model import (
+from openlineage_subset.lineage.model import (
     DatasetRef,
     Dimensions,
     HistoryReport,
@@ -36,14 +16,25 @@ from openlineage_subset.lineage._model import (
     ProvenanceReport,
     RunRef,
 )
-from openlineage_subset.lineage._provenance import provenance_answer
-from openlineage_subset.lineage._queries import (
+from openlineage_subset.lineage.pages import DatasetFacets, RunDetails, dataset_facets, run_details
+from openlineage_subset.lineage.queries import (
+    DatasetsReport,
+    DatasetSummary,
     HistoryQuery,
     ImpactQuery,
     PartitionsQuery,
     ProvenanceQuery,
     RunsQuery,
+    RunsReport,
+    datasets_answer,
+    failed_answer,
+    history_answer,
+    impact_answer,
+    partitions_answer,
+    provenance_answer,
+    runs_answer,
 )
+from openlineage_subset.lineage.store import Database, open_store
 
 __all__ = ["Lineage"]
 
@@ -62,7 +53,7 @@ class Lineage:
     ...     lineage.impact(ImpactQuery("lake/sales"))
     Traceback (most recent call last):
     ...
-    openlineage_subset.lineage._arguments.LineageQueryError: no dataset named 'lake/sales' ...
+    openlineage_subset.lineage.model._errors.LineageQueryError: no dataset named 'lake/sales' ...
     >>> store.close()
     """
 

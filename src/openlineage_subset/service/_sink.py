@@ -4,11 +4,11 @@ thread with one connection.
 A request hands its body to :meth:`EventSink.store` and waits for the outcome. The writer
 thread takes every body waiting, checks them together (:func:`~openlineage_subset.lineage.
 _events.check_chunk`, as ``ingest`` checks a chunk) and stores them in one transaction
-(:class:`~openlineage_subset.lineage._writer.Writer`, as ``ingest`` stores one); each request
+(:class:`~openlineage_subset.lineage.Writer`, as ``ingest`` stores one); each request
 is answered only once that transaction is committed. Under load, many events share one commit
 (a batch waits up to :data:`GATHER` for as many bodies as the last one had: a commit costs
 several events' storing); alone, an event is committed at once. A WAL database is committed
-without an fsync each time (:func:`~openlineage_subset.lineage._writer.relax_sync`): a killed
+without an fsync each time (:func:`~openlineage_subset.lineage.relax_sync`): a killed
 server keeps every event it acknowledged.
 
 The requests' event loop is woken once per batch, not once per event: the writer hands it the

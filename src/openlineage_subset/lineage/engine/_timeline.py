@@ -1,0 +1,227 @@
+"""The timeline a query walks: which runs read (``input``) and wrote (``output``) a dataset,
+and when, as :class:`Access` records read from SQL once per query.
+
+- a read depends on a write only if the write's run completed before the read's run started;
+- only completed runs wrote anything: a failed, aborted or unfinished run is listed when it
+  read affected data, and its outputs go no further.
+
+The reads and writes that only list partitions and list none of those asked about are left out
+by SQLite (the ``access_partitions`` index and the date ranges of ``access_bounds``), unread.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+import json
+import sqlite3
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any
+
+from openlineage_subset.lineage.engine._narrowing import _LISTING, READERS, WRITERS, WRITERS_BY_ID
+from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalog
+from openlineage_subset.lineage.model import RunRef, Side, Unit, canonical_unit, date_spans
+from openlineage_subset.lineage.store import ReadCounts
+
+__all__ = ["Access", "ParsedConditions", "Timeline"]
+
+_READERS_BY_ID = READERS.replace(
+    _LISTING,
+    "(a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM access_partitions l "
+    "WHERE l.partition_id IN (SELECT value FROM json_each(?))))",
+)
+"""``READERS`` for partitions of known ids. Parameters: dataset id, time twice, the partition
+ids (a JSON array), the date spans."""
+assert _READERS_BY_ID != READERS
+_RUN_ROW = (
+    "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
+    "a.condition FROM accesses a JOIN runs r USING (run_id) "
+)
+
+
+class ParsedConditions:
+    """The conditions read, by their JSON: shared by the accesses of a query, so that a
+    condition many accesses have (a day's partition list, read and written) is read once."""
+
+    def __init__(self, counts: ReadCounts) -> None:
+        self._found: dict[str, Any] = {}
+        self._counts = counts
+
+    def of(self, text: str) -> Any:
+        found = self._found.get(text)
+        if found is None:
+            found = self._found[text] = json.loads(text)
+            self._counts.conditions += 1
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    """A run's read (``input``) or write (``output``) of a dataset, under its condition."""
+
+    run: RunRef
+    dataset_id: int
+    direction: Side
+    text: str | None  # the condition's canonical JSON; None: the whole dataset
+    parsed: ParsedConditions = dataclasses.field(
+        default_factory=lambda: ParsedConditions(ReadCounts()), compare=False, repr=False
+    )
+
+    @functools.cached_property
+    def condition(self) -> Any:
+        """The condition (JSON), read when first asked: most accesses a query loads are only
+        compared by time."""
+        return None if self.text is None else self.parsed.of(self.text)
+
+
+class Timeline:
+    """The reads and writes of one query, read from the database as it asks."""
+
+    def __init__(self, db: sqlite3.Connection, catalog: PartitionCatalog) -> None:
+        self.db = db
+        self.catalog = catalog
+        self._accesses: dict[tuple[int, Side], list[Access]] = {}
+        self._starts: dict[tuple[int, Side], list[str]] = {}
+        self._by_run: dict[tuple[str, Side], list[Access]] = {}
+        self._parsed = ParsedConditions(catalog.counts)
+
+    def accesses(self, dataset_id: int, direction: Side) -> list[Access]:
+        """Reads (``input``) or writes (``output``) of a dataset, by run start time."""
+        key = (dataset_id, direction)
+        found = self._accesses.get(key)
+        if found is None:
+            found = [
+                self._access(row, dataset_id, direction)
+                for row in self.db.execute(
+                    "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+                    "r.ended_at, a.condition FROM accesses a JOIN runs r USING (run_id) "
+                    "WHERE a.dataset_id = ? AND a.direction = ? ORDER BY r.started_at, r.run_id",
+                    (dataset_id, direction.value),
+                )
+            ]
+            self._accesses[key] = found
+            self._starts[key] = [access.run.started_at for access in found]
+        return found
+
+    def latest(self, dataset_id: int, most: int) -> tuple[list[Access], int]:
+        """The ``most`` reads and writes of a dataset by the runs started last (in the order
+        :meth:`accesses` gives, reads before writes of a run), and how many it has in all:
+        found by SQLite, the others unread."""
+        rows = self.db.execute(
+            "SELECT * FROM (SELECT r.run_id, r.job_namespace, r.job_name, r.status, "
+            "r.started_at, r.ended_at, a.condition, a.direction FROM accesses a "
+            "JOIN runs r USING (run_id) WHERE a.dataset_id = ? "
+            "ORDER BY r.started_at DESC, r.run_id DESC, a.direction DESC LIMIT ?) "
+            "ORDER BY started_at, run_id, direction",
+            (dataset_id, most),
+        ).fetchall()
+        (total,) = self.db.execute(
+            "SELECT COUNT(*) FROM accesses WHERE dataset_id = ?", (dataset_id,)
+        ).fetchone()
+        return [self._access(row, dataset_id, Side(row[7])) for row in rows], total
+
+    def completed_writes(self, dataset_id: int) -> Iterator[Access]:
+        """The writes of a dataset by completed runs, the latest ended first (as
+        :meth:`writers_of` gives them all), read from SQL as they are taken."""
+        for row in self.db.execute(
+            _RUN_ROW + "WHERE a.dataset_id = ? AND a.direction = 'output' "
+            "AND r.status = 'COMPLETE' AND r.ended_at IS NOT NULL "
+            "ORDER BY r.ended_at DESC, r.run_id DESC",
+            (dataset_id,),
+        ):
+            yield self._access(row, dataset_id, Side.OUTPUT)
+
+    def failed_writes(self, dataset_id: int, states: Collection[str]) -> list[Access]:
+        """The writes of a dataset by runs in one of ``states``, by start time."""
+        return [
+            self._access(row, dataset_id, Side.OUTPUT)
+            for row in self.db.execute(
+                _RUN_ROW + "WHERE a.dataset_id = ? AND a.direction = 'output' AND r.status IN "
+                "(SELECT value FROM json_each(?)) ORDER BY r.started_at, r.run_id",
+                (dataset_id, json.dumps(sorted(states))),
+            )
+        ]
+
+    def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
+        """Reads of the dataset by runs started after ``after`` (None: any time)."""
+        reads = self.accesses(dataset_id, Side.INPUT)
+        if after is None:
+            return reads
+        starts = self._starts[(dataset_id, Side.INPUT)]
+        cut = bisect.bisect_left if inclusive else bisect.bisect_right
+        return reads[cut(starts, after) :]
+
+    def readers_of(
+        self, dataset_id: int, units: Iterable[Unit], after: str | None, inclusive: bool
+    ) -> list[Access]:
+        """:meth:`readers_after`, less the reads that only list partitions and list none of
+        ``units``: known partitions of a dataset with a ``plain_shape``, which such a read
+        does not select (found with the ``access_partitions`` index), and the reads whose date
+        ranges (``access_bounds``) leave every unit out. In the same order."""
+        units = list(units)
+        spans = json.dumps(date_spans(units))
+        since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
+        ids = self.catalog.partition_ids(dataset_id)
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if self.catalog.restricted(dataset_id) and units and None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, after, after, json.dumps(found), spans)
+            rows = self.db.execute(_READERS_BY_ID.format(since=since), params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            params = (dataset_id, after, after, dataset_id, wanted, spans)
+            rows = self.db.execute(READERS.format(since=since), params)
+        return [self._access(row, dataset_id, Side.INPUT) for row in rows]
+
+    def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
+        """The writes of the dataset by runs that completed before ``before`` (None: ever),
+        the latest first; less, when every unit is a known partition of a dataset with a
+        ``plain_shape``, the writes that only list partitions and list none of the units
+        (found with the ``access_partitions`` index), which do not write them."""
+        catalog = self.catalog
+        listed = all(catalog.identifier(dataset_id, unit) is not None for unit in units)
+        if not units or not listed or catalog.plain_shape(dataset_id) is None:
+            writes = [
+                write
+                for write in self.accesses(dataset_id, Side.OUTPUT)
+                if write.run.status == "COMPLETE"
+                and write.run.ended_at is not None
+                and (before is None or write.run.ended_at < before)
+            ]
+            writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
+            return writes[::-1]
+        ids = catalog.partition_ids(dataset_id)
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if None not in found:
+            # Their partition ids, known from finding them: the index without the key's text.
+            params: tuple[Any, ...] = (dataset_id, before, before, json.dumps(found))
+            rows = self.db.execute(WRITERS_BY_ID, params)
+        else:
+            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+            rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        return [self._access(row, dataset_id, Side.OUTPUT) for row in rows]
+
+    def outputs(self, run: RunRef) -> list[Access]:
+        return self._of_run(run, Side.OUTPUT)
+
+    def inputs(self, run: RunRef) -> list[Access]:
+        return self._of_run(run, Side.INPUT)
+
+    def _of_run(self, run: RunRef, direction: Side) -> list[Access]:
+        key = (run.run_id, direction)
+        found = self._by_run.get(key)
+        if found is None:
+            found = [
+                Access(run, dataset_id, direction, text, self._parsed)
+                for dataset_id, text in self.db.execute(
+                    "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
+                    "direction = ? ORDER BY dataset_id",
+                    (run.run_id, direction.value),
+                )
+            ]
+            self._by_run[key] = found
+        return found
+
+    def _access(self, row: tuple[Any, ...], dataset_id: int, direction: Side) -> Access:
+        return Access(RunRef(*row[:6]), dataset_id, direction, row[6], self._parsed)

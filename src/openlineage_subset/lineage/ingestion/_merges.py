@@ -1,0 +1,244 @@
+"""The writer's side of :mod:`._identities`: a claimed name joined to its dataset, two datasets
+stored apart merged into one when an event says they are one.
+
+Called by the writer only for events whose datasets carry another name (a ``symlinks`` facet, a
+storage location), and once per distinct claim while the writer's ids are cached: the events of
+this package's adapter, and most of openlineage-spark's, cost nothing here.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+
+from openlineage_subset.lineage.model import any_of_json, canonical, read_bounds
+from openlineage_subset.lineage.store import TABLE, Alias
+
+Key = tuple[str, str]
+
+
+def dataset_by_name(db: sqlite3.Connection, key: Key) -> int | None:
+    """The dataset named ``key``: stored under it, else the one dataset it is another name of
+    (None: neither, or a name several datasets claim)."""
+    row = db.execute(
+        "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?", key
+    ).fetchone()
+    if row is not None:
+        return int(row[0])
+    claimed = _claimants(db, key)
+    return claimed[0] if len(claimed) == 1 else None
+
+
+def aliased(db: sqlite3.Connection, keys: list[Key]) -> dict[Key, int]:
+    """The datasets the names ``keys`` (stored as no dataset) are the one other name of."""
+    found: dict[Key, set[int]] = {}
+    for dataset_id, namespace, name in db.execute(
+        "SELECT n.dataset_id, n.namespace, n.name FROM json_each(?) j JOIN dataset_names n "
+        "ON n.namespace = json_extract(j.value, '$[0]') "
+        "AND n.name = json_extract(j.value, '$[1]')",
+        (json.dumps(keys),),
+    ):
+        found.setdefault((namespace, name), set()).add(dataset_id)
+    return {key: next(iter(ids)) for key, ids in found.items() if len(ids) == 1}
+
+
+def _claimants(db: sqlite3.Connection, key: Key) -> list[int]:
+    return [
+        int(row[0])
+        for row in db.execute(
+            "SELECT dataset_id FROM dataset_names WHERE namespace = ? AND name = ? "
+            "ORDER BY dataset_id",
+            key,
+        )
+    ]
+
+
+def join_names(db: sqlite3.Connection, claims: Iterable[Alias], make: Callable[[Key], int]) -> bool:
+    """Record the claims in ``dataset_names``, each a table and its location: one dataset, unless
+    the location is another table's already (then ambiguous: kept apart). A dataset stored under
+    one of the names alone is merged into the other's; ``make`` stores a new dataset and gives
+    its id. Whether datasets were merged or a name found ambiguous (ids the caller holds for
+    names may then be gone or wrong)."""
+    changed = False
+    for claim in claims:
+        table, location = (
+            (claim.other, claim.primary) if claim.other_is_table else (claim.primary, claim.other)
+        )
+        why = f"{{}}, {claim.reason}"
+        table_id, location_id = dataset_by_name(db, table), dataset_by_name(db, location)
+        if table_id is not None and table_id == location_id:
+            continue  # one dataset already
+        if (location_id is None and _ambiguous(db, location)) or (
+            location_id is not None and _has_other_table(db, location_id, table)
+        ):
+            # Two tables over one location: which one it is, the events do not say.
+            if table_id is None:
+                table_id = make(table)
+            _name(db, table, table_id, why.format(TABLE))
+            _name(db, location, table_id, why.format("location"))
+            if location_id is not None:
+                _name(db, location, location_id, why.format("location"))
+            changed = True  # the location may no longer lead to the dataset it led to
+            continue
+        keep = table_id if table_id is not None else location_id
+        if keep is None:
+            keep = make(claim.primary)
+        gone = location_id if keep == table_id else table_id
+        if gone is not None and gone != keep:
+            merge_datasets(db, keep, gone)
+            changed = True
+        _name(db, table, keep, why.format(TABLE))
+        _name(db, location, keep, why.format("location"))
+    return changed
+
+
+def _name(db: sqlite3.Connection, key: Key, dataset_id: int, reason: str) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO dataset_names (namespace, name, dataset_id, reason) "
+        "VALUES (?, ?, ?, ?)",
+        (*key, dataset_id, reason),
+    )
+
+
+def _has_other_table(db: sqlite3.Connection, dataset_id: int, table: Key) -> bool:
+    """Whether the dataset is (also) named by a table other than ``table``."""
+    row = db.execute(
+        "SELECT 1 FROM dataset_names WHERE dataset_id = ? AND reason LIKE 'table%' "
+        "AND NOT (namespace = ? AND name = ?) LIMIT 1",
+        (dataset_id, *table),
+    ).fetchone()
+    return row is not None
+
+
+def _ambiguous(db: sqlite3.Connection, key: Key) -> bool:
+    """Whether several datasets claim the name."""
+    return len(_claimants(db, key)) > 1
+
+
+def merge_datasets(db: sqlite3.Connection, keep: int, gone: int) -> None:
+    """Make the dataset ``gone`` part of ``keep``: its name becomes another name of ``keep``
+    (the caller records why), its partitions, reads and writes ``keep``'s; a run that accessed
+    both in one direction keeps one access whose condition is the ``OR`` of their conditions."""
+    _merge_partitions(db, keep, gone)
+    for table, columns in (
+        ("partition_columns", "columns"),
+        ("partition_kinds", "column_name, kind"),
+        ("partition_tails", "tail"),
+    ):
+        db.execute(
+            f"INSERT OR IGNORE INTO {table} (dataset_id, {columns}) "
+            f"SELECT ?, {columns} FROM {table} WHERE dataset_id = ?",
+            (keep, gone),
+        )
+        db.execute(f"DELETE FROM {table} WHERE dataset_id = ?", (gone,))
+    _merge_accesses(db, keep, gone)
+    db.execute(
+        "INSERT OR IGNORE INTO dataset_names (namespace, name, dataset_id, reason) "
+        "SELECT namespace, name, ?, reason FROM dataset_names WHERE dataset_id = ?",
+        (keep, gone),
+    )
+    db.execute("DELETE FROM dataset_names WHERE dataset_id = ?", (gone,))
+    db.execute("DELETE FROM datasets WHERE dataset_id = ?", (gone,))
+
+
+def _merge_partitions(db: sqlite3.Connection, keep: int, gone: int) -> None:
+    kept = dict(
+        db.execute("SELECT dimensions, partition_id FROM partitions WHERE dataset_id = ?", (keep,))
+    )
+    moved = db.execute(
+        "SELECT dimensions, identifier, partition_id FROM partitions WHERE dataset_id = ?",
+        (gone,),
+    ).fetchall()
+    for dimensions, identifier, partition_id in moved:
+        same = kept.get(dimensions)
+        if same is None:
+            db.execute(
+                "UPDATE partitions SET dataset_id = ? WHERE partition_id = ?", (keep, partition_id)
+            )
+            continue
+        db.execute(
+            "UPDATE OR IGNORE access_partitions SET partition_id = ? WHERE partition_id = ?",
+            (same, partition_id),
+        )
+        db.execute("DELETE FROM access_partitions WHERE partition_id = ?", (partition_id,))
+        db.execute(
+            "UPDATE partitions SET identifier = ? WHERE partition_id = ? AND identifier IS NULL",
+            (identifier, same),
+        )
+        db.execute("DELETE FROM partitions WHERE partition_id = ?", (partition_id,))
+
+
+def _merge_accesses(db: sqlite3.Connection, keep: int, gone: int) -> None:
+    kept = {
+        (run_id, direction): access_id
+        for access_id, run_id, direction in db.execute(
+            "SELECT access_id, run_id, direction FROM accesses WHERE dataset_id = ?", (keep,)
+        )
+    }
+    moved = db.execute(
+        "SELECT access_id, run_id, direction FROM accesses WHERE dataset_id = ?", (gone,)
+    ).fetchall()
+    for access_id, run_id, direction in moved:
+        same = kept.get((run_id, direction))
+        if same is None:
+            db.execute("UPDATE accesses SET dataset_id = ? WHERE access_id = ?", (keep, access_id))
+        else:
+            _one_access(db, same, access_id, direction)
+
+
+def _one_access(db: sqlite3.Connection, keep: int, gone: int, direction: str) -> None:
+    """Fold the access ``gone`` into ``keep`` (one run, one direction, two names)."""
+    (kept_texts, kept_lists), (gone_texts, gone_lists) = _texts(db, keep), _texts(db, gone)
+    texts = kept_texts + [text for text in gone_texts if text not in kept_texts]
+    # As the writer merges an access's conditions: it only lists partitions when each does.
+    lists = bool(texts) and (kept_lists or not kept_texts) and (gone_lists or not gone_texts)
+    condition = _any_of(texts)
+    db.execute(
+        "UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?",
+        (condition, int(lists), keep),
+    )
+    if len(texts) > 1:
+        db.executemany(
+            "INSERT OR IGNORE INTO access_conditions (access_id, condition) VALUES (?, ?)",
+            [(keep, text) for text in texts],
+        )
+    db.execute(
+        "UPDATE OR IGNORE access_partitions SET access_id = ? WHERE access_id = ?", (keep, gone)
+    )
+    for table in ("access_partitions", "access_conditions", "access_bounds"):
+        db.execute(f"DELETE FROM {table} WHERE access_id = ?", (gone,))
+    db.execute("DELETE FROM access_bounds WHERE access_id = ?", (keep,))
+    if direction == "input" and condition is not None and not lists:
+        db.executemany(
+            "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
+            [
+                (keep, column, low, high)
+                for column, (low, high) in read_bounds(json.loads(condition)).items()
+            ],
+        )
+    db.execute("DELETE FROM accesses WHERE access_id = ?", (gone,))
+
+
+def _texts(db: sqlite3.Connection, access_id: int) -> tuple[list[str], bool]:
+    """An access's distinct conditions, and whether they only list partitions."""
+    condition, listed = db.execute(
+        "SELECT condition, listed FROM accesses WHERE access_id = ?", (access_id,)
+    ).fetchone()
+    several = [
+        row[0]
+        for row in db.execute(
+            "SELECT condition FROM access_conditions WHERE access_id = ? ORDER BY condition",
+            (access_id,),
+        )
+    ]
+    if several:
+        return several, bool(listed)
+    return ([] if condition is None else [condition]), bool(listed)
+
+
+def _any_of(texts: list[str]) -> str | None:
+    """The ``OR`` of distinct conditions, as the writer stores an access's (None: whole)."""
+    if len(texts) <= 1:
+        return texts[0] if texts else None
+    return canonical(any_of_json([json.loads(text) for text in sorted(texts)]))

@@ -1,0 +1,553 @@
+"""Ingest's storing side: the checked events of a chunk into the database, a few statements each.
+
+A chunk's events are stored together: one query finds those already stored, one the runs they
+merge into, and each table gets its new rows in one ``executemany``. Ids of new datasets,
+accesses and partitions are given here (this connection holds the write lock), so that no row
+has to be read back after it is written, and the references between tables hold by
+construction: the writer does not have SQLite check them row by row, which would cost a third of
+its time (the tests check them). Should storing a chunk fail, it is undone and its events are
+stored one at a time, so that only the event that fails is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from openlineage_subset.lineage.ingestion._merges import aliased, join_names
+from openlineage_subset.lineage.ingestion._shapes import (
+    AlreadyStored,
+    Checked,
+    CheckedEvent,
+    Condition,
+    Fate,
+    Invalid,
+    Stored,
+)
+from openlineage_subset.lineage.model import any_of_json, canonical, read_bounds
+from openlineage_subset.lineage.store import (
+    UPSERT_PARENTS,
+    Alias,
+    LineageStore,
+    RunParents,
+    merged_parents,
+    parents_row,
+)
+from openlineage_subset.producer import TERMINAL_EVENT_TYPES
+
+_COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounded journal
+# Ids known without a query: the datasets and partitions met lately. Cleared when full; a few MB.
+_CACHED_IDS = 16384
+_IN = "(SELECT value FROM json_each(?))"  # a list of values given as one JSON parameter
+
+Counter = Callable[[Fate], None]
+
+
+def relax_sync(connection: sqlite3.Connection) -> bool:
+    """``synchronous = NORMAL`` on a WAL database (True), else nothing (False).
+
+    A commit then appends to the log without waiting for the disk (the log is synced at each
+    checkpoint): what is committed survives the process being killed, SIGKILL included; only
+    an operating system crash or a power loss can lose the last commits, and never corrupts
+    the file. Without WAL, ``NORMAL`` could corrupt it on a power loss: left ``FULL`` there.
+    """
+    mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+    if str(mode).lower() != "wal":
+        return False
+    connection.execute("PRAGMA synchronous = NORMAL")
+    return True
+
+
+class Writer:
+    """Stores the outcomes of checked chunks, in order; :meth:`commit` at the end."""
+
+    def __init__(self, store: LineageStore) -> None:
+        self.database = store
+        self.db = store.connection
+        self.db.execute("PRAGMA foreign_keys = OFF")
+        self.dataset_ids: dict[tuple[str, str], int] = {}
+        self.partition_ids: dict[int, dict[str, int]] = {}
+        """By dataset id: the ids of partitions, by canonical dimensions."""
+        self.cached = 0
+        """How many ids ``partition_ids`` holds."""
+        self.unnamed: set[int] = set()
+        """Partitions among ``partition_ids`` stored without an identifier."""
+        self.catalog: set[tuple[Any, ...]] = set()
+        """(dataset id, columns) and (dataset id, column, kind) stored."""
+        self.joined: set[Alias] = set()
+        """Other names of datasets recorded (see lineage/_identities.py)."""
+        self.has_aliases = False
+        """Whether the database holds other names of datasets."""
+        self.pending = 0
+        self.open = False
+
+    def store(self, outcomes: list[Checked], conditions: list[Condition], count: Counter) -> None:
+        """Store the events among a chunk's outcomes; ``count`` is told the fate of each outcome
+        in order: an event :class:`Stored`, :class:`AlreadyStored`, or :class:`Invalid` when the
+        database refused it; any other outcome as it is."""
+        events = [outcome for outcome in outcomes if isinstance(outcome, CheckedEvent)]
+        # The first chunk of a transaction is undone by rolling the transaction back: no
+        # savepoint (two statements) for it, which a server storing each few events pays.
+        first = not self.open
+        if first:
+            self._begin()
+        else:
+            self.db.execute("SAVEPOINT chunk")
+        try:
+            stored = iter(self._store(events, conditions))
+        except (sqlite3.IntegrityError, ValueError, TypeError):
+            if first:
+                self.rollback()
+                self._forget()
+                self._begin()
+            else:
+                self._undo("chunk")
+            self._one_by_one(outcomes, conditions, count)
+        else:
+            if not first:
+                self.db.execute("RELEASE chunk")
+            for outcome in outcomes:
+                if isinstance(outcome, CheckedEvent):
+                    count(_fate(outcome, next(stored)))
+                else:
+                    count(outcome)
+        self.pending += len(events)
+        if self.pending >= _COMMIT_EVENTS:
+            # The write lock is let go until the next chunk is stored: another ingest (or a
+            # server) waiting for it writes while this one checks its next chunk.
+            self.commit()
+
+    def begin(self) -> None:
+        """Start the next transaction after :meth:`commit` or :meth:`rollback` (the writer
+        starts its first itself)."""
+        if not self.open:
+            self._begin()
+
+    def commit(self) -> None:
+        if self.open:
+            self.db.execute("COMMIT")
+            self.open = False
+
+    def rollback(self) -> None:
+        if self.open:
+            self.db.execute("ROLLBACK")
+            self.open = False
+
+    def _begin(self) -> None:
+        self.database.begin_write()
+        self.open = True
+        self.pending = 0
+        self._read_next_ids()
+
+    def _read_next_ids(self) -> None:
+        # Read at each transaction's start: another process may have written in between.
+        (self.next_dataset, self.next_access, self.next_partition, aliases) = self.db.execute(
+            "SELECT (SELECT coalesce(max(dataset_id), 0) + 1 FROM datasets), "
+            "(SELECT coalesce(max(access_id), 0) + 1 FROM accesses), "
+            "(SELECT coalesce(max(partition_id), 0) + 1 FROM partitions), "
+            "EXISTS (SELECT 1 FROM dataset_names)"
+        ).fetchone()
+        self.has_aliases = bool(aliases)
+
+    def _undo(self, savepoint: str) -> None:
+        self.db.execute(f"ROLLBACK TO {savepoint}")
+        self.db.execute(f"RELEASE {savepoint}")
+        self._forget()
+        self._read_next_ids()
+
+    def _forget(self) -> None:
+        """Forget the ids of what undone statements added: it is gone."""
+        self.dataset_ids.clear()
+        self.partition_ids.clear()
+        self.cached = 0
+        self.unnamed.clear()
+        self.catalog.clear()
+        self.joined.clear()
+
+    def _many(self, statement: str, rows: Any) -> None:
+        """``executemany``, skipped without rows: most chunks of a server's few events leave
+        half of the tables as they were."""
+        if rows:
+            self.db.executemany(statement, rows)
+
+    def _one_by_one(
+        self, outcomes: list[Checked], conditions: list[Condition], count: Counter
+    ) -> None:
+        for outcome in outcomes:
+            if not isinstance(outcome, CheckedEvent):
+                count(outcome)
+                continue
+            self.db.execute("SAVEPOINT event")
+            try:
+                (stored,) = self._store([outcome], conditions)
+            except (sqlite3.IntegrityError, ValueError, TypeError) as error:
+                self._undo("event")
+                count(Invalid(outcome.source, outcome.line, f"not stored: {error}"))
+            else:
+                self.db.execute("RELEASE event")
+                count(_fate(outcome, stored))
+
+    def _store(self, events: list[CheckedEvent], conditions: list[Condition]) -> list[bool]:
+        """Store the events; for each, whether it was new."""
+        known = {
+            row[0]
+            for row in self.db.execute(
+                f"SELECT digest FROM events WHERE digest IN {_IN}",
+                (json.dumps([event.digest for event in events]),),
+            )
+        }
+        fresh = []
+        new = []
+        for event in events:
+            is_new = event.digest not in known
+            if is_new:
+                known.add(event.digest)
+                fresh.append(event)
+            new.append(is_new)
+        if fresh:
+            old_runs = self._runs(fresh)
+            self._many(
+                "INSERT INTO events (digest, run_id, event_type, event_time, source, facets) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        event.digest,
+                        event.run_id,
+                        event.event_type,
+                        event.event_time,
+                        event.where,
+                        event.facets,
+                    )
+                    for event in fresh
+                ],
+            )
+            self._accesses(fresh, old_runs, conditions)
+        return new
+
+    def _runs(self, events: list[CheckedEvent]) -> list[str]:
+        """Merge the events into their runs, whatever order they come in; the ids of the runs
+        that were stored before."""
+        states: dict[str, list[Any]] = {}
+        jobs: dict[str, tuple[str, str]] = {}
+        for run_id, *state in self.db.execute(
+            "SELECT run_id, start_event_at, first_event_at, latest_state, latest_state_at, "
+            f"terminal_state, ended_at FROM runs WHERE run_id IN {_IN}",
+            (json.dumps(list(dict.fromkeys(event.run_id for event in events))),),
+        ):
+            states[run_id] = state
+        old = list(states)
+        for event in events:
+            state = states.get(event.run_id)
+            if state is None:
+                state = states[event.run_id] = [None, event.event_time, None, None, None, None]
+                jobs[event.run_id] = (event.job_namespace, event.job_name)
+            _merge(state, event.event_type, event.event_time)
+        rows = [
+            (
+                *jobs.get(run_id, (None, None)),
+                terminal or latest,
+                start_at or first_at,
+                start_at,
+                first_at,
+                latest,
+                latest_at,
+                terminal,
+                ended,
+                run_id,
+            )
+            for run_id, (start_at, first_at, latest, latest_at, terminal, ended) in states.items()
+        ]
+        self._many(
+            "INSERT INTO runs (job_namespace, job_name, status, started_at, start_event_at, "
+            "first_event_at, latest_state, latest_state_at, terminal_state, ended_at, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows[len(old) :],
+        )
+        self._many(
+            "UPDATE runs SET status = ?, started_at = ?, start_event_at = ?, "
+            "first_event_at = ?, latest_state = ?, latest_state_at = ?, terminal_state = ?, "
+            "ended_at = ? WHERE run_id = ?",
+            [row[2:] for row in rows[: len(old)]],
+        )
+        # Parent, root and orchestrator task: only events whose facets name one have them; a
+        # run's events (START, COMPLETE) mostly name the same: one row per run of the chunk.
+        parents: dict[str, RunParents] = {}
+        for event in events:
+            if event.parents is not None:
+                parents[event.run_id] = merged_parents(parents.get(event.run_id), event.parents)
+        self._many(UPSERT_PARENTS, [parents_row(*item) for item in parents.items()])
+        return old
+
+    def _dataset_ids(self, events: list[CheckedEvent]) -> dict[tuple[str, str], int]:
+        ids = self.dataset_ids
+        if len(ids) > _CACHED_IDS:
+            ids.clear()
+        claims = [alias for event in events for alias in event.aliases if alias not in self.joined]
+        if claims:  # other names of datasets (symlinks): see lineage/_identities.py
+            if join_names(self.db, dict.fromkeys(claims), self._new_dataset):
+                self._forget()  # merged, or ambiguous: ids and partitions cached may be wrong
+            self.joined.update(claims)
+            self.has_aliases = True
+        missing = list(
+            dict.fromkeys(
+                (access.namespace, access.name)
+                for event in events
+                for access in event.accesses
+                if (access.namespace, access.name) not in ids
+            )
+        )
+        if missing:
+            for dataset_id, namespace, name in self.db.execute(
+                "SELECT d.dataset_id, d.namespace, d.name FROM json_each(?) j JOIN datasets d "
+                "ON d.namespace = json_extract(j.value, '$[0]') "
+                "AND d.name = json_extract(j.value, '$[1]')",
+                (json.dumps(missing),),
+            ):
+                ids[namespace, name] = dataset_id
+            unknown = [key for key in missing if key not in ids]
+            if unknown and self.has_aliases:  # another name of a stored dataset
+                ids.update(aliased(self.db, unknown))
+            rows = []
+            for key in unknown:
+                if key not in ids:
+                    ids[key] = self.next_dataset
+                    rows.append((self.next_dataset, *key))
+                    self.next_dataset += 1
+            self._many("INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)", rows)
+        return ids
+
+    def _new_dataset(self, key: tuple[str, str]) -> int:
+        """Store a new dataset named ``key``; its id."""
+        dataset_id = self.dataset_ids[key] = int(self.next_dataset)
+        self.next_dataset += 1
+        self.db.execute(
+            "INSERT INTO datasets (dataset_id, namespace, name) VALUES (?, ?, ?)",
+            (dataset_id, *key),
+        )
+        return dataset_id
+
+    def _accesses(
+        self, events: list[CheckedEvent], old_runs: list[str], conditions: list[Condition]
+    ) -> None:
+        """The events' reads and writes, the conditions new to each, and what those list."""
+        dataset_ids = self._dataset_ids(events)
+        # By (run, dataset, direction): [access id, distinct conditions, whether they only list
+        # partitions, how many of them access_conditions holds (None: a new access), whether
+        # this chunk adds one].
+        accesses: dict[tuple[str, int, str], list[Any]] = self._stored_accesses(old_runs)
+        # (access id, dataset id, condition index, whether a read) of each condition new to an
+        # access
+        added = []
+        for event in events:
+            run_id = event.run_id
+            for read_or_write in event.accesses:
+                dataset_id = dataset_ids[read_or_write.namespace, read_or_write.name]
+                direction, index = read_or_write.direction, read_or_write.condition
+                access = accesses.get((run_id, dataset_id, direction))
+                if access is None:
+                    access = [self.next_access, [], False, None, False]
+                    accesses[run_id, dataset_id, direction] = access
+                    self.next_access += 1
+                if index < 0:
+                    continue  # no facet: says nothing about the subset, and overrides nothing
+                text, lists = conditions[index].text, conditions[index].lists_only
+                texts = access[1]
+                if text in texts:
+                    continue  # a condition stored before: its partitions were recorded with it
+                # The OR of conditions only lists partitions when each of them does.
+                access[2] = (access[2] or not texts) and lists
+                texts.append(text)
+                access[4] = True
+                added.append((access[0], dataset_id, index, direction == "input"))
+        new: list[tuple[Any, ...]] = []
+        changed: list[tuple[Any, ...]] = []
+        several: list[tuple[int, str]] = []
+        bounds: list[tuple[int, str, str | None, str | None]] = []
+        for key, (access_id, texts, lists, held, grown) in accesses.items():
+            if held is None:
+                merged = _merged(texts)
+                new.append((access_id, *key, merged, lists))
+            elif grown:
+                merged = _merged(texts)
+                changed.append((merged, lists, access_id))
+            else:
+                continue
+            if len(texts) > 1:  # the one condition of an access is its condition
+                several.extend((access_id, text) for text in texts[held or 0 :])
+            if key[2] == "input" and merged is not None and not lists:
+                bounds.extend(
+                    (access_id, column, low, high)
+                    for column, (low, high) in read_bounds(json.loads(merged)).items()
+                )
+        self._many(
+            "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            new,
+        )
+        self._many("UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?", changed)
+        self._many("INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several)
+        # A grown read's condition is a wider OR: its old ranges go, the new ones are stored.
+        self._many("DELETE FROM access_bounds WHERE access_id = ?", [(row[2],) for row in changed])
+        self._many(
+            "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
+            bounds,
+        )
+        self._partitions(added, conditions)
+
+    def _stored_accesses(self, runs: list[str]) -> dict[tuple[str, int, str], list[Any]]:
+        """The accesses of runs stored before, as :meth:`_accesses` keeps them."""
+        accesses: dict[tuple[str, int, str], list[Any]] = {}
+        by_id: dict[int, list[Any]] = {}
+        if not runs:
+            return accesses  # no run stored before: nothing to read (a START, usually)
+        for access_id, run_id, dataset_id, direction, condition, listed in self.db.execute(
+            "SELECT access_id, run_id, dataset_id, direction, condition, listed FROM accesses "
+            f"WHERE run_id IN {_IN}",
+            (json.dumps(runs),),
+        ):
+            texts = [] if condition is None else [condition]
+            by_id[access_id] = accesses[run_id, dataset_id, direction] = [
+                access_id,
+                texts,
+                bool(listed),
+                0,
+                False,
+            ]
+        several: dict[int, list[str]] = {}
+        if not by_id:
+            return accesses
+        for access_id, text in self.db.execute(
+            f"SELECT access_id, condition FROM access_conditions WHERE access_id IN {_IN}",
+            (json.dumps(list(by_id)),),
+        ):
+            several.setdefault(access_id, []).append(text)
+        for access_id, texts in several.items():
+            by_id[access_id][1] = texts
+            by_id[access_id][3] = len(texts)
+        return accesses
+
+    def _partitions(
+        self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
+    ) -> None:
+        """Record the partitions the conditions new to accesses list, their columns, and which
+        partitions each access lists (impact looks for the reads of a partition, provenance
+        for its writes)."""
+        self._look_up_partitions(added, conditions)
+        unnamed = self.unnamed
+        catalog = self.catalog
+        made: dict[int, list[Any]] = {}
+        named, links, columns, kinds = [], [], [], []
+        for access_id, dataset_id, index, _ in added:
+            condition = conditions[index]
+            rows, shapes, column_kinds = (
+                condition.partitions,
+                condition.column_sets,
+                condition.column_kinds,
+            )
+            ids = self.partition_ids[dataset_id]
+            for dimensions, identifier in rows:
+                partition_id = ids.get(dimensions)
+                if partition_id is None:
+                    partition_id = ids[dimensions] = self.next_partition
+                    self.next_partition += 1
+                    self.cached += 1
+                    made[partition_id] = [dataset_id, dimensions, identifier, partition_id]
+                    if identifier is None:
+                        unnamed.add(partition_id)
+                elif identifier is not None and partition_id in unnamed:
+                    unnamed.discard(partition_id)  # the first identifier given is kept
+                    if partition_id in made:
+                        made[partition_id][2] = identifier
+                    else:
+                        named.append((identifier, partition_id))
+                links.append((partition_id, access_id))
+            for shape in shapes:
+                if (dataset_id, shape) not in catalog:
+                    catalog.add((dataset_id, shape))
+                    columns.append((dataset_id, shape))
+            for column, kind in column_kinds:
+                if (dataset_id, column, kind) not in catalog:
+                    catalog.add((dataset_id, column, kind))
+                    kinds.append((dataset_id, column, kind))
+        self._many(
+            "INSERT INTO partitions (dataset_id, dimensions, identifier, partition_id) "
+            "VALUES (?, ?, ?, ?)",
+            made.values(),
+        )
+        self._many(
+            "UPDATE partitions SET identifier = ? WHERE partition_id = ? AND identifier IS NULL",
+            named,
+        )
+        self._many(
+            "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) VALUES (?, ?)",
+            links,
+        )
+        self._many(
+            "INSERT OR IGNORE INTO partition_columns (dataset_id, columns) VALUES (?, ?)",
+            columns,
+        )
+        self._many(
+            "INSERT OR IGNORE INTO partition_kinds (dataset_id, column_name, kind) "
+            "VALUES (?, ?, ?)",
+            kinds,
+        )
+        if len(catalog) > _CACHED_IDS:
+            catalog.clear()
+
+    def _look_up_partitions(
+        self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]
+    ) -> None:
+        """Have :attr:`partition_ids` hold the stored ones among the partitions listed."""
+        if self.cached > _CACHED_IDS:
+            self.partition_ids.clear()
+            self.unnamed.clear()
+            self.cached = 0
+        missing: dict[int, dict[str, None]] = {}
+        for _, dataset_id, index, _ in added:
+            ids = self.partition_ids.setdefault(dataset_id, {})
+            for dimensions, _ in conditions[index].partitions:
+                if dimensions not in ids:
+                    missing.setdefault(dataset_id, {})[dimensions] = None
+        for dataset_id, wanted in missing.items():
+            ids = self.partition_ids[dataset_id]
+            for dimensions, partition_id, unnamed in self.db.execute(
+                "SELECT dimensions, partition_id, identifier IS NULL FROM partitions "
+                f"WHERE dataset_id = ? AND dimensions IN {_IN}",
+                (dataset_id, json.dumps(list(wanted))),
+            ):
+                ids[dimensions] = partition_id
+                self.cached += 1
+                if unnamed:
+                    self.unnamed.add(partition_id)
+
+
+def _fate(event: CheckedEvent, new: bool) -> Fate:
+    return Stored(event) if new else AlreadyStored(event)
+
+
+def _merge(state: list[Any], event_type: str, event_time: str) -> None:
+    """Merge one event into a run's (start event time, first event time, latest state and
+    its time, terminal state, end time)."""
+    start_at, first_at, latest, latest_at, terminal, ended = state
+    first_at = min(first_at, event_time)
+    if event_type == "START":
+        start_at = event_time if start_at is None else min(start_at, event_time)
+    if event_type in TERMINAL_EVENT_TYPES:
+        # The latest terminal event wins; ties go to the state named last alphabetically,
+        # so that the outcome never depends on the order the events were read in.
+        if ended is None or (event_time, event_type) > (ended, terminal):
+            terminal, ended = event_type, event_time
+    elif latest_at is None or (event_time, event_type) > (latest_at, latest):
+        latest, latest_at = event_type, event_time
+    if latest is None:  # only terminal events so far: nothing ran before the end
+        latest, latest_at = terminal, ended
+    state[:] = start_at, first_at, latest, latest_at, terminal, ended
+
+
+def _merged(texts: list[str]) -> str | None:
+    """The condition of an access: the ``OR`` of its distinct conditions (None: whole)."""
+    if len(texts) <= 1:
+        return texts[0] if texts else None
+    return canonical(any_of_json([json.loads(text) for text in sorted(texts)]))

@@ -1,0 +1,144 @@
+"""What a dataset's page draws, computed for what it draws only: the values of its first
+partition column, the known partitions from a value of it on, the state of some partitions,
+the dataset's latest writer and the latest entries of its history.
+
+A dataset of three years of days by 300 countries has 328,500 known partitions, and its page
+draws the newest few hundred days of 120 of them; working out every partition's state took
+seconds. Here SQLite finds the values of the first column (a search of the ``partitions`` key
+per value), the partitions of the newest ones (one range of the key), and the reads and
+writes that may select one of them (the ``access_partitions`` index, the date ranges of
+``access_bounds``); each read and write is then evaluated on those partitions only. The state
+of each is the one :func:`~openlineage_subset.lineage.dataset_partitions` gives it
+(tests/lineage/test_scale_pages.py holds them to an answer worked out from the events).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Collection
+
+from openlineage_subset.lineage.engine import Engine
+from openlineage_subset.lineage.model import (
+    DatasetRef,
+    Dimensions,
+    HistoryEntry,
+    HistoryReport,
+    PartitionsReport,
+    Unit,
+)
+from openlineage_subset.lineage.queries import PartitionsQuery, states_report
+from openlineage_subset.lineage.store import LineageStore
+
+__all__ = ["PagePartitions", "PartitionAxis", "latest_history"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PartitionAxis:
+    """The first partition column (by name) of a dataset and its distinct values."""
+
+    dataset: DatasetRef
+    order: tuple[str, ...]
+    """The dataset's partition columns, in the order its events give them."""
+    first: str
+    """The column (:meth:`PagePartitions.second_axis`: the second one)."""
+    values: tuple[str, ...]
+    """In the order of their text (the second column's: in no order)."""
+
+
+class PagePartitions:
+    """The partitions of one dataset as its page asks for them, from the open ``store``: one
+    catalog for the calls, which know the partitions the ones before found. Raises as
+    :func:`~openlineage_subset.lineage.impact` does for a dataset it does not know."""
+
+    def __init__(self, store: LineageStore, query: PartitionsQuery) -> None:
+        self.store = store
+        self.query = query
+        self.engine = Engine(store)
+        self.dataset_id = self.engine.resolve(query.dataset, query.namespace)
+
+    def axis(self, most: int) -> PartitionAxis | None:
+        """The first column of the dataset's partitions and its values, when all its
+        partitions have the same columns, of plain names, and that one has at most ``most``
+        values, each plain ASCII text; else None."""
+        found = self.engine.catalog.first_values(self.dataset_id, most)
+        if found is None:
+            return None
+        first, values = found
+        order = self.engine.column_order(self.dataset_id)
+        return PartitionAxis(self.engine.dataset(self.dataset_id), order, first, tuple(values))
+
+    def second_axis(self, axis: PartitionAxis) -> PartitionAxis | None:
+        """The second of a dataset's two partition columns and its distinct values (from the
+        ends of its keys kept at ingest: no partition read), when that one is the grid's rows:
+        it has more values than ``axis.first``, or as many and comes first in the dataset's
+        order; each value text. None otherwise."""
+        if len(axis.order) != 2:
+            return None
+        (second,) = [name for name in axis.order if name != axis.first]
+        values: list[str] = []
+        for (tail,) in self.store.connection.execute(
+            "SELECT tail FROM partition_tails WHERE dataset_id = ?", (self.dataset_id,)
+        ):
+            value = json.loads("{" + tail).get(second)
+            if not isinstance(value, str):
+                return None
+            values.append(value)
+        if len(values) < len(axis.values) or (
+            len(values) == len(axis.values)
+            and axis.order.index(axis.first) < axis.order.index(second)
+        ):
+            return None
+        return PartitionAxis(axis.dataset, axis.order, second, tuple(values))
+
+    def newest(
+        self, axis: PartitionAxis, value: str, before: str | None = None
+    ) -> list[Dimensions]:
+        """The known partitions whose value of ``axis.first`` is ``value`` or after it (and
+        before ``before``)."""
+        return self.engine.catalog.known_from(self.dataset_id, axis.first, value, before)
+
+    def states(self, units: Collection[Dimensions]) -> PartitionsReport:
+        """The state of each known partition among ``units`` (the others are left out), as
+        :func:`~openlineage_subset.lineage.dataset_partitions` gives it, from the writes and
+        the reads that may select one of them alone. The last call: this catalog knows
+        those partitions alone after it."""
+        engine, dataset_id = self.engine, self.dataset_id
+        engine.catalog.restrict(dataset_id, units)
+        known: list[Unit] = list(engine.known(dataset_id))
+        if not known:
+            return states_report(engine, dataset_id, [], [])
+        writes = engine.writers_of(dataset_id, known, None)
+        reads = engine.readers_of(dataset_id, known, None, True)
+        return states_report(engine, dataset_id, writes, reads)
+
+    def latest_writer(self) -> str | None:
+        """The run id of the latest completed write of the dataset that may cover one of its
+        known partitions (the latest of their last writers); None when there is none."""
+        engine = Engine(self.store)  # all the known partitions, whatever states() kept
+        shapes = engine.shapes(self.dataset_id)
+        for write in engine.timeline.completed_writes(self.dataset_id):
+            if write.text is None:
+                if shapes:
+                    return write.run.run_id
+                continue
+            if next(iter(engine.selected(write, by_dates=True)), None) is not None:
+                return write.run.run_id
+        return None
+
+
+def latest_history(
+    store: LineageStore, query: PartitionsQuery, most: int
+) -> tuple[HistoryReport, int]:
+    """The ``most`` latest entries of the dataset's history (every read and write, as
+    :func:`~openlineage_subset.lineage.history` of the whole dataset gives them), and how many
+    entries it has in all; only those given are read and their conditions rendered."""
+    engine = Engine(store)
+    dataset_id = engine.resolve(query.dataset, query.namespace)
+    accesses, total = engine.timeline.latest(dataset_id, most)
+    entries = tuple(
+        HistoryEntry(access.run, access.direction.verb, engine.rendered(access), "definite")
+        for access in accesses
+    )
+    target = engine.partition_set(dataset_id, {None: "definite"})
+    return HistoryReport(target, entries, total > 0), total

@@ -1,0 +1,228 @@
+"""What the report's picture needs of the store, beyond the answers: who read and wrote which
+partitions, each dataset's known partitions, and for the overview the jobs and their runs.
+
+The report room (:mod:`openlineage_subset.report`) draws; it reads the store only through
+:func:`picture_source`, so that its SQL and the walk of :class:`~._engine.Engine` stay here, in
+the store's room. Every fact comes back as a frozen dataclass (or a tuple of them), in the order
+the walk found it: the picture's notes list runs in that order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import json
+from collections.abc import Iterable, Iterator, Mapping
+
+from openlineage_subset.lineage.engine import Engine
+from openlineage_subset.lineage.model import (
+    DatasetRef,
+    Dimensions,
+    Label,
+    RunRef,
+    Unit,
+    canonical_unit,
+)
+from openlineage_subset.lineage.store import Database, LineageStore, opened
+
+__all__ = [
+    "DatasetColumns",
+    "DatasetPartitions",
+    "JobUse",
+    "PictureSource",
+    "Touched",
+    "picture_source",
+]
+
+_MOST_VALUES = 100_000
+"""Values of a first partition column found by a search each, at most (more: read them all)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DatasetPartitions:
+    """A dataset's known partitions (listed by some read or write) and its partition columns
+    in the order its events give them."""
+
+    known: tuple[Dimensions, ...]
+    order: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DatasetColumns:
+    """The partition columns of a dataset whose known partitions all have the same ones
+    (``shape``, by name), their order in its events, and each one's distinct values."""
+
+    shape: tuple[str, ...]
+    order: tuple[str, ...]
+    first: tuple[str, ...]
+    """The values of ``shape[0]`` (plain ASCII text)."""
+    others: Mapping[tuple[str | None, ...], str]
+    """The values of ``shape[1:]`` together, as the known partitions have them, each with
+    the end of their keys (``"b":"x"}``: after the first column's pair and its comma)."""
+
+    def key(self, first: str, other: tuple[str | None, ...]) -> str:
+        """The key (``partitions.dimensions``) of the partition of these values."""
+        pair = _first_pair(self.shape[0], first)
+        return pair[:-1] + "," + self.others[other] if other else pair
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_pair(column: str, value: str) -> str:
+    """The key of the partition of one column: the start of the others' (a grid asks for a
+    row's value with each of its columns)."""
+    return canonical_unit(((column, value),))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Touched:
+    """One read or write of ``dataset`` by ``run``: the parts it covers, each labelled."""
+
+    dataset: DatasetRef
+    run: RunRef
+    units: tuple[tuple[Unit, Label], ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobUse:
+    """A job's reads (``input``) or writes (``output``) of one dataset: how many runs."""
+
+    job_namespace: str
+    job_name: str
+    dataset_id: int
+    """The dataset's key in the store: :meth:`PictureSource.dataset` names it."""
+    direction: str
+    runs: int
+
+
+class PictureSource:
+    """The facts of one open store, with the caches of one walk (open it with
+    :func:`picture_source`)."""
+
+    def __init__(self, store: LineageStore) -> None:
+        self.store = store
+        self._engine = Engine(store)
+
+    def dataset(self, dataset_id: int) -> DatasetRef:
+        return self._engine.dataset(dataset_id)
+
+    def partitions(self, dataset: DatasetRef) -> DatasetPartitions:
+        """The known partitions of ``dataset`` and its columns' order."""
+        dataset_id = self._engine.resolve(dataset.name, dataset.namespace)
+        return self.partitions_of(dataset_id)
+
+    def partitions_of(self, dataset_id: int) -> DatasetPartitions:
+        return DatasetPartitions(
+            tuple(self._engine.known(dataset_id)), self._engine.column_order(dataset_id)
+        )
+
+    def columns(self, dataset: DatasetRef) -> DatasetColumns | None:
+        """The partition columns of ``dataset`` and their values, found by SQLite: the first
+        column's a search of the key per value, the others' together from the ends of the
+        keys kept at ingest (``partition_tails``). None unless all its known partitions have
+        the same columns, of simple names, and the first column's values are plain ASCII text
+        (see
+        :meth:`~._partitions.PartitionCatalog.first_values`)."""
+        dataset_id = self._engine.resolve(dataset.name, dataset.namespace)
+        catalog = self._engine.catalog
+        found = catalog.first_values(dataset_id, _MOST_VALUES)
+        shape = catalog.plain_shape(dataset_id)
+        if found is None or shape is None:
+            return None
+        _, values = found
+        rest = shape[1:]
+        others: dict[tuple[str | None, ...], str] = {(): ""}
+        if rest:
+            # The first value is plain text (no quote): each key's end after its first '",'
+            # is the other columns' values (distinct ends: distinct values), kept at ingest.
+            tails = self.store.connection.execute(
+                "SELECT tail FROM partition_tails WHERE dataset_id = ?", (dataset_id,)
+            )
+            others = {
+                tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in tails
+            }
+        order = self._engine.column_order(dataset_id)
+        return DatasetColumns(shape, order, tuple(values), others)
+
+    def known_among(self, dataset: DatasetRef, keys: Iterable[str]) -> set[str]:
+        """Those of ``keys`` (``partitions.dimensions`` texts) that are known partitions of
+        ``dataset``: a search of the key each."""
+        dataset_id = self._engine.resolve(dataset.name, dataset.namespace)
+        return {
+            key
+            for (key,) in self.store.connection.execute(
+                "SELECT dimensions FROM partitions WHERE dataset_id = ? "
+                "AND dimensions IN (SELECT value FROM json_each(?))",
+                (dataset_id, json.dumps(list(keys))),
+            )
+        }
+
+    def reads(self, run: RunRef) -> tuple[Touched, ...]:
+        """What ``run`` read: the parts each read may cover."""
+        engine = self._engine
+        return tuple(
+            Touched(engine.dataset(read.dataset_id), run, tuple(engine.read_units(read)))
+            for read in engine.inputs(run)
+        )
+
+    def writes(self, run: RunRef, label: Label) -> tuple[Touched, ...]:
+        """What ``run`` wrote: the parts each write covers, labelled no surer than ``label``."""
+        engine = self._engine
+        return tuple(
+            Touched(engine.dataset(write.dataset_id), run, tuple(engine.written(write, label)))
+            for write in engine.outputs(run)
+        )
+
+    def overlaps(
+        self, run: RunRef, dataset: DatasetRef, units: Iterable[Unit]
+    ) -> tuple[tuple[Unit, bool | None], ...]:
+        """For each write of ``dataset`` by ``run``, each of ``units`` it may have written:
+        True if surely, None if possibly (those it surely did not write left out)."""
+        engine = self._engine
+        dataset_id = engine.resolve(dataset.name, dataset.namespace)
+        units = list(units)
+        found: list[tuple[Unit, bool | None]] = []
+        for write in engine.outputs(run):
+            if write.dataset_id != dataset_id:
+                continue
+            for unit in units:
+                overlap = engine.write_overlap(write, unit)
+                if overlap is not False:
+                    found.append((unit, overlap))
+        return tuple(found)
+
+    def latest_writes(self, dataset_id: int) -> Iterator[Touched]:
+        """The completed writes of the dataset, the latest first, each with the parts it
+        covers; read as they are asked for, so a caller that has seen enough stops early."""
+        engine = self._engine
+        dataset = engine.dataset(dataset_id)
+        for write in engine.writers_of(dataset_id, [], None):
+            yield Touched(dataset, write.run, tuple(engine.written(write, "definite")))
+
+    def job_uses(self) -> tuple[JobUse, ...]:
+        """Every job's reads and writes of each dataset, with how many runs made them."""
+        return tuple(
+            JobUse(*row)
+            for row in self.store.connection.execute(
+                "SELECT r.job_namespace, r.job_name, a.dataset_id, a.direction, "
+                "count(DISTINCT r.run_id) FROM accesses a JOIN runs r USING (run_id) "
+                "GROUP BY r.job_namespace, r.job_name, a.dataset_id, a.direction"
+            )
+        )
+
+    def runs(self) -> tuple[RunRef, ...]:
+        """Every run, the earliest started first."""
+        return tuple(
+            RunRef(*row)
+            for row in self.store.connection.execute(
+                "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
+                "ORDER BY started_at, run_id"
+            )
+        )
+
+
+@contextlib.contextmanager
+def picture_source(db: Database) -> Iterator[PictureSource]:
+    """The facts of the store ``db`` is or names (opened here, then closed, if a path)."""
+    with opened(db) as store:
+        yield PictureSource(store)

@@ -1,0 +1,159 @@
+"""What a database holds, listed: its datasets (most recently written first) and its runs
+(most recently started first), for ``ol-subset lineage datasets|runs`` and the service."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from openlineage_subset.lineage.engine import PartitionCatalog
+from openlineage_subset.lineage.model import AccessConditions, DatasetRef, RunRef, Side, shown_time
+from openlineage_subset.lineage.queries._questions import RunsQuery
+from openlineage_subset.lineage.store import Database, LineageStore, opened
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetSummary:
+    """A dataset, when it was last written, and how many runs read and wrote it."""
+
+    dataset: DatasetRef
+    last_written_at: str | None
+    """The end (or, while it runs, the start) of the latest run that wrote it; None: never."""
+    writes: int
+    reads: int
+    partitions: int
+    """Partitions some read or write listed."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.dataset.as_json(),
+            "lastWrittenAt": None
+            if self.last_written_at is None
+            else shown_time(self.last_written_at),
+            "writes": self.writes,
+            "reads": self.reads,
+            "partitions": self.partitions,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetsReport:
+    datasets: tuple[DatasetSummary, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"datasets": [item.as_json() for item in self.datasets]}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunAccess:
+    """What a run read or wrote of a dataset, and its condition rendered (None: whole)."""
+
+    dataset: DatasetRef
+    condition: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"dataset": self.dataset.as_json(), "condition": self.condition}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSummary:
+    run: RunRef
+    inputs: tuple[RunAccess, ...]
+    outputs: tuple[RunAccess, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.run.as_json(),
+            "inputs": [item.as_json() for item in self.inputs],
+            "outputs": [item.as_json() for item in self.outputs],
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class RunsReport:
+    runs: tuple[RunSummary, ...]
+    total: int
+    """How many runs the database holds (of the job, when one was asked for)."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"total": self.total, "runs": [item.as_json() for item in self.runs]}
+
+
+def datasets(db: Database) -> DatasetsReport:
+    """Every dataset of the database, the most recently written first (never written: last,
+    by namespace and name)."""
+    with opened(db) as store:
+        return datasets_answer(store)
+
+
+def datasets_answer(store: LineageStore, only: DatasetRef | None = None) -> DatasetsReport:
+    """:func:`datasets`'s answer from the open ``store`` (of the dataset ``only`` alone, when
+    given: a page about it counts its partitions, not every dataset's)."""
+    where = ""
+    named: tuple[str, ...] = ()
+    if only is not None:
+        where, named = "WHERE d.namespace = ? AND d.name = ? ", (only.namespace, only.name)
+    rows = store.connection.execute(
+        "SELECT d.namespace, d.name, w.last, coalesce(w.writes, 0), "
+        "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
+        "AND a.direction = 'input'), "
+        "(SELECT count(*) FROM partitions p WHERE p.dataset_id = d.dataset_id) "
+        "FROM datasets d LEFT JOIN (SELECT a.dataset_id, count(*) AS writes, "
+        "max(coalesce(r.ended_at, r.started_at)) AS last FROM accesses a "
+        "JOIN runs r ON r.run_id = a.run_id WHERE a.direction = 'output' "
+        f"GROUP BY a.dataset_id) w ON w.dataset_id = d.dataset_id {where}"
+        "ORDER BY w.last IS NULL, w.last DESC, d.namespace, d.name",
+        named,
+    ).fetchall()
+    return DatasetsReport(
+        tuple(
+            DatasetSummary(DatasetRef(namespace, name), last, writes, reads, partitions)
+            for namespace, name, last, writes, reads, partitions in rows
+        )
+    )
+
+
+def runs(db: Database, *, job: str | None = None, limit: int | None = 100) -> RunsReport:
+    """The runs of the database (of the job named ``job``, ``NAMESPACE.NAME`` or its name
+    alone), the most recently started first, at most ``limit`` of them (None: all); each with
+    what it read and wrote."""
+    query = RunsQuery(job, limit)
+    with opened(db) as store:
+        return runs_answer(store, query)
+
+
+def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
+    """The answer to ``query`` from the open ``store``: :func:`runs`'s."""
+    job, limit = query.job, query.limit
+    where = "WHERE ? IS NULL OR job_name = ? OR job_namespace || '.' || job_name = ?"
+    found = store.connection.execute(
+        "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
+        f"{where} ORDER BY started_at DESC, run_id LIMIT ?",
+        (job, job, job, -1 if limit is None else limit),
+    ).fetchall()
+    (total,) = store.connection.execute(
+        f"SELECT count(*) FROM runs {where}", (job, job, job)
+    ).fetchone()
+    accesses: dict[tuple[str, Side], list[RunAccess]] = {}
+    texts = AccessConditions(PartitionCatalog(store.connection).column_order)
+    for run_id, direction, namespace, name, dataset_id, condition in store.connection.execute(
+        "SELECT a.run_id, a.direction, d.namespace, d.name, a.dataset_id, a.condition "
+        "FROM accesses a JOIN datasets d ON d.dataset_id = a.dataset_id "
+        "WHERE a.run_id IN (SELECT value FROM json_each(?)) ORDER BY d.namespace, d.name",
+        (json.dumps([row[0] for row in found]),),
+    ):
+        accesses.setdefault((run_id, Side(direction)), []).append(
+            RunAccess(DatasetRef(namespace, name), texts.text(dataset_id, condition))
+        )
+    return RunsReport(
+        tuple(
+            RunSummary(
+                RunRef(*row),
+                tuple(accesses.get((row[0], Side.INPUT), ())),
+                tuple(accesses.get((row[0], Side.OUTPUT), ())),
+            )
+            for row in found
+        ),
+        total,
+    )

@@ -1,0 +1,132 @@
+"""Provenance: where a partition's data came from, writer by writer, input by input."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from openlineage_subset.lineage.engine import Access, Engine, region
+from openlineage_subset.lineage.model import (
+    Label,
+    ProvenanceInput,
+    ProvenanceReport,
+    ProvenanceStep,
+    Unit,
+    stronger,
+)
+from openlineage_subset.lineage.queries._questions import ProvenanceQuery
+from openlineage_subset.lineage.store import Database, LineageStore, kept_apart_notes, opened
+
+
+def provenance(
+    db: Database,
+    dataset: str,
+    *,
+    partition: Mapping[str, str | None] | None = None,
+    depth: int | None = None,
+    namespace: str | None = None,
+) -> ProvenanceReport:
+    """Where a partition's data came from: its last writer, that run's inputs, and so on.
+
+    The writers of the part asked about are, per partition, the latest completed run whose
+    write overlaps it, and earlier ones too while the later ones only *possibly* wrote it. For
+    each writer, its reads and the known input partitions each may cover (definite or
+    possible), then the writers of those that completed before the reading run started,
+    ``depth`` levels of runs at most. A run shown once is not expanded again. Raises as
+    :func:`~openlineage_subset.lineage.impact` raises; a partition no recorded run read or
+    wrote is answered with ``seen`` False.
+    """
+    query = ProvenanceQuery(dataset, partition, depth, namespace)
+    with opened(db) as store:
+        return provenance_answer(store, query)
+
+
+def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> ProvenanceReport:
+    """The answer to ``query`` from the open ``store``: :func:`provenance`'s."""
+    engine = Engine(store)
+    values = query.partition
+    target_id = engine.resolve(query.dataset, query.namespace)
+    engine.check_columns(target_id, values)
+    units = region(engine, target_id, values) if values else engine.whole_units(target_id)
+    labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
+    target = engine.partition_set(target_id, labelled)
+    walk = _ProvenanceWalk(engine, query.depth)
+    writers = walk.writers(target_id, list(labelled.items()), None, 1)
+    seen = bool(writers) or engine.seen(target_id, units)
+    notes = tuple(kept_apart_notes(store.connection, [target_id]))
+    return ProvenanceReport(target, query.depth, writers, seen, notes)
+
+
+class _ProvenanceWalk:
+    """Follows writers back through their inputs, each run expanded once, ``limit`` levels."""
+
+    def __init__(self, engine: Engine, limit: int | None) -> None:
+        self.engine = engine
+        self.limit = limit
+        self.expanded: set[str] = set()
+
+    def writers(
+        self, dataset_id: int, units: list[tuple[Unit, Label]], before: str | None, level: int
+    ) -> tuple[ProvenanceStep, ...]:
+        """The latest writers of each unit that completed before ``before`` (None: ever)."""
+        self.engine.look_up(dataset_id, (unit for unit, _ in units))
+        writes = self.engine.writers_of(dataset_id, [unit for unit, _ in units], before)
+        chosen: dict[str, tuple[Access, Label]] = {}
+        lists = [self.engine.listed_values(write) for write in writes]
+        for unit, unit_label in units:
+            values = self.engine.plain_values_of(dataset_id, unit)
+            for write, listed in zip(writes, lists, strict=True):
+                if values is not None and listed is not None:
+                    # A partition list and a known partition without nulls: as it decides.
+                    if values not in listed:
+                        continue
+                    found: bool | None = True
+                else:
+                    found = self.engine.write_overlap(write, unit)
+                if found is False:
+                    continue
+                label: Label = "definite" if found and unit_label == "definite" else "possible"
+                previous = chosen.get(write.run.run_id)
+                best = stronger(previous[1] if previous else None, label) or label
+                chosen[write.run.run_id] = (write, best)
+                if found:
+                    break  # it rewrote this part: earlier writes are not what is there now
+        steps = [self.step(write, label, level) for write, label in chosen.values()]
+        steps.sort(key=lambda step: (step.run.ended_at or "", step.run.run_id), reverse=True)
+        return tuple(steps)
+
+    def step(self, write: Access, label: Label, level: int) -> ProvenanceStep:
+        run = write.run
+        where = self.engine.dataset(write.dataset_id)
+        if run.run_id in self.expanded:
+            return ProvenanceStep(
+                run=run,
+                label=label,
+                dataset=where,
+                condition=self.engine.rendered(write),
+                inputs=(),
+                repeated=True,
+            )
+        self.expanded.add(run.run_id)
+        deeper = self.limit is None or level < self.limit
+        inputs = []
+        for read in self.engine.inputs(run):
+            covered = self.engine.read_units(read)
+            writers = (
+                self.writers(read.dataset_id, covered, run.started_at, level + 1) if deeper else ()
+            )
+            inputs.append(
+                ProvenanceInput(
+                    self.engine.dataset(read.dataset_id),
+                    self.engine.rendered(read),
+                    self.engine.partition_set(read.dataset_id, dict(covered)),
+                    writers,
+                )
+            )
+        return ProvenanceStep(
+            run=run,
+            label=label,
+            dataset=where,
+            condition=self.engine.rendered(write),
+            inputs=tuple(inputs),
+            truncated=not deeper,
+        )

@@ -1,0 +1,91 @@
+"""The lineage database: one SQLite file, its layout and upgrades, its settings, and what the
+store keeps besides reads and writes (a dataset's other names, a run's parents, facets).
+
+- ``_database``: ``LineageStore`` (opening, refusing a foreign file, locks, the write
+  transaction) and ``opened``, which every query uses;
+- ``_layout``: the tables as one SQL script and the layout's version; ``_upgrades``: older
+  layouts brought to it;
+- ``_settings``: the store's settings, kept in the file;
+- ``_dataset_names``: one dataset, many names (``Alias``; which dataset a name means);
+- ``_run_parents``: each run's parent, root and orchestrator task;
+- ``_facets``: the facets kept of each event, compressed, for the pages.
+
+Other sub-rooms import these names from here; modules of the room import each other.
+"""
+
+from openlineage_subset.lineage.store._database import (
+    LOCK_WAIT,
+    Database,
+    LineageDatabaseError,
+    LineageStore,
+    ReadCounts,
+    is_busy,
+    locked_message,
+    open_store,
+    opened,
+)
+from openlineage_subset.lineage.store._dataset_names import (
+    TABLE,
+    Alias,
+    also_named,
+    kept_apart_notes,
+    names_of,
+    other_names,
+)
+from openlineage_subset.lineage.store._facets import (
+    MAX_KEPT_BYTES,
+    NOT_KEPT,
+    facets_of,
+    kept_facets,
+)
+from openlineage_subset.lineage.store._layout import APPLICATION_ID, SCHEMA_VERSION
+from openlineage_subset.lineage.store._run_parents import (
+    AIRFLOW,
+    PARENT_COLUMNS,
+    UPSERT_PARENTS,
+    RunParents,
+    merged_parents,
+    parents_row,
+    run_parents,
+)
+from openlineage_subset.lineage.store._settings import (
+    PARTITION_DIRECTORIES_CHOICES,
+    groups_directories,
+    partition_directories,
+    set_partition_directories,
+)
+
+__all__ = [
+    "AIRFLOW",
+    "APPLICATION_ID",
+    "LOCK_WAIT",
+    "MAX_KEPT_BYTES",
+    "NOT_KEPT",
+    "PARENT_COLUMNS",
+    "PARTITION_DIRECTORIES_CHOICES",
+    "SCHEMA_VERSION",
+    "TABLE",
+    "UPSERT_PARENTS",
+    "Alias",
+    "Database",
+    "LineageDatabaseError",
+    "LineageStore",
+    "ReadCounts",
+    "RunParents",
+    "also_named",
+    "facets_of",
+    "groups_directories",
+    "is_busy",
+    "kept_apart_notes",
+    "kept_facets",
+    "locked_message",
+    "merged_parents",
+    "names_of",
+    "open_store",
+    "opened",
+    "other_names",
+    "parents_row",
+    "partition_directories",
+    "run_parents",
+    "set_partition_directories",
+]

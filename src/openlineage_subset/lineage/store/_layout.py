@@ -1,0 +1,224 @@
+"""The lineage database's layout: its tables, indexes and triggers as one SQL script, and the
+numbers that say which layout a file has (:data:`SCHEMA_VERSION`) and which older ones
+:mod:`._upgrades` brings to it (:data:`UPGRADABLE`).
+
+Tables:
+
+- ``runs``: one row per run id, merged over its events (status, start and end times);
+- ``events``: the digest of every event stored, so that reading it again changes nothing, and
+  its facets but the conditions, compressed, for the UI's pages (see ``lineage/store/_facets.py``);
+- ``datasets``: (namespace, name);
+- ``accesses``: what a run read (``input``) or wrote (``output``) of a dataset, with the
+  condition (JSON, the ``OR`` of the distinct ones its events gave; NULL: the whole dataset);
+- ``access_conditions``: those distinct conditions, one row each, of the accesses that have
+  several (an access with one has it as its condition alone);
+- ``partitions``: the partitions of each dataset that some read or write listed, each with a
+  ``partition_id``;
+- ``access_partitions``: the partitions each read's and each write's conditions list
+  (partition and access ids), to find the reads (impact) and the writes (provenance) of a
+  partition without reading every condition;
+- ``access_bounds``: the ranges of ISO dates the condition of a read that is not only
+  partition lists keeps partition columns in (``business_date`` within the last seven days, a
+  day's partitions ``AND amount > 0``), to leave out the reads of other days without reading
+  their conditions (see ``lineage/model/_bounds.py``; a database ingested before this version has
+  no ranges for the latter, and reads their conditions);
+- ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
+  and how their values compare (text, date, number, null), so that a query knows without reading
+  every partition whether some are finer than others, or compare otherwise than as text;
+- ``partition_tails``: the distinct ends of each dataset's partition keys after the first
+  column (the other columns' values together, as the partitions have them), kept by a
+  trigger, so that a page draws a grid of a dataset's partitions without reading them all;
+- ``dataset_names``: the other names of datasets (a table and its location, that an event's
+  ``symlinks`` facet or the location its ``storage``/``catalog`` facet names says are one), with
+  why; a name two datasets not otherwise joined claim is ambiguous: it is kept apart from both
+  (see ``lineage/store/_dataset_names.py``);
+- ``run_parents``: the parent and root run each run's ``parent`` facet names, and for an
+  orchestrator's task run its DAG, task and logical date (``airflow`` facet), so that impact
+  tells which task runs to re-run (see ``lineage/queries/_task_runs.py``);
+- ``settings``: the store's settings, by name (layout 6): ``partition_directories``, whether a
+  dataset named as a partition directory is read as a partition of its table (``as-partitions``,
+  the default when absent) or stays a dataset (``as-datasets``; see ``lineage/store/_settings.py``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
+"""The ``PRAGMA application_id`` of a lineage database."""
+
+
+SCHEMA_VERSION = 7
+"""The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
+layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
+names of datasets, no ``run_parents``, no settings) or 6 (no ``partition_tails``) is brought
+to 7 when first opened
+(:func:`upgrade`); older ones are refused, saying to ingest again."""
+
+
+UPGRADABLE = 3
+"""The oldest layout :func:`upgrade` brings to :data:`SCHEMA_VERSION`."""
+
+
+SCHEMA = """
+CREATE TABLE runs (
+    run_id          TEXT PRIMARY KEY,
+    job_namespace   TEXT NOT NULL,
+    job_name        TEXT NOT NULL,
+    -- the terminal state (COMPLETE, FAIL, ABORT) if any, else the latest (START, RUNNING, OTHER)
+    status          TEXT NOT NULL,
+    -- the START event's time, else the earliest event's
+    started_at      TEXT NOT NULL,
+    -- the terminal event's time; NULL while no terminal event is known
+    ended_at        TEXT,
+    -- what status and the times are merged from, whatever order the events come in
+    start_event_at  TEXT,
+    first_event_at  TEXT NOT NULL,
+    latest_state    TEXT NOT NULL,
+    latest_state_at TEXT NOT NULL,
+    terminal_state  TEXT
+);
+CREATE INDEX runs_by_start ON runs (started_at);
+CREATE INDEX runs_by_end ON runs (ended_at);
+CREATE INDEX runs_by_job ON runs (job_namespace, job_name);
+
+CREATE TABLE events (
+    digest      TEXT PRIMARY KEY,  -- SHA-256 of the event's canonical JSON
+    run_id      TEXT NOT NULL REFERENCES runs (run_id),
+    event_type  TEXT NOT NULL,
+    event_time  TEXT NOT NULL,
+    source      TEXT NOT NULL,     -- file:line where it was first read
+    -- what lineage/_facets.py keeps of its facets (zlib-compressed JSON; empty: it had none);
+    -- NULL: not kept (the event was stored before layout 5)
+    facets      BLOB
+);
+CREATE INDEX events_by_run ON events (run_id);
+
+CREATE TABLE datasets (
+    dataset_id  INTEGER PRIMARY KEY,
+    namespace   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    UNIQUE (namespace, name)
+);
+CREATE INDEX datasets_by_name ON datasets (name);
+
+CREATE TABLE accesses (
+    access_id   INTEGER PRIMARY KEY,
+    run_id      TEXT NOT NULL REFERENCES runs (run_id),
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    direction   TEXT NOT NULL CHECK (direction IN ('input', 'output')),
+    condition   TEXT,  -- canonical JSON; NULL: the whole dataset
+    -- 1 when the condition only lists partitions (partition lists joined by OR), each listed
+    -- in access_partitions: then it selects no partition it does not list
+    listed      INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (run_id, dataset_id, direction)
+);
+-- with listed: the reads of a partition are found without reading each row (and its condition)
+CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction, listed);
+
+CREATE TABLE access_conditions (
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    condition   TEXT NOT NULL,
+    PRIMARY KEY (access_id, condition)
+) WITHOUT ROWID;
+
+CREATE TABLE partitions (
+    dataset_id   INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    -- canonical JSON object: column -> value (null: the null partition)
+    dimensions   TEXT NOT NULL,
+    identifier   TEXT,
+    -- a short key for access_partitions, which has a row per partition a read lists
+    partition_id INTEGER NOT NULL UNIQUE,
+    PRIMARY KEY (dataset_id, dimensions)
+) WITHOUT ROWID;
+
+-- the distinct ends of each dataset's partition keys after the first column's pair (for
+-- {"a":"x","b":"y"}: "b":"y"}), so that a grid knows the other columns' values without
+-- reading every partition; kept by the trigger below (a key of one column has none)
+CREATE TABLE partition_tails (
+    dataset_id   INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    tail         TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, tail)
+) WITHOUT ROWID;
+
+CREATE TRIGGER partition_tails_kept AFTER INSERT ON partitions
+WHEN instr(NEW.dimensions, '",') > 0
+BEGIN
+    INSERT OR IGNORE INTO partition_tails (dataset_id, tail)
+    VALUES (NEW.dataset_id, substr(NEW.dimensions, instr(NEW.dimensions, '",') + 2));
+END;
+
+CREATE TABLE access_partitions (
+    partition_id INTEGER NOT NULL REFERENCES partitions (partition_id),
+    access_id    INTEGER NOT NULL REFERENCES accesses (access_id),
+    PRIMARY KEY (partition_id, access_id)
+) WITHOUT ROWID;
+
+CREATE TABLE access_bounds (
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    column_name TEXT NOT NULL,
+    low         TEXT,  -- the least ISO date the column may hold; NULL: no least
+    high        TEXT,  -- the greatest; NULL: no greatest
+    PRIMARY KEY (access_id, column_name)
+) WITHOUT ROWID;
+
+CREATE TABLE partition_columns (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    columns     TEXT NOT NULL,  -- canonical JSON array of a partition's column names, sorted
+    PRIMARY KEY (dataset_id, columns)
+) WITHOUT ROWID;
+
+CREATE TABLE partition_kinds (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    column_name TEXT NOT NULL,
+    -- how partition_overlap() types the column's values: string, date, bigint, decimal; null
+    kind        TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, column_name, kind)
+) WITHOUT ROWID;
+
+CREATE TABLE dataset_names (
+    namespace   TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    -- the dataset that name is another name of (several: ambiguous, kept apart from each)
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    reason      TEXT NOT NULL,  -- 'symlink', 'storage location'
+    PRIMARY KEY (namespace, name, dataset_id)
+) WITHOUT ROWID;
+CREATE INDEX dataset_names_by_dataset ON dataset_names (dataset_id);
+
+CREATE TABLE run_parents (
+    run_id           TEXT PRIMARY KEY REFERENCES runs (run_id),
+    -- the parent run facet's run, job and root (NULL: not named)
+    parent_run_id    TEXT,
+    parent_namespace TEXT,
+    parent_name      TEXT,
+    root_run_id      TEXT,
+    root_namespace   TEXT,
+    root_name        TEXT,
+    -- an orchestrator's task run ('airflow': its airflow facet): DAG, task, DAG run, logical
+    -- date (stored form); NULL for other runs
+    orchestrator     TEXT,
+    dag_id           TEXT,
+    task_id          TEXT,
+    dag_run_id       TEXT,
+    logical_date     TEXT,
+    nominal_time     TEXT   -- the nominalTime facet's start (stored form)
+) WITHOUT ROWID;
+
+CREATE TABLE settings (
+    name        TEXT PRIMARY KEY,  -- absent: the setting's default
+    value       TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+
+def statements(script: str) -> list[str]:
+    """The statements of a script (``executescript`` would commit the open transaction)."""
+    statements, lines = [], []
+    for line in script.splitlines():
+        lines.append(line)
+        text = "\n".join(lines)
+        if line.rstrip().endswith(";") and sqlite3.complete_statement(text):
+            statements.append(text.strip())
+            lines = []
+    return statements

@@ -1,0 +1,107 @@
+"""Older layouts of the lineage database brought to this one, in the write transaction that
+opens the file: what each layout added, filled from what the file already holds."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from openlineage_subset.lineage.model import dimensions_text, listed_partitions, read_bounds
+from openlineage_subset.lineage.store._facets import facets_of
+from openlineage_subset.lineage.store._layout import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    statements,
+)
+from openlineage_subset.lineage.store._run_parents import UPSERT_PARENTS, parents_row, run_parents
+
+
+def upgrade(connection: sqlite3.Connection) -> None:
+    """Bring a database of layout 3, 4 or 5 to :data:`SCHEMA_VERSION`, in the open write
+    transaction. From 3: link each write to the partitions its condition lists, as ingest now
+    links them (layout 3 linked reads only); this takes about as long as ingesting the writes'
+    partitions did. From 4: add the column of the events' facets (empty for the events already
+    stored: their facets were not kept), and store the date range of each read that lists
+    partitions and filters (which layout 4 stored none of). From 5: each run's parent, root
+    and orchestrator task, from the facets kept (:func:`_add_run_parents`). From 6: the ends
+    of the partition keys (:func:`_add_partition_tails`)."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version < 4:
+        writes = connection.execute(
+            "SELECT access_id, dataset_id, condition FROM accesses "
+            "WHERE direction = 'output' AND condition IS NOT NULL"
+        ).fetchall()
+        for access_id, dataset_id, text in writes:
+            listed, _ = listed_partitions(json.loads(text))
+            connection.executemany(
+                "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) "
+                "SELECT partition_id, ? FROM partitions WHERE dataset_id = ? AND dimensions = ?",
+                [(access_id, dataset_id, dimensions_text(dimensions)) for dimensions, _ in listed],
+            )
+    if version < 5:
+        connection.execute("ALTER TABLE events ADD COLUMN facets BLOB")
+        # Since 5, a read that is partition lists and a filter (a day's partitions AND
+        # amount > 0) has the range of dates it lists, as ingest now stores it.
+        unbounded = connection.execute(
+            "SELECT access_id, condition FROM accesses a WHERE direction = 'input' "
+            "AND condition IS NOT NULL AND listed = 0 AND NOT EXISTS "
+            "(SELECT 1 FROM access_bounds b WHERE b.access_id = a.access_id)"
+        ).fetchall()
+        connection.executemany(
+            "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
+            [
+                (access_id, column, low, high)
+                for access_id, text in unbounded
+                for column, (low, high) in read_bounds(json.loads(text)).items()
+            ],
+        )
+    if version < 6:
+        # Since 6, a dataset's other names (symlinks, storage locations); none were kept before:
+        # events ingested again add them.
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS dataset_names (namespace TEXT NOT NULL, "
+            "name TEXT NOT NULL, dataset_id INTEGER NOT NULL REFERENCES datasets (dataset_id), "
+            "reason TEXT NOT NULL, PRIMARY KEY (namespace, name, dataset_id)) WITHOUT ROWID"
+        )
+        connection.execute(
+            "CREATE INDEX IF NOT EXISTS dataset_names_by_dataset ON dataset_names (dataset_id)"
+        )
+        _add_run_parents(connection)
+        # Since 6, the store's settings; none set: each has its default.
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) "
+            "WITHOUT ROWID"
+        )
+    if version < 7:
+        _add_partition_tails(connection)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _add_partition_tails(connection: sqlite3.Connection) -> None:
+    """Layout 7's ``partition_tails`` and the trigger that keeps it, filled from the
+    partitions stored (one pass over them)."""
+    start = SCHEMA.index("CREATE TABLE partition_tails")
+    table, trigger = statements(SCHEMA[start:])[:2]
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+    connection.execute(trigger.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
+    connection.execute(
+        "INSERT OR IGNORE INTO partition_tails (dataset_id, tail) "
+        "SELECT dataset_id, substr(dimensions, instr(dimensions, '\",') + 2) FROM partitions "
+        "WHERE instr(dimensions, '\",') > 0"
+    )
+
+
+def _add_run_parents(connection: sqlite3.Connection) -> None:
+    """Layout 6's ``run_parents``, filled from the run facets layout 5 kept of each event
+    (events stored before layout 5 kept none: their runs get theirs when ingested again)."""
+    table = statements(SCHEMA[SCHEMA.index("CREATE TABLE run_parents") :])[0]
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+    rows = []
+    for run_id, body in connection.execute(
+        "SELECT run_id, facets FROM events WHERE length(facets) > 0 ORDER BY event_time"
+    ):
+        document = facets_of(body) or {}
+        parents = run_parents(document.get("run"))
+        if parents is not None:
+            rows.append(parents_row(run_id, parents))
+    connection.executemany(UPSERT_PARENTS, rows)

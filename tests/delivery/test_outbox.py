@@ -24,9 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset.delivery import Reason, Tally, _outbox
+from openlineage_subset.delivery import Reason, Tally, _files
 from openlineage_subset.delivery._fates import IN_OUTBOX
-from openlineage_subset.delivery._outbox import Outbox, append_line, event_line
+from openlineage_subset.delivery._files import append_line
+from openlineage_subset.delivery._outbox import Outbox, event_line
 from openlineage_subset.delivery._sending import (
     Delivery,
     JsonLinesTransport,
@@ -98,7 +99,7 @@ def test_a_write_cut_short_by_a_file_size_limit_leaves_no_partial_line(tmp_path:
     script = textwrap.dedent(
         f"""
         import resource, sys
-        from openlineage_subset.delivery._outbox import append_line
+        from openlineage_subset.delivery._files import append_line
         resource.setrlimit(resource.RLIMIT_FSIZE, (20, resource.RLIM_INFINITY))
         try:
             append_line({str(path)!r}, b'{{"n": 2, "long enough to cross the limit"}}\\n')
@@ -122,13 +123,13 @@ def test_an_append_is_synced_before_it_returns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     synced: list[bytes] = []
-    real_sync = _outbox._sync
+    real_sync = _files._sync
 
     def recording_sync(fd: int) -> None:
         real_sync(fd)
         synced.append(os.pread(fd, 1 << 16, 0))
 
-    monkeypatch.setattr(_outbox, "_sync", recording_sync)
+    monkeypatch.setattr(_files, "_sync", recording_sync)
     append_line(tmp_path / "events.jsonl", b'{"n": 1}\n')
     outbox = Outbox(tmp_path / "outbox")
     _append(outbox, _event(7))

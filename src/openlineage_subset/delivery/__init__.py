@@ -1,7 +1,10 @@
 """The delivery room: getting events out, at least once, whatever the endpoint does.
 
 - ``_emitter``: the queue a capture submits to; validates, keeps in the outbox, delivers;
-- ``_outbox``: the durable local outbox (segments in lanes, a cursor per lane);
+- ``_outbox``: the durable local outbox, its lanes together (what the emitter uses);
+- ``_lane``: one lane of an outbox: its segments and its cursor;
+- ``_files``: whole lines in files (appended and synced, read back), under the outbox and the
+  files it shares;
 - ``_trust``: an outbox another user could have written is refused, as ssh refuses keys;
 - ``_sending``: transports (openlineage-python's, or a JSON Lines file), retries, quarantine;
 - ``_fates``: where every event went (its fate, a quarantine's reason) and the counts of a
@@ -30,6 +33,7 @@ from openlineage_subset.delivery._fates import (
     Reason,
     Tally,
 )
+from openlineage_subset.delivery._lane import outbox_line_limit
 from openlineage_subset.delivery._openlineage_client import (
     SUPPORTED,
     configured_transport,
@@ -37,7 +41,7 @@ from openlineage_subset.delivery._openlineage_client import (
     to_json,
     wire_event,
 )
-from openlineage_subset.delivery._outbox import Outbox, event_line, outbox_line_limit
+from openlineage_subset.delivery._outbox import Outbox, event_line
 from openlineage_subset.delivery._replay import (
     ARGUMENT_HELP,
     DEFAULT_REPLAY_TIMEOUT,

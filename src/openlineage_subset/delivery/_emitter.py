@@ -165,11 +165,11 @@ def open_emitter(
 ) -> Emitter:
     """The emitter of ``enable()``: its transport, quarantine, outbox and close budget.
 
-    ``transport`` as given, else resolved (``_delivery.resolve_transport``): openlineage-python's
+    ``transport`` as given, else resolved (``_sending.resolve_transport``): openlineage-python's
     configuration, else the JSON Lines file ``output``. Never raises for a setting: each one
     that cannot be used (a bad output path, ``OPENLINEAGE_URL=not-a-url``, a transport type
     without its settings) is one ``LineageSettingsWarning`` saying what was done instead and
-    what to do. Paths not given follow ``_delivery.local_paths`` (beside the output file).
+    what to do. Paths not given follow ``_sending.local_paths`` (beside the output file).
 
     Example::
 

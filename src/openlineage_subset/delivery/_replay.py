@@ -70,7 +70,7 @@ def replay_command(
     some events stay in the outbox (the transport failed for ``timeout`` seconds in a row, or
     a running capture holds them), 2 when ``outbox`` is not a usable outbox (or one another
     user could have written: ``_trust``). Settings that cannot be used (see
-    ``_delivery.resolve_transport``) are one warning line each on stderr.
+    ``_sending.resolve_transport``) are one warning line each on stderr.
 
     Example::
 

@@ -33,17 +33,16 @@ from openlineage_subset.delivery._fates import (
     Reason,
     Tally,
 )
-from openlineage_subset.delivery._openlineage_client import configured_transport, wire_event
-from openlineage_subset.delivery._outbox import (
-    Outbox,
-    Record,
+from openlineage_subset.delivery._files import (
     append_line,
     create_private,
-    event_line,
     is_fifo,
     open_fifo,
     write_all,
 )
+from openlineage_subset.delivery._lane import Record
+from openlineage_subset.delivery._openlineage_client import configured_transport, wire_event
+from openlineage_subset.delivery._outbox import Outbox, event_line
 from openlineage_subset.producer import (
     MARKER,
     is_secret_name,

@@ -19,5 +19,5 @@ class AccessText:
         partitions it lists in the dataset's ``column_order``."""
         if access.text is None:
             return None
-        order = self.catalog.column_order(access.dataset_id)
+        order = self.catalog.of(access.dataset_id).column_order()
         return self._text.text(access.text, access.condition, order)

@@ -41,21 +41,8 @@ class Engine:
         # Which dataset a name means, and whether a partition names columns it has.
         self.resolve = functools.partial(resolve, store.connection)
         self.check_columns = functools.partial(check_columns, catalog)
-        # The catalog: datasets and their known partitions.
-        self.dataset = catalog.dataset
-        self.column_order = catalog.column_order
-        self.in_order = catalog.in_order
-        self.known = catalog.known
-        self.whole_units = catalog.whole_units
-        self.plain_shape = catalog.plain_shape
-        self.shapes = catalog.shapes
-        self.kinds = catalog.kinds
-        self.identifier = catalog.identifier
-        self.look_up = catalog.look_up
-        self.partition_path = catalog.partition_path
-        self.expand = catalog.expand
-        self.partition_refs = catalog.partition_refs
-        self.partition_set = catalog.partition_set
+        # The catalog: each dataset's known partitions.
+        self.partitions = catalog.of
         # The timeline: who read and wrote what, when.
         self.accesses = timeline.accesses
         self.readers_after = timeline.readers_after
@@ -84,4 +71,4 @@ def region(
     :meth:`PartitionCatalog.expand`), or the whole dataset for None."""
     if partition is None:
         return [None]
-    return engine.expand(dataset_id, partition)
+    return engine.partitions(dataset_id).expand(partition)

@@ -62,8 +62,9 @@ class Evaluation:
         units = list(units)
         if None in units:
             return True  # the whole dataset: some run read or wrote it, or it would be unknown
-        self.catalog.look_up(dataset_id, units)
-        if any(self.catalog.identifier(dataset_id, unit) is not None for unit in units):
+        partitions = self.catalog.of(dataset_id)
+        partitions.look_up(units)
+        if any(partitions.identifier(unit) is not None for unit in units):
             return True  # a known partition: some read or write lists it
         return any(
             self._may_touch(access, unit)
@@ -79,7 +80,7 @@ class Evaluation:
         # identifier or location told column_order() are a guess, not sure enough for "no".
         if unit is None or len(unit) < 2 or '"location"' not in (access.text or ""):
             return False
-        placed = self.catalog.placed(access.dataset_id)
+        placed = self.catalog.of(access.dataset_id).placed()
         return not all(column in placed for column, _ in unit)
 
     def listed_values(self, access: Access) -> frozenset[Values] | None:
@@ -89,17 +90,17 @@ class Evaluation:
         decides); else None."""
         if access.text is None or self.compiled(access).kind != "listing":
             return None
-        if self.catalog.plain_shape(access.dataset_id) is None:
+        if self.catalog.of(access.dataset_id).plain_shape() is None:
             return None
         return self.candidates(access)
 
     def plain_values_of(self, dataset_id: int, unit: Unit) -> Values | None:
         """A known partition's values (see :meth:`listed_values`) when the dataset has a
         ``plain_shape`` and none of them is null, else None."""
-        if unit is None or self.catalog.plain_shape(dataset_id) is None:
+        if unit is None or self.catalog.of(dataset_id).plain_shape() is None:
             return None
         values = tuple([value for _, value in unit])  # a list first: faster than a generator
-        if None in values or self.catalog.identifier(dataset_id, unit) is None:
+        if None in values or self.catalog.of(dataset_id).identifier(unit) is None:
             return None
         return values
 
@@ -154,7 +155,9 @@ class Evaluation:
             if tree.kind == "compared":
                 found = quick_overlap(tree.node, values)
         if found is UNDECIDED:
-            path = self.catalog.partition_path(dataset_id, unit) if tree.kind == "other" else None
+            path = (
+                self.catalog.of(dataset_id).partition_path(unit) if tree.kind == "other" else None
+            )
             try:
                 found = partition_overlap(tree.node, values, path=path)
             except (ValueError, TypeError) as error:
@@ -197,7 +200,7 @@ class Evaluation:
     def _candidates(self, tree: Node, dataset_id: int) -> frozenset[Values] | None:
         if tree.kind == "listing":
             assert tree.listing is not None
-            shape = self.catalog.plain_shape(dataset_id)
+            shape = self.catalog.of(dataset_id).plain_shape()
             return None if shape is None else tree.listing.values_in(shape)
         if tree.kind != "both":
             return None
@@ -218,7 +221,7 @@ class Evaluation:
         listed = only_partitions(access.condition)
         if listed is not None:
             units: dict[Unit, Label] = {}
-            shape = self.catalog.plain_shape(access.dataset_id)
+            shape = self.catalog.of(access.dataset_id).plain_shape()
             for dimensions in listed:
                 if shape is not None and tuple(dimensions) == shape:
                     # A partition of the columns of every known one (in order, as canonical
@@ -237,7 +240,7 @@ class Evaluation:
                     if tuple(column for column, _ in itself) == shape:
                         units[itself] = label  # as above, its columns in another order
                         continue
-                for unit in self.catalog.expand(access.dataset_id, dimensions):
+                for unit in self.catalog.of(access.dataset_id).expand(dimensions):
                     units[unit] = label
             return list(units.items())
         covered: list[tuple[Unit, Label]] = []
@@ -249,11 +252,11 @@ class Evaluation:
     def read_units(self, access: Access) -> list[tuple[Unit, Label]]:
         """The parts of its dataset a read may cover, each labelled."""
         if access.condition is None:
-            return [(unit, "definite") for unit in self.catalog.whole_units(access.dataset_id)]
+            return [(unit, "definite") for unit in self.catalog.of(access.dataset_id).whole_units()]
         covered: list[tuple[Unit, Label]] = [
             (unit, "definite" if found else "possible") for unit, found in self.selected(access)
         ]
-        if not covered and not self.catalog.shapes(access.dataset_id):
+        if not covered and not self.catalog.of(access.dataset_id).shapes():
             covered.append((None, "possible"))
         return covered
 
@@ -268,7 +271,7 @@ class Evaluation:
         if (
             tree.kind == "listing"
             and self.candidates(access) is not None
-            and self.catalog.plain_shape(access.dataset_id) is not None
+            and self.catalog.of(access.dataset_id).plain_shape() is not None
         ):
             # Those _may_select() gives are the known partitions it lists: each selected.
             for unit in self._may_select(access, by_dates):
@@ -293,24 +296,25 @@ class Evaluation:
         narrows to them, else all, in the order of ``known``."""
         catalog = self.catalog
         found = self.candidates(access)
-        shape = catalog.plain_shape(access.dataset_id)
+        shape = catalog.of(access.dataset_id).plain_shape()
         if shape is None:
-            return list(catalog.known(access.dataset_id))
+            return list(catalog.of(access.dataset_id).known())
         if found is None:
             within = self._within_dates(access, shape, by_dates)
-            return list(catalog.known(access.dataset_id)) if within is None else within
+            return list(catalog.of(access.dataset_id).known()) if within is None else within
         # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
-        if catalog.restricted(access.dataset_id):  # those of the few it knows, in memory
+        if catalog.of(access.dataset_id).restricted():  # those of the few it knows, in memory
             by_values = self._known_values(access.dataset_id)
             return sorted([by_values[values] for values in found if values in by_values])
         units = [tuple(zip(shape, values, strict=False)) for values in found]
-        catalog.look_up(access.dataset_id, units)  # in one query, not one each
-        return sorted(u for u in units if catalog.identifier(access.dataset_id, u) is not None)
+        partitions = catalog.of(access.dataset_id)
+        partitions.look_up(units)  # in one query, not one each
+        return sorted(u for u in units if partitions.identifier(u) is not None)
 
     def _known_values(self, dataset_id: int) -> dict[Values, Dimensions]:
         """The dataset's known partitions (all read) by their values, in the order of the
         columns of its ``plain_shape``: made once per query."""
-        known = self.catalog.known(dataset_id)
+        known = self.catalog.of(dataset_id).known()
         made = self._by_values.get(dataset_id)
         if made is None or made[0] is not known:
             made = self._by_values[dataset_id] = (
@@ -324,12 +328,12 @@ class Evaluation:
     ) -> list[Dimensions] | None:
         """The known partitions within the date ranges of the access's condition (see
         ``PartitionCatalog.within_dates``), its ranges read once per condition."""
-        if self.catalog.loaded(access.dataset_id) and not by_dates:
+        if self.catalog.of(access.dataset_id).loaded() and not by_dates:
             return None
         bounds = self._bounds.get(access.text or "")
         if bounds is None:
             bounds = self._bounds[access.text or ""] = date_bounds(access.condition)
-        return self.catalog.within_dates(access.dataset_id, shape, bounds, by_dates)
+        return self.catalog.of(access.dataset_id).within_dates(shape, bounds, by_dates)
 
 
 def _evaluable(tree: Node) -> bool:

@@ -44,7 +44,7 @@ from openlineage_subset.lineage.model import (
 )
 from openlineage_subset.lineage.store import ReadCounts
 
-__all__ = ["PartitionCatalog"]
+__all__ = ["DatasetPartitions", "PartitionCatalog"]
 
 _PLAIN = re.compile(r"[ !#-\[\]-~]+")
 """Printable ASCII but for ``"`` and backslash: a value whose JSON is itself in quotes."""
@@ -53,104 +53,122 @@ _ORDER_SAMPLE = 64
 
 
 class PartitionCatalog:
-    """The datasets and partitions of one query, read from the database as it asks."""
+    """The datasets of one query, each one's partitions read from the database as it asks."""
 
     def __init__(self, db: sqlite3.Connection, counts: ReadCounts | None = None) -> None:
         self.db = db
         self.counts = counts if counts is not None else ReadCounts()
-        self._datasets: dict[int, DatasetRef] = {}
-        self._known: dict[int, dict[Dimensions, str | None]] = {}
-        self._shapes: dict[int, frozenset[tuple[str, ...]]] = {}
-        self._plain: dict[int, tuple[str, ...] | None] = {}
-        self._kinds: dict[int, dict[str, frozenset[str]]] = {}
-        # By dataset: the identifiers of the partitions asked about (None: not known), and
-        # the partition ids of those found (for WRITERS_BY_ID).
-        self._identifiers: dict[int, dict[Dimensions, str | None]] = {}
-        self._ids: dict[int, dict[Dimensions, int]] = {}
-        self._orders: dict[int, tuple[str, ...]] = {}
-        self._ranks: dict[int, dict[str, int]] = {}
-        self._placed: dict[int, frozenset[str]] = {}
-        self._refs: dict[int, dict[Dimensions, tuple[PartitionRef, bool]]] = {}  # with nulls?
-        self._dated: dict[int, DateIndex] = {}
-        self._restricted: set[int] = set()
+        self._datasets: dict[int, DatasetPartitions] = {}
 
-    def dataset(self, dataset_id: int) -> DatasetRef:
+    def of(self, dataset_id: int) -> DatasetPartitions:
+        """The dataset's partitions, made once per query."""
         found = self._datasets.get(dataset_id)
         if found is None:
-            namespace, name = self.db.execute(
-                "SELECT namespace, name FROM datasets WHERE dataset_id = ?", (dataset_id,)
-            ).fetchone()
-            found = self._datasets[dataset_id] = DatasetRef(namespace, name)
+            found = self._datasets[dataset_id] = DatasetPartitions(self.db, dataset_id, self.counts)
         return found
 
-    def conditions(self, dataset_id: int) -> Iterator[Any]:
+
+class DatasetPartitions:
+    """One dataset of a query: its name, its known partitions (their columns, how their values
+    compare, their identifiers and ids) and the order of its columns, each read once."""
+
+    def __init__(self, db: sqlite3.Connection, dataset_id: int, counts: ReadCounts) -> None:
+        self.db = db
+        self.dataset_id = dataset_id
+        self.counts = counts
+        self._ref: DatasetRef | None = None
+        self._known: dict[Dimensions, str | None] | None = None
+        self._shapes: frozenset[tuple[str, ...]] | None = None
+        self._plain: tuple[tuple[str, ...] | None] | None = None  # (the shape,) once decided
+        self._kinds: dict[str, frozenset[str]] | None = None
+        # The identifiers of the partitions asked about (None: not known), and the partition
+        # ids of those found (for WRITERS_BY_ID).
+        self._identifiers: dict[Dimensions, str | None] = {}
+        self._ids: dict[Dimensions, int] = {}
+        self._order: tuple[str, ...] | None = None
+        self._rank: dict[str, int] | None = None
+        self._placed: frozenset[str] = frozenset()
+        self._refs: dict[Dimensions, tuple[PartitionRef, bool]] = {}  # with nulls?
+        self._dated: DateIndex | None = None
+        self._restricted = False
+
+    def dataset(self) -> DatasetRef:
+        found = self._ref
+        if found is None:
+            namespace, name = self.db.execute(
+                "SELECT namespace, name FROM datasets WHERE dataset_id = ?", (self.dataset_id,)
+            ).fetchone()
+            found = self._ref = DatasetRef(namespace, name)
+        return found
+
+    def conditions(self) -> Iterator[Any]:
         """Each distinct condition (JSON) some run read or wrote the dataset by."""
         for (text,) in self.db.execute(
             "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? "
             "AND condition IS NOT NULL",
-            (dataset_id,),
+            (self.dataset_id,),
         ):
             yield json.loads(text)
 
-    def column_order(self, dataset_id: int) -> tuple[str, ...]:
+    def column_order(self) -> tuple[str, ...]:
         """The dataset's partition columns in the order its events give them: as the
         identifiers of its partitions name them (``day=2024-10-15/country=PL``: day, then
         country), else as the ``column=value`` directories of the locations its conditions
         read; after those, the columns neither places, by name. Every answer shows a
         partition's columns in this order (its dimensions, its conditions, its grid), and a
         partition no identifier names has its directory in this order."""
-        found = self._orders.get(dataset_id)
+        found = self._order
         if found is None:
             identifiers = self.db.execute(
                 "SELECT identifier FROM (SELECT identifier FROM partitions WHERE dataset_id = ? "
                 "LIMIT ?) WHERE identifier IS NOT NULL",
-                (dataset_id, _ORDER_SAMPLE),
+                (self.dataset_id, _ORDER_SAMPLE),
             )
 
             def locations() -> Iterator[str]:
                 for (text,) in self.db.execute(
                     "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? AND "
                     "condition LIKE '%\"location\"%' LIMIT ?",
-                    (dataset_id, _ORDER_SAMPLE),
+                    (self.dataset_id, _ORDER_SAMPLE),
                 ):
                     yield from location_paths(json.loads(text))
 
-            found, self._placed[dataset_id] = column_order(
-                self.shapes(dataset_id), (identifier for (identifier,) in identifiers), locations
+            found, self._placed = column_order(
+                self.shapes(), (identifier for (identifier,) in identifiers), locations
             )
-            self._orders[dataset_id] = found
+            self._order = found
         return found
 
-    def placed(self, dataset_id: int) -> frozenset[str]:
+    def placed(self) -> frozenset[str]:
         """The columns whose place in :meth:`column_order` an identifier or a location gave
         (the others are placed by name: a guess)."""
-        self.column_order(dataset_id)
-        return self._placed[dataset_id]
+        self.column_order()
+        return self._placed
 
-    def in_order(self, dataset_id: int, unit: Dimensions) -> Dimensions:
+    def in_order(self, unit: Dimensions) -> Dimensions:
         """A partition's (column, value) pairs in the dataset's :meth:`column_order`."""
-        rank = self._ranks.get(dataset_id)
+        rank = self._rank
         if rank is None:
-            order = self.column_order(dataset_id)
+            order = self.column_order()
             # Columns in the order of their names (one column, most often): units are already.
-            rank = self._ranks[dataset_id] = (
+            rank = self._rank = (
                 {} if list(order) == sorted(order) else {c: n for n, c in enumerate(order)}
             )
         if not rank:
             return unit
         return tuple(sorted(unit, key=lambda pair: (rank.get(pair[0], len(rank)), pair[0])))
 
-    def loaded(self, dataset_id: int) -> bool:
+    def loaded(self) -> bool:
         """Whether the dataset's known partitions are read already (all of them)."""
-        return dataset_id in self._known
+        return self._known is not None
 
-    def known(self, dataset_id: int) -> dict[Dimensions, str | None]:
+    def known(self) -> dict[Dimensions, str | None]:
         """The dataset's known partitions (listed by some read or write), with identifiers."""
-        found = self._known.get(dataset_id)
+        found = self._known
         if found is None:
             self.counts.whole_datasets += 1
             found = {}
-            shapes = self.shapes(dataset_id)
+            shapes = self.shapes()
             (shape,) = shapes if len(shapes) == 1 else ((),)
             if shape and all(SIMPLE_NAME.fullmatch(column) for column in shape):
                 # One set of columns: SQLite takes the values out, faster than json.loads.
@@ -158,32 +176,32 @@ class PartitionCatalog:
                 for identifier, *row in self.db.execute(
                     f"SELECT identifier, {values} FROM partitions WHERE dataset_id = ? "
                     "ORDER BY dimensions",
-                    (dataset_id,),
+                    (self.dataset_id,),
                 ):
                     found[tuple(zip(shape, row, strict=True))] = identifier
             else:
                 for text, identifier in self.db.execute(
                     "SELECT dimensions, identifier FROM partitions WHERE dataset_id = ? "
                     "ORDER BY dimensions",
-                    (dataset_id,),
+                    (self.dataset_id,),
                 ):
                     found[dimensions_of(json.loads(text))] = identifier
-            self._known[dataset_id] = found
+            self._known = found
         return found
 
-    def first_values(self, dataset_id: int, most: int) -> tuple[str, list[str]] | None:
+    def first_values(self, most: int) -> tuple[str, list[str]] | None:
         """The first column (by name) of a dataset of one set of simple column names, and its
         distinct values in order, found by SQLite a value at a time (one search of the key
         each, not a read of every partition). None when the dataset is otherwise, has more
         than ``most`` such values, or one that is null or not plain ASCII text (whose key's
         order may not be its text's)."""
-        shape = self.plain_shape(dataset_id)
+        shape = self.plain_shape()
         if shape is None or not all(SIMPLE_NAME.fullmatch(column) for column in shape):
             return None
         first = shape[0]
         found: list[str] = []
         key = self.db.execute(
-            "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ?", (dataset_id,)
+            "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ?", (self.dataset_id,)
         ).fetchone()[0]
         while key is not None:
             value = json.loads(key).get(first)
@@ -194,120 +212,116 @@ class PartitionCatalog:
             after = canonical_unit(((first, value),))[:-1] + "~"
             key = self.db.execute(
                 "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ? AND dimensions > ?",
-                (dataset_id, after),
+                (self.dataset_id, after),
             ).fetchone()[0]
         return first, found
 
-    def known_from(
-        self, dataset_id: int, first: str, value: str, before: str | None = None
-    ) -> list[Dimensions]:
+    def known_from(self, first: str, value: str, before: str | None = None) -> list[Dimensions]:
         """The known partitions whose first column (:meth:`first_values`) is ``value`` or
         after (and before ``before``), in the key's order: one range of it."""
-        shape = self.plain_shape(dataset_id)
+        shape = self.plain_shape()
         assert shape is not None and shape[0] == first
         where = "dimensions >= ?"
         params = [canonical_unit(((first, value),))[:-1]]
         if before is not None:
             where += " AND dimensions < ?"
             params.append(canonical_unit(((first, before),))[:-1])
-        return self._known_where(dataset_id, shape, [(where, params)])
+        return self._known_where(shape, [(where, params)])
 
-    def restrict(self, dataset_id: int, units: Iterable[Dimensions]) -> None:
-        """Have this catalog take the dataset's known partitions to be those of ``units``
-        that are known: a query of those alone then evaluates each read and write on them
-        only, as it would evaluate it on all and keep those."""
+    def restrict(self, units: Iterable[Dimensions]) -> None:
+        """Take the dataset's known partitions to be those of ``units`` that are known: a
+        query of those alone then evaluates each read and write on them only, as it would
+        evaluate it on all and keep those."""
         units = list(units)
-        self.look_up(dataset_id, units)
-        identifiers = self._identifiers.get(dataset_id, {})
-        self._known[dataset_id] = {
+        self.look_up(units)
+        identifiers = self._identifiers
+        self._known = {
             unit: identifiers[unit] or None
             for unit in sorted(units, key=canonical_unit)
             if identifiers.get(unit) is not None
         }
-        self._dated.pop(dataset_id, None)
-        self._restricted.add(dataset_id)
+        self._dated = None
+        self._restricted = True
 
-    def restricted(self, dataset_id: int) -> bool:
+    def restricted(self) -> bool:
         """Whether :meth:`restrict` chose the dataset's known partitions."""
-        return dataset_id in self._restricted
+        return self._restricted
 
-    def whole_units(self, dataset_id: int) -> list[Unit]:
+    def whole_units(self) -> list[Unit]:
         """The whole dataset as units: its known partitions, or None when it has none."""
-        known = list(self.known(dataset_id))
+        known = list(self.known())
         return list(known) if known else [None]
 
-    def plain_shape(self, dataset_id: int) -> tuple[str, ...] | None:
+    def plain_shape(self) -> tuple[str, ...] | None:
         """The columns of every known partition of the dataset, when they all have the same
         ones and each column's values compare as their text (all text, or all ISO dates; or
         null): then a partition list selects exactly the known partitions it names. Every
         partition any condition on the dataset lists is known, so this holds for those too."""
-        if dataset_id in self._plain:
-            return self._plain[dataset_id]
-        shapes = self.shapes(dataset_id)
+        if self._plain is not None:
+            return self._plain[0]
+        shapes = self.shapes()
         found = None
         if len(shapes) == 1:
             (shape,) = shapes
-            kinds = self.kinds(dataset_id)
+            kinds = self.kinds()
             if all(compares_as_text(kinds.get(column, frozenset())) for column in shape):
                 found = shape
-        self._plain[dataset_id] = found
+        self._plain = (found,)
         return found
 
-    def shapes(self, dataset_id: int) -> frozenset[tuple[str, ...]]:
+    def shapes(self) -> frozenset[tuple[str, ...]]:
         """The sets of partition columns of the dataset's known partitions."""
-        found = self._shapes.get(dataset_id)
+        found = self._shapes
         if found is None:
-            found = self._shapes[dataset_id] = frozenset(
+            found = self._shapes = frozenset(
                 tuple(json.loads(text))
                 for (text,) in self.db.execute(
-                    "SELECT columns FROM partition_columns WHERE dataset_id = ?", (dataset_id,)
+                    "SELECT columns FROM partition_columns WHERE dataset_id = ?",
+                    (self.dataset_id,),
                 )
             )
         return found
 
-    def kinds(self, dataset_id: int) -> dict[str, frozenset[str]]:
+    def kinds(self) -> dict[str, frozenset[str]]:
         """How the values of each partition column of the dataset compare (see ingest)."""
-        found = self._kinds.get(dataset_id)
+        found = self._kinds
         if found is None:
             by_column: dict[str, set[str]] = {}
             for column, kind in self.db.execute(
-                "SELECT column_name, kind FROM partition_kinds WHERE dataset_id = ?", (dataset_id,)
+                "SELECT column_name, kind FROM partition_kinds WHERE dataset_id = ?",
+                (self.dataset_id,),
             ):
                 by_column.setdefault(column, set()).add(kind)
-            found = self._kinds[dataset_id] = {k: frozenset(v) for k, v in by_column.items()}
+            found = self._kinds = {k: frozenset(v) for k, v in by_column.items()}
         return found
 
-    def identifier(self, dataset_id: int, unit: Unit) -> str | None:
+    def identifier(self, unit: Unit) -> str | None:
         """The directory of a known partition ("" when it has none), None when not known."""
         if unit is None:
             return None
-        known = self._known.get(dataset_id)
+        known = self._known
         if known is not None:
             if unit not in known:
                 return None
             return known[unit] or ""
-        identifiers = self._identifiers.get(dataset_id)
-        if identifiers is None:
-            identifiers = self._identifiers[dataset_id] = {}
+        identifiers = self._identifiers
         if unit not in identifiers:
             row = self.db.execute(
                 "SELECT identifier FROM partitions WHERE dataset_id = ? AND dimensions = ?",
-                (dataset_id, canonical_unit(unit)),
+                (self.dataset_id, canonical_unit(unit)),
             ).fetchone()
             identifiers[unit] = None if row is None else (row[0] or "")
         return identifiers[unit]
 
-    def partition_ids(self, dataset_id: int) -> Mapping[Dimensions, int]:
+    def partition_ids(self) -> Mapping[Dimensions, int]:
         """The partition ids of the dataset's partitions found by key so far."""
-        return self._ids.get(dataset_id, {})
+        return self._ids
 
-    def look_up(self, dataset_id: int, units: Iterable[Unit]) -> None:
+    def look_up(self, units: Iterable[Unit]) -> None:
         """Have :meth:`identifier` know the units, found in one query rather than one each."""
-        if dataset_id in self._known:
+        if self._known is not None:
             return
-        identifiers = self._identifiers.get(dataset_id)
-        if identifiers is None:
-            identifiers = self._identifiers[dataset_id] = {}
+        identifiers = self._identifiers
         wanted = {
             canonical_unit(unit): unit
             for unit in units
@@ -317,40 +331,38 @@ class PartitionCatalog:
             return
         for unit in wanted.values():
             identifiers[unit] = None
-        ids = self._ids.setdefault(dataset_id, {})
-        for text, identifier, partition_id in partitions_keyed(self.db, dataset_id, wanted):
+        ids = self._ids
+        for text, identifier, partition_id in partitions_keyed(self.db, self.dataset_id, wanted):
             unit = wanted[text]
             identifiers[unit] = identifier or ""
             ids[unit] = partition_id
 
-    def partition_path(self, dataset_id: int, unit: Dimensions) -> str | None:
+    def partition_path(self, unit: Dimensions) -> str | None:
         """The partition's directory, to decide location conditions; None when unknown."""
-        dataset = self.dataset(dataset_id)
-        identifier = self.identifier(dataset_id, unit) or str(
-            PartitionRef(self.in_order(dataset_id, unit))
-        )
+        dataset = self.dataset()
+        identifier = self.identifier(unit) or str(PartitionRef(self.in_order(unit)))
         if dataset.namespace == "file":
             return dataset.name.rstrip("/") + "/" + identifier
         if "://" in dataset.namespace:
             return f"{str(dataset).rstrip('/')}/{identifier}"
         return None
 
-    def expand(self, dataset_id: int, dimensions: Mapping[str, str | None]) -> list[Unit]:
+    def expand(self, dimensions: Mapping[str, str | None]) -> list[Unit]:
         """The known partitions inside the given one (itself, or finer ones), else itself."""
         itself = dimensions_of(dimensions)
         shape = tuple(name for name, _ in itself)
         if plain_values(dimensions.values()) and all(
-            not set(shape) < set(known) for known in self.shapes(dataset_id)
+            not set(shape) < set(known) for known in self.shapes()
         ):
             # Values of text and dates are equal exactly when their text is (partition_overlap
             # compares them typed), and no known partition is finer: it is itself.
             return [itself]
-        coarser = self.coarser(dataset_id, itself)
+        coarser = self.coarser(itself)
         if coarser is not None:
             return list(coarser) if coarser else [itself]
         listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
         inside = []
-        for known in self.known(dataset_id):
+        for known in self.known():
             try:
                 if partition_overlap(listed, dict(known)) is True:
                     inside.append(known)
@@ -358,26 +370,26 @@ class PartitionCatalog:
                 continue
         return list(inside) if inside else [itself]
 
-    def coarser(self, dataset_id: int, itself: Dimensions) -> list[Dimensions] | None:
+    def coarser(self, itself: Dimensions) -> list[Dimensions] | None:
         """The known partitions inside a partition of some of the columns of a dataset with a
         :meth:`plain_shape` (a day of partitions by day and country), found by SQLite: those
         whose values of its columns are its values (see ``_narrowing.inside``); None: not such
         a partition, or the dataset's partitions are read already."""
-        shape = self.plain_shape(dataset_id)
-        if shape is None or dataset_id in self._known:
+        shape = self.plain_shape()
+        if shape is None or self._known is not None:
             return None
         wheres = inside(shape, itself)
-        return None if wheres is None else self._known_where(dataset_id, shape, wheres)
+        return None if wheres is None else self._known_where(shape, wheres)
 
-    def _known_where(
-        self, dataset_id: int, shape: tuple[str, ...], wheres: list[Where]
-    ) -> list[Dimensions]:
+    def _known_where(self, shape: tuple[str, ...], wheres: list[Where]) -> list[Dimensions]:
         """The known partitions that SQL conditions keep (``_narrowing.partitions_where``);
         their identifiers are known to :meth:`identifier` after."""
         found = []
-        identifiers = self._identifiers.setdefault(dataset_id, {})
-        ids = self._ids.setdefault(dataset_id, {})
-        for unit, identifier, partition_id in partitions_where(self.db, dataset_id, shape, wheres):
+        identifiers = self._identifiers
+        ids = self._ids
+        for unit, identifier, partition_id in partitions_where(
+            self.db, self.dataset_id, shape, wheres
+        ):
             identifiers[unit] = identifier or ""
             ids[unit] = partition_id
             found.append(unit)
@@ -385,7 +397,6 @@ class PartitionCatalog:
 
     def within_dates(
         self,
-        dataset_id: int,
         shape: tuple[str, ...],
         bounds: dict[str, Bound],
         by_dates: bool = False,
@@ -396,23 +407,21 @@ class PartitionCatalog:
         ``by_dates``, those found in memory then). A partition left out is one the condition
         does not select (``outside()``), so evaluating the condition on these gives what it
         gives on all."""
-        loaded = dataset_id in self._known
-        if loaded and not by_dates:
+        known = self._known
+        if known is not None and not by_dates:
             return None
-        if loaded:
-            index = self._dated.get(dataset_id)
+        if known is not None:
+            index = self._dated
             if index is None:
-                index = self._dated[dataset_id] = DateIndex(list(self._known[dataset_id]))
-            return index.within(shape, bounds, self.kinds(dataset_id))
-        wheres = within_dates(shape, bounds, self.kinds(dataset_id))
-        return None if wheres is None else self._known_where(dataset_id, shape, wheres)
+                index = self._dated = DateIndex(list(known))
+            return index.within(shape, bounds, self.kinds())
+        wheres = within_dates(shape, bounds, self.kinds())
+        return None if wheres is None else self._known_where(shape, wheres)
 
-    def partition_refs(self, dataset_id: int, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
+    def partition_refs(self, units: Iterable[Unit]) -> tuple[PartitionRef, ...]:
         """The units that are partitions (not None), as :class:`PartitionRef`, their columns
         and their order by the dataset's :meth:`column_order`."""
-        made = self._refs.get(dataset_id)
-        if made is None:
-            made = self._refs[dataset_id] = {}
+        made = self._refs
         found = []
         nulls = False
         for unit in units:
@@ -422,8 +431,8 @@ class PartitionCatalog:
             if made_ref is None:
                 # One object per partition and query: an answer lists many partitions more
                 # than once (what a run read, and what to recompute).
-                shown = self.in_order(dataset_id, unit)
-                ref = PartitionRef(shown, self.identifier(dataset_id, unit) or None)
+                shown = self.in_order(unit)
+                ref = PartitionRef(shown, self.identifier(unit) or None)
                 made_ref = made[unit] = (ref, None in [value for _, value in shown])
             found.append(made_ref[0])
             nulls = nulls or made_ref[1]
@@ -431,15 +440,11 @@ class PartitionCatalog:
         found.sort(key=_shown_key if nulls else _shown)
         return tuple(found)
 
-    def partition_set(self, dataset_id: int, units: Mapping[Unit, Label]) -> PartitionSet:
+    def partition_set(self, units: Mapping[Unit, Label]) -> PartitionSet:
         def refs(label: Label) -> tuple[PartitionRef, ...]:
-            return self.partition_refs(
-                dataset_id, (u for u, found in units.items() if found == label)
-            )
+            return self.partition_refs(u for u, found in units.items() if found == label)
 
-        return PartitionSet(
-            self.dataset(dataset_id), units.get(None), refs("definite"), refs("possible")
-        )
+        return PartitionSet(self.dataset(), units.get(None), refs("definite"), refs("possible"))
 
 
 def _shown(ref: PartitionRef) -> Dimensions:

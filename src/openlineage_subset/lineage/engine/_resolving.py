@@ -88,12 +88,12 @@ def check_columns(
     which nothing names a column (read and written whole) is not known to lack any."""
     if not partition:
         return
-    columns = catalog.column_order(dataset_id)
+    columns = catalog.of(dataset_id).column_order()
     unknown = [column for column in partition if column not in columns]
     if not unknown:
         return
     named: set[str] = set()
-    for condition in catalog.conditions(dataset_id):
+    for condition in catalog.of(dataset_id).conditions():
         named_columns(condition, named)
     unknown = [column for column in unknown if column not in named]
     if not unknown or not (columns or named):
@@ -105,5 +105,5 @@ def check_columns(
         if near:
             closest[column] = near[0]
     raise UnknownPartitionColumnError(
-        catalog.dataset(dataset_id), tuple(unknown), columns, tuple(others), closest
+        catalog.of(dataset_id).dataset(), tuple(unknown), columns, tuple(others), closest
     )

@@ -162,9 +162,9 @@ class Timeline:
         units = list(units)
         spans = json.dumps(date_spans(units))
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
-        ids = self.catalog.partition_ids(dataset_id)
+        ids = self.catalog.of(dataset_id).partition_ids()
         found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
-        if self.catalog.restricted(dataset_id) and units and None not in found:
+        if self.catalog.of(dataset_id).restricted() and units and None not in found:
             # Their partition ids, known from finding them: the index without the key's text.
             params: tuple[Any, ...] = (dataset_id, after, after, json.dumps(found), spans)
             rows = self.db.execute(_READERS_BY_ID.format(since=since), params)
@@ -180,8 +180,8 @@ class Timeline:
         ``plain_shape``, the writes that only list partitions and list none of the units
         (found with the ``access_partitions`` index), which do not write them."""
         catalog = self.catalog
-        listed = all(catalog.identifier(dataset_id, unit) is not None for unit in units)
-        if not units or not listed or catalog.plain_shape(dataset_id) is None:
+        listed = all(catalog.of(dataset_id).identifier(unit) is not None for unit in units)
+        if not units or not listed or catalog.of(dataset_id).plain_shape() is None:
             writes = [
                 write
                 for write in self.accesses(dataset_id, Side.OUTPUT)
@@ -191,7 +191,7 @@ class Timeline:
             ]
             writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
             return writes[::-1]
-        ids = catalog.partition_ids(dataset_id)
+        ids = catalog.of(dataset_id).partition_ids()
         found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
         if None not in found:
             # Their partition ids, known from finding them: the index without the key's text.

@@ -5,7 +5,7 @@ processes and their outcomes stored in input order with the same result. Each li
 strictly (a repeated key makes it invalid), validated, and turned into a
 :class:`~._shapes.CheckedEvent` holding everything the writer needs:
 the digest of the event's canonical JSON, the run's fields, and each dataset's condition as
-canonical JSON with the partitions it lists (the shapes are in :mod:`._checked`).
+canonical JSON with the partitions it lists (the shapes are in :mod:`._shapes`).
 """
 
 from __future__ import annotations

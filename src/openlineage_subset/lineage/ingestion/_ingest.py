@@ -11,7 +11,7 @@ a subset facet is accessed whole.
 A line is read whole only when it is at most the line limit (``max_line_bytes``, else
 ``$OL_SUBSET_MAX_LINE_BYTES``, else 16 MiB; :mod:`openlineage_subset._lines`): a longer one is
 an invalid line, skipped, and the next one is read. The lines are read in chunks of about a
-megabyte. Each chunk is checked (:mod:`._events`: parsed,
+megabyte. Each chunk is checked (:mod:`._checker`: parsed,
 validated, turned into rows), in worker processes for a large input, and stored in input order by
 this process alone (:mod:`._writer`: a few statements per chunk; an event is stored whole or not
 at all), so that the outcome and the order of the problems never depend on how many workers ran.
@@ -313,7 +313,8 @@ def _count_stored(report: IngestReport, runs: set[str], event: CheckedEvent) -> 
 
 
 def _groups_directories(store: LineageStore, report: IngestReport) -> bool:
-    """The store's ``partition_directories`` setting (:mod:`._settings`), noted in the report."""
+    """The store's ``partition_directories`` setting (see ``store/_settings.py``), noted in
+    the report."""
     report.groups_directories = groups_directories(store)
     return report.groups_directories
 
@@ -408,10 +409,10 @@ def _size(path: Path) -> int:
 
 
 Chunk = tuple[list[Item], int]
-"""Items to check (see :mod:`._checked`), and how many input bytes were read by their end."""
+"""Items to check (see :mod:`._shapes`), and how many input bytes were read by their end."""
 
 Checks = tuple[list[Checked], list[Condition]]
-"""A chunk checked: see :func:`~._events.check_chunk`."""
+"""A chunk checked: see :func:`~._checker.check_chunk`."""
 
 
 def _chunks(files: list[tuple[Path, int]], limit: int) -> Iterator[Chunk]:
@@ -534,7 +535,7 @@ def _checked(
 ) -> Iterator[tuple[Checks, int]]:
     """The chunks checked, in order: here, and by ``jobs - 1`` worker processes (when there is
     a Python to run them: an embedding application may have none). ``group``: see
-    :func:`~._events.check_chunk`."""
+    :func:`~._checker.check_chunk`."""
     if jobs == 1 or not sys.executable:
         for items, done in chunks:
             yield check_chunk(items, group=group), done

@@ -1,5 +1,6 @@
-"""The writer's side of :mod:`._identities`: a claimed name joined to its dataset, two datasets
-stored apart merged into one when an event says they are one.
+"""The writer's side of a dataset's many names (``store/_dataset_names.py``): a claimed name
+joined to its dataset, two datasets stored apart merged into one when an event says they are
+one.
 
 Called by the writer only for events whose datasets carry another name (a ``symlinks`` facet, a
 storage location), and once per distinct claim while the writer's ids are cached: the events of

@@ -68,7 +68,7 @@ class Worker:
         return not self._results.empty()
 
     def receive(self) -> tuple[list[Checked], list[Condition]]:
-        """The outcomes of the oldest chunk sent (see :func:`~._events.check_chunk`)."""
+        """The outcomes of the oldest chunk sent (see :func:`~._checker.check_chunk`)."""
         done, value = self._results.get()
         self.waiting -= 1
         if not done:

@@ -84,7 +84,8 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         events = tuple(event for event, _ in pairs)
         groups, not_kept = _merged_facets(pairs)
         accesses: dict[Side, list[RunAccess]] = {side: [] for side in Side}
-        texts = AccessConditions(PartitionCatalog(connection).column_order)
+        catalog = PartitionCatalog(connection)
+        texts = AccessConditions(lambda dataset_id: catalog.of(dataset_id).column_order())
         for direction, namespace, name, dataset_id, condition in connection.execute(
             "SELECT a.direction, d.namespace, d.name, a.dataset_id, a.condition FROM accesses a "
             "JOIN datasets d ON d.dataset_id = a.dataset_id WHERE a.run_id = ? "

@@ -61,12 +61,14 @@ class PagePartitions:
         """The first column of the dataset's partitions and its values, when all its
         partitions have the same columns, of plain names, and that one has at most ``most``
         values, each plain ASCII text; else None."""
-        found = self.engine.catalog.first_values(self.dataset_id, most)
+        found = self.engine.catalog.of(self.dataset_id).first_values(most)
         if found is None:
             return None
         first, values = found
-        order = self.engine.column_order(self.dataset_id)
-        return PartitionAxis(self.engine.dataset(self.dataset_id), order, first, tuple(values))
+        order = self.engine.partitions(self.dataset_id).column_order()
+        return PartitionAxis(
+            self.engine.partitions(self.dataset_id).dataset(), order, first, tuple(values)
+        )
 
     def second_axis(self, axis: PartitionAxis) -> PartitionAxis | None:
         """The second of a dataset's two partition columns and its distinct values (from the
@@ -96,7 +98,7 @@ class PagePartitions:
     ) -> list[Dimensions]:
         """The known partitions whose value of ``axis.first`` is ``value`` or after it (and
         before ``before``)."""
-        return self.engine.catalog.known_from(self.dataset_id, axis.first, value, before)
+        return self.engine.catalog.of(self.dataset_id).known_from(axis.first, value, before)
 
     def states(self, units: Collection[Dimensions]) -> PartitionsReport:
         """The state of each known partition among ``units`` (the others are left out), as
@@ -104,8 +106,8 @@ class PagePartitions:
         the reads that may select one of them alone. The last call: this catalog knows
         those partitions alone after it."""
         engine, dataset_id = self.engine, self.dataset_id
-        engine.catalog.restrict(dataset_id, units)
-        known: list[Unit] = list(engine.known(dataset_id))
+        engine.catalog.of(dataset_id).restrict(units)
+        known: list[Unit] = list(engine.partitions(dataset_id).known())
         if not known:
             return states_report(engine, dataset_id, [], [])
         writes = engine.writers_of(dataset_id, known, None)
@@ -116,7 +118,7 @@ class PagePartitions:
         """The run id of the latest completed write of the dataset that may cover one of its
         known partitions (the latest of their last writers); None when there is none."""
         engine = Engine(self.store)  # all the known partitions, whatever states() kept
-        shapes = engine.shapes(self.dataset_id)
+        shapes = engine.partitions(self.dataset_id).shapes()
         for write in engine.timeline.completed_writes(self.dataset_id):
             if write.text is None:
                 if shapes:
@@ -140,5 +142,5 @@ def latest_history(
         HistoryEntry(access.run, access.direction.verb, engine.rendered(access), "definite")
         for access in accesses
     )
-    target = engine.partition_set(dataset_id, {None: "definite"})
+    target = engine.partitions(dataset_id).partition_set({None: "definite"})
     return HistoryReport(target, entries, total > 0), total

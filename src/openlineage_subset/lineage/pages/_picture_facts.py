@@ -2,9 +2,10 @@
 partitions, each dataset's known partitions, and for the overview the jobs and their runs.
 
 The report room (:mod:`openlineage_subset.report`) draws; it reads the store only through
-:func:`picture_source`, so that its SQL and the walk of :class:`~._engine.Engine` stay here, in
-the store's room. Every fact comes back as a frozen dataclass (or a tuple of them), in the order
-the walk found it: the picture's notes list runs in that order.
+:func:`picture_source`, so that its SQL and the walk of the query engine
+(:class:`~openlineage_subset.lineage.engine.Engine`) stay here, in the lineage room. Every
+fact comes back as a frozen dataclass (or a tuple of them), in the order the walk found it:
+the picture's notes list runs in that order.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class PictureSource:
         self._engine = Engine(store)
 
     def dataset(self, dataset_id: int) -> DatasetRef:
-        return self._engine.dataset(dataset_id)
+        return self._engine.partitions(dataset_id).dataset()
 
     def partitions(self, dataset: DatasetRef) -> DatasetPartitions:
         """The known partitions of ``dataset`` and its columns' order."""
@@ -113,7 +114,8 @@ class PictureSource:
 
     def partitions_of(self, dataset_id: int) -> DatasetPartitions:
         return DatasetPartitions(
-            tuple(self._engine.known(dataset_id)), self._engine.column_order(dataset_id)
+            tuple(self._engine.partitions(dataset_id).known()),
+            self._engine.partitions(dataset_id).column_order(),
         )
 
     def columns(self, dataset: DatasetRef) -> DatasetColumns | None:
@@ -122,11 +124,11 @@ class PictureSource:
         keys kept at ingest (``partition_tails``). None unless all its known partitions have
         the same columns, of simple names, and the first column's values are plain ASCII text
         (see
-        :meth:`~._partitions.PartitionCatalog.first_values`)."""
+        :meth:`~openlineage_subset.lineage.engine._partition_catalog.PartitionCatalog.first_values`)."""
         dataset_id = self._engine.resolve(dataset.name, dataset.namespace)
         catalog = self._engine.catalog
-        found = catalog.first_values(dataset_id, _MOST_VALUES)
-        shape = catalog.plain_shape(dataset_id)
+        found = catalog.of(dataset_id).first_values(_MOST_VALUES)
+        shape = catalog.of(dataset_id).plain_shape()
         if found is None or shape is None:
             return None
         _, values = found
@@ -141,7 +143,7 @@ class PictureSource:
             others = {
                 tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in tails
             }
-        order = self._engine.column_order(dataset_id)
+        order = self._engine.partitions(dataset_id).column_order()
         return DatasetColumns(shape, order, tuple(values), others)
 
     def known_among(self, dataset: DatasetRef, keys: Iterable[str]) -> set[str]:
@@ -161,7 +163,9 @@ class PictureSource:
         """What ``run`` read: the parts each read may cover."""
         engine = self._engine
         return tuple(
-            Touched(engine.dataset(read.dataset_id), run, tuple(engine.read_units(read)))
+            Touched(
+                engine.partitions(read.dataset_id).dataset(), run, tuple(engine.read_units(read))
+            )
             for read in engine.inputs(run)
         )
 
@@ -169,7 +173,11 @@ class PictureSource:
         """What ``run`` wrote: the parts each write covers, labelled no surer than ``label``."""
         engine = self._engine
         return tuple(
-            Touched(engine.dataset(write.dataset_id), run, tuple(engine.written(write, label)))
+            Touched(
+                engine.partitions(write.dataset_id).dataset(),
+                run,
+                tuple(engine.written(write, label)),
+            )
             for write in engine.outputs(run)
         )
 
@@ -195,7 +203,7 @@ class PictureSource:
         """The completed writes of the dataset, the latest first, each with the parts it
         covers; read as they are asked for, so a caller that has seen enough stops early."""
         engine = self._engine
-        dataset = engine.dataset(dataset_id)
+        dataset = engine.partitions(dataset_id).dataset()
         for write in engine.writers_of(dataset_id, [], None):
             yield Touched(dataset, write.run, tuple(engine.written(write, "definite")))
 

@@ -51,7 +51,7 @@ def run_partitions(db: Database, run_id: str) -> tuple[RunPartitions, ...]:
         ):
             direction: Literal["read", "write"] = "read" if side is Side.INPUT else "write"
             for access in accesses:
-                dataset = engine.dataset(access.dataset_id)
+                dataset = engine.partitions(access.dataset_id).dataset()
                 if access.text is None:
                     found.append(RunPartitions(dataset, direction, True, (), False))
                     continue
@@ -62,6 +62,6 @@ def run_partitions(db: Database, run_id: str) -> tuple[RunPartitions, ...]:
                         more = True
                         break
                     units.append(unit)
-                refs = engine.partition_refs(access.dataset_id, units)
+                refs = engine.partitions(access.dataset_id).partition_refs(units)
                 found.append(RunPartitions(dataset, direction, False, refs, more))
         return tuple(found)

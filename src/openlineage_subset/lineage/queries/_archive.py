@@ -242,7 +242,7 @@ class EventArchive:
                         self.datasets(),
                     )
                 engine = Engine(store)
-                start = engine.dataset(engine.resolve(dataset, namespace))
+                start = engine.partitions(engine.resolve(dataset, namespace)).dataset()
             reached = self.reachable((start.namespace, start.name), direction)
             events = Path(folder) / "events.jsonl"
             with events.open("w", encoding="utf-8") as out:

@@ -48,7 +48,7 @@ def history_answer(store: LineageStore, query: HistoryQuery) -> HistoryReport:
     dataset_id = engine.resolve(query.dataset, query.namespace)
     engine.check_columns(dataset_id, values)
     units = region(engine, dataset_id, values)
-    target = engine.partition_set(dataset_id, dict.fromkeys(units, "definite"))
+    target = engine.partitions(dataset_id).partition_set(dict.fromkeys(units, "definite"))
     entries = []
     for side in Side:
         for access in engine.accesses(dataset_id, side):
@@ -93,8 +93,8 @@ def states_report(
     """The state of each partition the catalog of ``engine`` knows of the dataset, from its
     completed ``writes`` (the latest first) and its ``reads`` (in the order they started):
     all of them, or at least those that may select one of the known partitions."""
-    found = engine.dataset(dataset_id)
-    known = engine.known(dataset_id)
+    found = engine.partitions(dataset_id).dataset()
+    known = engine.partitions(dataset_id).known()
     writers = _last_writers(engine, writes, known)
     readers: dict[Dimensions, set[str]] = {}
     for read in reads:
@@ -103,14 +103,16 @@ def states_report(
             if writer is None or read.run.started_at > (writer[0].run.ended_at or ""):
                 readers.setdefault(unit, set()).add(read.run.run_id)
     states = []
-    for unit in sorted(known, key=lambda unit: sort_key(engine.in_order(dataset_id, unit))):
+    for unit in sorted(
+        known, key=lambda unit: sort_key(engine.partitions(dataset_id).in_order(unit))
+    ):
         writer = writers.get(unit)
         label: Label | None = None
         if writer is not None:
             label = "definite" if writer[1] else "possible"
         states.append(
             PartitionState(
-                PartitionRef(engine.in_order(dataset_id, unit), known[unit]),
+                PartitionRef(engine.partitions(dataset_id).in_order(unit), known[unit]),
                 None if writer is None else writer[0].run,
                 label,
                 len(readers.get(unit, ())),

@@ -57,13 +57,13 @@ def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
     start_id = engine.resolve(query.dataset, query.namespace)
     engine.check_columns(start_id, query.partition)
     start_units = region(engine, start_id, query.partition)
-    start = engine.partition_set(start_id, dict.fromkeys(start_units, "definite"))
+    start = engine.partitions(start_id).partition_set(dict.fromkeys(start_units, "definite"))
     since = query.since
     assert not isinstance(since, _dt.datetime)  # made a stored time when the query was made
     runs, backfill, written = _affected(engine, start_id, start_units, since, query.depth)
     seen = bool(runs) or engine.seen(start_id, start_units)
     notes = tuple(kept_apart_notes(store.connection, [start_id]))
-    tasks = task_reruns(store.connection, runs, written, engine.partition_set)
+    tasks = task_reruns(store.connection, runs, written, engine.partitions)
     return ImpactReport(start, since, query.depth, runs, backfill, seen, notes=notes, tasks=tasks)
 
 
@@ -99,13 +99,14 @@ def _affected(
         reached = queue.popleft()
         if limit is not None and reached.hops > limit:
             continue
-        engine.look_up(reached.dataset_id, (unit for unit, _ in reached.units))
+        engine.partitions(reached.dataset_id).look_up((unit for unit, _ in reached.units))
         known: dict[Unit, Values] = {
             unit: tuple(value for _, value in unit)
             for unit, _ in reached.units
-            if unit is not None and engine.identifier(reached.dataset_id, unit) is not None
+            if unit is not None
+            and engine.partitions(reached.dataset_id).identifier(unit) is not None
         }
-        if engine.plain_shape(reached.dataset_id) is None:
+        if engine.partitions(reached.dataset_id).plain_shape() is None:
             known = {}
         if known and len(known) == len(reached.units):
             reads = engine.readers_of(reached.dataset_id, known, reached.after, reached.inclusive)
@@ -122,8 +123,10 @@ def _affected(
                 read.run,
                 label,
                 reached.hops,
-                engine.dataset(read.dataset_id),
-                None if None in matched else engine.partition_refs(read.dataset_id, matched),
+                engine.partitions(read.dataset_id).dataset(),
+                None
+                if None in matched
+                else engine.partitions(read.dataset_id).partition_refs(matched),
                 engine.rendered(read),
                 reached.upstream,
             )
@@ -149,7 +152,10 @@ def _affected(
     runs = tuple(sorted(found.values(), key=lambda item: (item.run.started_at, item.run.run_id)))
     plan = tuple(
         sorted(
-            (engine.partition_set(dataset_id, parts) for dataset_id, parts in backfill.items()),
+            (
+                engine.partitions(dataset_id).partition_set(parts)
+                for dataset_id, parts in backfill.items()
+            ),
             key=lambda item: (item.dataset.namespace, item.dataset.name),
         )
     )

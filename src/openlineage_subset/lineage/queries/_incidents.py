@@ -91,7 +91,7 @@ def incidents_answer(store: LineageStore, *, limit: int = MAX_RUNS) -> Incidents
 def _left(engine: Engine, run: RunRef) -> tuple[FailedWrite, ...]:
     found = []
     for write in engine.outputs(run):
-        dataset = engine.dataset(write.dataset_id)
+        dataset = engine.partitions(write.dataset_id).dataset()
         if write.text is None:
             later = engine.writers_of(write.dataset_id, [], None)
             if not any(o.text is None and o.run.started_at > run.started_at for o in later):
@@ -107,7 +107,7 @@ def _left(engine: Engine, run: RunRef) -> tuple[FailedWrite, ...]:
                 break
             units[unit] = "definite" if surely else "possible"
         if units:
-            parts = engine.partition_set(write.dataset_id, units)
+            parts = engine.partitions(write.dataset_id).partition_set(units)
             listed: list[tuple[PartitionRef, Label]] = [(r, "definite") for r in parts.definite]
             listed += [(r, "possible") for r in parts.possible]
             found.append(FailedWrite(dataset, False, tuple(listed), more))

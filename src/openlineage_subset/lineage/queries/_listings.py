@@ -136,7 +136,8 @@ def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
         f"SELECT count(*) FROM runs {where}", (job, job, job)
     ).fetchone()
     accesses: dict[tuple[str, Side], list[RunAccess]] = {}
-    texts = AccessConditions(PartitionCatalog(store.connection).column_order)
+    catalog = PartitionCatalog(store.connection)
+    texts = AccessConditions(lambda dataset_id: catalog.of(dataset_id).column_order())
     for run_id, direction, namespace, name, dataset_id, condition in store.connection.execute(
         "SELECT a.run_id, a.direction, d.namespace, d.name, a.dataset_id, a.condition "
         "FROM accesses a JOIN datasets d ON d.dataset_id = a.dataset_id "

@@ -46,9 +46,11 @@ def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> Provenance
     values = query.partition
     target_id = engine.resolve(query.dataset, query.namespace)
     engine.check_columns(target_id, values)
-    units = region(engine, target_id, values) if values else engine.whole_units(target_id)
+    units = (
+        region(engine, target_id, values) if values else engine.partitions(target_id).whole_units()
+    )
     labelled: dict[Unit, Label] = dict.fromkeys(units, "definite")
-    target = engine.partition_set(target_id, labelled)
+    target = engine.partitions(target_id).partition_set(labelled)
     walk = _ProvenanceWalk(engine, query.depth)
     writers = walk.writers(target_id, list(labelled.items()), None, 1)
     seen = bool(writers) or engine.seen(target_id, units)
@@ -68,7 +70,7 @@ class _ProvenanceWalk:
         self, dataset_id: int, units: list[tuple[Unit, Label]], before: str | None, level: int
     ) -> tuple[ProvenanceStep, ...]:
         """The latest writers of each unit that completed before ``before`` (None: ever)."""
-        self.engine.look_up(dataset_id, (unit for unit, _ in units))
+        self.engine.partitions(dataset_id).look_up((unit for unit, _ in units))
         writes = self.engine.writers_of(dataset_id, [unit for unit, _ in units], before)
         chosen: dict[str, tuple[Access, Label]] = {}
         lists = [self.engine.listed_values(write) for write in writes]
@@ -96,7 +98,7 @@ class _ProvenanceWalk:
 
     def step(self, write: Access, label: Label, level: int) -> ProvenanceStep:
         run = write.run
-        where = self.engine.dataset(write.dataset_id)
+        where = self.engine.partitions(write.dataset_id).dataset()
         if run.run_id in self.expanded:
             return ProvenanceStep(
                 run=run,
@@ -116,9 +118,9 @@ class _ProvenanceWalk:
             )
             inputs.append(
                 ProvenanceInput(
-                    self.engine.dataset(read.dataset_id),
+                    self.engine.partitions(read.dataset_id).dataset(),
                     self.engine.rendered(read),
-                    self.engine.partition_set(read.dataset_id, dict(covered)),
+                    self.engine.partitions(read.dataset_id).partition_set(dict(covered)),
                     writers,
                 )
             )

@@ -29,6 +29,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from openlineage_subset.lineage.engine import DatasetPartitions
 from openlineage_subset.lineage.model import (
     AffectedRun,
     Label,
@@ -160,7 +161,7 @@ def task_reruns(
     db: sqlite3.Connection,
     runs: Sequence[AffectedRun],
     written: Mapping[str, Mapping[int, Mapping[Unit, Label]]],
-    partition_set: Callable[[int, Mapping[Unit, Label]], PartitionSet],
+    partitions: Callable[[int], DatasetPartitions],
 ) -> tuple[TaskRerun, ...]:
     """The affected ``runs`` grouped by what re-runs them, in their order: each orchestrator
     task run (one per DAG, task and logical date), and each run without one by itself.
@@ -191,7 +192,7 @@ def task_reruns(
     found = []
     for task, (namespace, name), label, run_ids, parts in groups.values():
         backfill = sorted(
-            (partition_set(dataset_id, units) for dataset_id, units in parts.items()),
+            (partitions(dataset_id).partition_set(units) for dataset_id, units in parts.items()),
             key=lambda item: (item.dataset.namespace, item.dataset.name),
         )
         overlapping = () if task is None else overlapping_tasks(db, task)

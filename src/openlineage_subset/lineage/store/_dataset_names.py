@@ -7,12 +7,12 @@ the same table by its table name with the location as the symlink, or by its loc
 this package's adapter does). A ``storage`` or ``catalog`` facet may carry a ``location`` of its
 own (an additional property the spec allows). Each such name, another name of the dataset the
 event names, is a claim (:class:`Alias`) read at ingest (:func:`other_names`), and the writer
-makes the names one dataset (:func:`~._identities_store.join_names`):
+makes the names one dataset (``join_names`` in ``ingestion/_merges.py``):
 
 - a name no dataset holds becomes another name of the claiming dataset (``dataset_names``);
 - a name stored as a dataset of its own is merged into the claiming dataset (its reads and
-  writes, partitions and what they list: :func:`~._identities_store.merge_datasets`), whichever
-  name came first;
+  writes, partitions and what they list: ``merge_datasets`` in ``ingestion/_merges.py``),
+  whichever name came first;
 - a name two datasets claim that are not otherwise one (two tables over one location) is
   ambiguous: both claims are kept, neither joins, and later events under that name are a
   dataset of their own; the answers that name any of them say so (:func:`kept_apart_notes`).
@@ -146,7 +146,7 @@ def kept_apart_notes(db: sqlite3.Connection, dataset_ids: Iterable[int]) -> list
 @dataclass(frozen=True, slots=True)
 class Alias:
     """An event's claim that ``other`` names the dataset it names ``primary`` (a symlink, a
-    storage location: ``reason``); see :mod:`._identities`."""
+    storage location: ``reason``); see :mod:`._dataset_names`."""
 
     primary: tuple[str, str]
     other: tuple[str, str]

@@ -36,8 +36,8 @@ def kept_facets(event: dict[str, Any], *, aliased: bool = False) -> bytes:
     namespace, name, ``facets`` and ``inputFacets``/``outputFacets``, the subset facet without its
     condition), leaving out what is empty (a subset facet with nothing but its condition,
     ``_producer`` and ``_schemaURL`` too). ``aliased``: the event holds a subset facet read from
-    another place (``facets.inputSubset``, see :mod:`._events`), whose condition is left out
-    too where it was read (the dataset has none in the spec's place).
+    another place (``facets.inputSubset``, see ``ingestion/_checker.py``), whose condition is
+    left out too where it was read (the dataset has none in the spec's place).
 
     >>> event = {"run": {"runId": "r", "facets": {"nominalTime": {"nominalStartTime": "x"}}},
     ...          "job": {"namespace": "n", "name": "j"},

@@ -5,7 +5,7 @@ older base, ``ValueError``, ``TypeError``, ``OSError``...); every warning class 
 ``OpenLineageSubsetWarning``. The walk imports every module under ``src/`` and reads the
 classes each defines, so a new exception class without the root fails here. Exempt: classes
 whose name starts with an underscore, control flow inside one module that never leaves it
-(``_Stopped``, ``_Unsure``, ``_Refused``).
+(``_Stopped``, ``_Unsure``, ``_HeadRefused``).
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def too_big(limit: int) -> str:
     )
 
 
-class _Refused:
+class _Disallowed:
     """Stands in a parsed document for a value JSON does not allow, or readers disagree on."""
 
     __slots__ = ("reason",)
@@ -137,7 +137,7 @@ class ParsedJson:
         stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
         while stack:
             node, path = stack.pop()
-            if isinstance(node, _Refused):
+            if isinstance(node, _Disallowed):
                 return f"not usable JSON at {json_path(path)}: {node.reason}"
             if isinstance(node, dict):
                 stack.extend((value, (*path, key)) for key, value in reversed(node.items()))
@@ -155,11 +155,11 @@ class _Reading:
             parse_int=self.integer, parse_constant=self.constant, object_pairs_hook=self.object
         )
 
-    def refuse(self, reason: str) -> _Refused:
+    def refuse(self, reason: str) -> _Disallowed:
         self.refused += 1
-        return _Refused(reason)
+        return _Disallowed(reason)
 
-    def integer(self, text: str) -> int | _Refused:
+    def integer(self, text: str) -> int | _Disallowed:
         digits = len(text) - text.startswith("-")
         if digits > MAX_INTEGER_DIGITS:
             return self.refuse(
@@ -168,10 +168,10 @@ class _Reading:
             )
         return int(text)
 
-    def constant(self, name: str) -> _Refused:
+    def constant(self, name: str) -> _Disallowed:
         return self.refuse(f"{name} is not JSON (JSON has no NaN or Infinity)")
 
-    def object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
+    def object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Disallowed:
         result = dict(pairs)
         if len(result) == len(pairs):
             return result

@@ -150,7 +150,7 @@ PLAIN = [*DATES, "DE", "PL", "de", "a b"]
 def test_a_coarser_partition_holds_those_with_its_values_as_text(
     value: str, day: str | None, country: str | None
 ) -> None:
-    """``PartitionCatalog.coarser`` finds the partitions of (day, country) inside one of the
+    """``DatasetCatalog.coarser`` finds the partitions of (day, country) inside one of the
     day by the day's text: with text and ISO dates, exactly those ``partition_overlap`` says
     are inside."""
     coarser = {"type": "partition", "partitions": [{"dimensions": {"day": value}}]}

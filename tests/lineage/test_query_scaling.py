@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from openlineage_subset.lineage import LineageStore, dataset_partitions, impact, ingest, provenance
-from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalog
+from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog
 from openlineage_subset.lineage.engine._timeline import Timeline
 from tests.lineage.events import HOSTILE_NAME, pipeline_history, write_events
 
@@ -57,8 +57,8 @@ def test_the_answers_are_those_of_reading_every_partition_and_every_write(
     fast = {name: question(db).as_json() for name, question in QUESTIONS.items()}
     # The narrowing seams of the catalog and the timeline, turned off: every partition is
     # evaluated, every write read.
-    monkeypatch.setattr(PartitionCatalog, "coarser", lambda *arguments: None)
-    monkeypatch.setattr(PartitionCatalog, "within_dates", lambda *arguments: None)
+    monkeypatch.setattr(DatasetCatalog, "coarser", lambda *arguments: None)
+    monkeypatch.setattr(DatasetCatalog, "within_dates", lambda *arguments: None)
     every_write = Timeline.writers_of
 
     def all_writes(timeline: Timeline, dataset_id: int, units: Any, before: Any) -> Any:

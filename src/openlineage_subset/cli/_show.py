@@ -72,7 +72,7 @@ def show_command(args: argparse.Namespace) -> int:
         nonlocal status
         for path in args.events:
             for where, found in read_events(path, limit):
-                if isinstance(found, Unreadable):
+                if isinstance(found, UnreadableInput):
                     print(printable(f"{where}: {found}"), file=sys.stderr)
                     status = EXIT_UNUSABLE
                 elif isinstance(found, str):
@@ -113,7 +113,7 @@ def summary_lines(events: Iterable[Mapping[str, Any]], root: Path | None = None)
     return lines
 
 
-class Unreadable(str):
+class UnreadableInput(str):
     """Why an input could not be read at all (missing, a read error, a folder with nothing to
     read), as opposed to why one of its documents is skipped."""
 
@@ -126,11 +126,11 @@ def read_events(
     pretty-printed event or a JSON array read whole up to ``limit``, a folder, ``-``); (where,
     why) for one that is not a JSON object with a ``run.runId`` or that validate refuses (a line
     over the limit, ``NaN``, a repeated key, nesting past the limit, a lone surrogate), in
-    validate's words; (where, :class:`Unreadable`) for an input that cannot be read. ``where``
+    validate's words; (where, :class:`UnreadableInput`) for an input that cannot be read. ``where``
     is ``file:line``, ``file[index]`` or the file, as validate names it."""
     for result in read_input(str(path), limit):
         if result.error is not None:
-            yield result.where, Unreadable(result.error) if result.unreadable else result.error
+            yield result.where, UnreadableInput(result.error) if result.unreadable else result.error
             continue
         document = result.document
         run = document.get("run") if isinstance(document, dict) else None

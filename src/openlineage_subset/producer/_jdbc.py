@@ -102,7 +102,7 @@ _ADDRESS = re.compile(
 
 
 @dataclass(frozen=True)
-class _Location:
+class _TableHome:
     """Where a table lives: its namespace, and the database its name starts with (if any)."""
 
     namespace: str
@@ -254,7 +254,7 @@ def _end_of(text: str, characters: str, start: int = 0) -> int:
     return min((p for p in positions if p >= 0), default=len(text))
 
 
-def _location(text: str, properties: dict[str, str], derby_home: str | None) -> _Location | None:
+def _location(text: str, properties: dict[str, str], derby_home: str | None) -> _TableHome | None:
     """The location of the database a URL (without ``jdbc:``) names; None when no rule reads
     it for sure."""
     first = text.partition(":")[0].lower()
@@ -273,15 +273,15 @@ def _location(text: str, properties: dict[str, str], derby_home: str | None) -> 
     return _authority_location(first, text)
 
 
-def _postgres_local(rest: str) -> _Location | None:
+def _postgres_local(rest: str) -> _TableHome | None:
     """PgJDBC's short forms: "postgresql:db" and "postgresql:/" name the local server."""
     local = rest.split("?", 1)[0].lstrip("/")
     if local and not _DATABASE.fullmatch(local):
         return None
-    return _Location("postgres://localhost:5432", local or None)
+    return _TableHome("postgres://localhost:5432", local or None)
 
 
-def _authority_location(first: str, text: str) -> _Location | None:
+def _authority_location(first: str, text: str) -> _TableHome | None:
     """The location of a URL of the form ``scheme://hosts/database?...`` (``first`` its
     first part, lower case); None when it has another form or a host does not look like
     one."""
@@ -298,7 +298,7 @@ def _authority_location(first: str, text: str) -> _Location | None:
     hosts, database = _hosts_and_database(named, rest)
     if hosts is None:
         return None
-    return _Location(
+    return _TableHome(
         f"{named}://{','.join(hosts)}",
         database,
         database_only_for_bare_names=named in _DATABASE_ONLY_FOR_BARE_NAMES,
@@ -340,7 +340,7 @@ def _with_port(host: str, default: str | None) -> str:
     return f"{match[1]}:{default}"
 
 
-def _sql_server(text: str, properties: dict[str, str]) -> _Location | None:
+def _sql_server(text: str, properties: dict[str, str]) -> _TableHome | None:
     """``sqlserver://[host][\\instance][:port][;key=value...]``: the URL's parts first, then its
     properties, then the connection's (keys in any case)."""
     match = re.fullmatch(
@@ -370,10 +370,10 @@ def _sql_server(text: str, properties: dict[str, str]) -> _Location | None:
     ):
         return None
     namespace = f"sqlserver://{host.lower()}" + (f":{port}" if port else "")
-    return _Location(namespace + (f"/{instance}" if instance else ""), database)
+    return _TableHome(namespace + (f"/{instance}" if instance else ""), database)
 
 
-def _oracle(text: str) -> _Location | None:
+def _oracle(text: str) -> _TableHome | None:
     """Oracle's URLs: ``oracle:<driver>:[user/password]@`` then ``[//]host[:port][/service]``,
     ``host:port:sid``, a TNS descriptor ``(DESCRIPTION=...)`` or a directory ``ldap://...``."""
     # The user information ends at the last "@": a password may hold "@", "/", ";" or "(",
@@ -390,7 +390,7 @@ def _oracle(text: str) -> _Location | None:
             return None
         if described and not _DATABASE.fullmatch(described[2]):
             return None
-        return _Location(f"oracle://{','.join(addresses)}", described[2] if described else None)
+        return _TableHome(f"oracle://{','.join(addresses)}", described[2] if described else None)
     if rest.lower().startswith("ldap"):
         first = rest.split()[0]
         address = re.sub(r"^ldaps?:(?://)?", "", first, flags=re.IGNORECASE)
@@ -407,7 +407,7 @@ def _oracle(text: str) -> _Location | None:
     hosts, _ = _hosts_and_database("oracle", rest)
     if hosts is None or (service and not _DATABASE.fullmatch(service)):
         return None
-    return _Location(f"oracle://{','.join(hosts)}", service or None)
+    return _TableHome(f"oracle://{','.join(hosts)}", service or None)
 
 
 def _tns_addresses(descriptor: str) -> list[tuple[str, str | None]]:
@@ -420,7 +420,7 @@ def _tns_addresses(descriptor: str) -> list[tuple[str, str | None]]:
     return found
 
 
-def _teradata(text: str) -> _Location | None:
+def _teradata(text: str) -> _TableHome | None:
     """``teradata://host[/KEY=value,...]``: ``DBS_PORT`` and ``DATABASE`` among the keys."""
     match = re.fullmatch(r"teradata://([^/]+)(?:/(.*))?", text, re.IGNORECASE | re.DOTALL)
     if match is None or not _HOST.fullmatch(match[1]):
@@ -435,10 +435,10 @@ def _teradata(text: str) -> _Location | None:
     database = found.get("DATABASE") or None
     if host is None or not port.isdigit() or (database and not _DATABASE.fullmatch(database)):
         return None
-    return _Location(f"teradata://{host[1]}:{port}", database)
+    return _TableHome(f"teradata://{host[1]}:{port}", database)
 
 
-def _derby(text: str, derby_home: str | None) -> _Location | None:
+def _derby(text: str, derby_home: str | None) -> _TableHome | None:
     """An embedded Derby database: ``[directory:]path`` or ``memory:name``, then
     ``;attribute=value`` (``databaseName`` names it too)."""
     subname, *attributes = text.split(";")
@@ -448,7 +448,7 @@ def _derby(text: str, derby_home: str | None) -> _Location | None:
         kind, path = "directory", subname
     path = named[-1] if named else path
     if kind == "memory":
-        return _Location(f"derby:memory:{path}") if path else None
+        return _TableHome(f"derby:memory:{path}") if path else None
     if kind != "directory":
         return None  # classpath: and jar: databases are read-only archives, no directory
     path = path or _DERBY_DEFAULT_DATABASE
@@ -456,4 +456,4 @@ def _derby(text: str, derby_home: str | None) -> _Location | None:
         if derby_home is None:
             return None
         path = derby_home.rstrip("/") + "/" + path
-    return _Location("file:" + posixpath.normpath(path))
+    return _TableHome("file:" + posixpath.normpath(path))

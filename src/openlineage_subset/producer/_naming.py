@@ -64,7 +64,7 @@ _GLOB_WILDCARDS = frozenset("*?[{")
 _GLOB_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
-class _Location(NamedTuple):
+class _ParsedLocation(NamedTuple):
     scheme: str
     authority: str | None
     path: str
@@ -75,7 +75,7 @@ def _first_of(text: str, characters: str, start: int = 0) -> int:
     return min((p for p in positions if p >= 0), default=len(text))
 
 
-def _split(uri: str) -> _Location:
+def _split(uri: str) -> _ParsedLocation:
     """Scheme, raw authority and raw rest (path, query, fragment) of a qualified location.
 
     The authority ends after the user information where ``user_info_end`` says (failing
@@ -92,7 +92,7 @@ def _split(uri: str) -> _Location:
                 f"{scrub_text(uri)!r} is a relative path; pass the qualified path Spark prints "
                 "(for example 'file:/data/sales' or 's3a://bucket/sales')"
             )
-        return _Location("file", None, uri)
+        return _ParsedLocation("file", None, uri)
     scheme = match.group(1).lower()
     if len(scheme) == 1:
         raise ValueError(
@@ -106,10 +106,10 @@ def _split(uri: str) -> _Location:
                 f"{scrub_text(uri)!r} has a relative path after '{scheme}:'; pass the qualified "
                 f"path Spark prints (for example '{scheme}:/data/sales')"
             )
-        return _Location(scheme, None, rest)
+        return _ParsedLocation(scheme, None, rest)
     rest = rest[2:]
     end = _first_of(rest, "/?#", user_info_end(scheme, rest) + 1)
-    return _Location(scheme, rest[:end] or None, rest[end:])
+    return _ParsedLocation(scheme, rest[:end] or None, rest[end:])
 
 
 def _clean_authority(scheme: str, authority: str | None) -> str | None:
@@ -123,7 +123,7 @@ def _clean_authority(scheme: str, authority: str | None) -> str | None:
     return host or None
 
 
-def _clean(location: _Location) -> _Location:
+def _clean(location: _ParsedLocation) -> _ParsedLocation:
     path = location.path[: _first_of(location.path, "?#")]
     authority = _clean_authority(location.scheme, location.authority)
     if location.scheme == "file" and authority is not None and authority.lower() == "localhost":
@@ -131,10 +131,10 @@ def _clean(location: _Location) -> _Location:
     path = _DUPLICATE_SLASHES.sub("/", "/" + path)
     if len(path) > 1:
         path = path.rstrip("/")
-    return _Location(location.scheme, authority, path)
+    return _ParsedLocation(location.scheme, authority, path)
 
 
-def _format(location: _Location) -> str:
+def _format(location: _ParsedLocation) -> str:
     if location.authority is None:
         return f"{location.scheme}:{location.path}"
     return f"{location.scheme}://{location.authority}{location.path}"

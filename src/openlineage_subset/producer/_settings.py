@@ -101,7 +101,7 @@ class LineageSettings:
 
 
 @dataclass(frozen=True)
-class _Reading:
+class _RunSetting:
     """What one place says about a run: nothing, a run, or why its setting is ignored."""
 
     run: JobRef | None = None
@@ -273,27 +273,27 @@ def _argument(name: str, value: object) -> str | None:
     return value if value and value.strip() else None
 
 
-def _argument_run(name: str, value: object) -> _Reading:
+def _argument_run(name: str, value: object) -> _RunSetting:
     text = _argument(name, value)
     if text is None:
-        return _Reading()
+        return _RunSetting()
     run = _run_from_path(text)
     if isinstance(run, str):
         raise ValueError(f"enable({name}=...) {run}; give it as {_RUN_FORM}, e.g. {_EXAMPLE!r}")
-    return _Reading(run)
+    return _RunSetting(run)
 
 
-def _environment_run(environ: Mapping[str, str], variable: str, what: str) -> _Reading:
+def _environment_run(environ: Mapping[str, str], variable: str, what: str) -> _RunSetting:
     text = environ.get(variable, "")
     if not text.strip():
-        return _Reading()
+        return _RunSetting()
     run = _run_from_path(text)
     if isinstance(run, str):
-        return _Reading(
+        return _RunSetting(
             problem=f"${variable} {run}: the {what} is ignored; set it as {_RUN_FORM} "
             f"(e.g. {_EXAMPLE}), or unset it"
         )
-    return _Reading(run)
+    return _RunSetting(run)
 
 
 def _run_from_path(text: str) -> JobRef | str:
@@ -319,16 +319,16 @@ def _shown(text: str) -> str:
     return f"{text[:100]!r}...{text[-60:]!r} ({len(text)} characters)"
 
 
-def _conf_run(spark_conf: Mapping[str, str], kind: str, what: str) -> _Reading:
+def _conf_run(spark_conf: Mapping[str, str], kind: str, what: str) -> _RunSetting:
     """A run from ``spark.openlineage.{kind}JobNamespace``, ``...JobName`` and ``...RunId``."""
     keys = [f"{CONF_PREFIX}{kind}{part}" for part in ("JobNamespace", "JobName", "RunId")]
     values = [spark_conf.get(key, "") for key in keys]
     given = [key for key, value in zip(keys, values, strict=True) if value.strip()]
     if not given:
-        return _Reading()
+        return _RunSetting()
     if len(given) < len(keys):
         missing = [key for key in keys if key not in given]
-        return _Reading(
+        return _RunSetting(
             problem=f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} set without "
             f"{' and '.join(missing)}: the {what} is ignored; set all three of "
             f"{', '.join(keys)}, or none"
@@ -336,17 +336,17 @@ def _conf_run(spark_conf: Mapping[str, str], kind: str, what: str) -> _Reading:
     job_namespace, name, run_id = values
     too_long = _too_long(job_namespace, name)
     if too_long is not None:
-        return _Reading(
+        return _RunSetting(
             problem=f"the {what} of {', '.join(keys)} {too_long}: it is ignored; set it to the "
             f"{what}'s own names"
         )
     canonical = _uuid(run_id)
     if canonical is None:
-        return _Reading(
+        return _RunSetting(
             problem=f"{keys[2]} is {_shown(run_id)}, not a UUID: the {what} is ignored; set it to "
             f"the run id of the {what}"
         )
-    return _Reading(JobRef(job_namespace, name, canonical))
+    return _RunSetting(JobRef(job_namespace, name, canonical))
 
 
 def _uuid(text: str) -> str | None:

@@ -95,7 +95,7 @@ def bounded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
     return BoundedHttpProtocol
 
 
-class _Refused(Exception):
+class _HeadRefused(Exception):
     """Raised in a parser callback to stop reading: the head broke a limit."""
 
 
@@ -169,7 +169,7 @@ class _BoundedProtocol(HttpToolsProtocol):
         self.header_count += 1
         if self.header_count > self.limits.header_count:
             self.refusal = (431, f"the request has over {self.limits.header_count} headers")
-            raise _Refused
+            raise _HeadRefused
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:

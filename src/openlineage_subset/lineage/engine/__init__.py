@@ -2,7 +2,7 @@
 readers and writers in time order, and whether a condition may select a partition.
 
 - ``_engine``: ``Engine``, the parts below put together for one query;
-- ``_partition_catalog``: each dataset's known partitions (``DatasetPartitions``), read once
+- ``_partition_catalog``: each dataset's known partitions (``DatasetCatalog``), read once
   per query;
 - ``_timeline``: who read and wrote a dataset, and when (``Access``);
 - ``_evaluation``: what a read or write condition may select, with its caches;
@@ -16,11 +16,11 @@ Other sub-rooms import these names from here; modules of the room import each ot
 
 from openlineage_subset.lineage.engine._certainty import read_label
 from openlineage_subset.lineage.engine._engine import Access, Engine, region
-from openlineage_subset.lineage.engine._partition_catalog import DatasetPartitions, PartitionCatalog
+from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog, PartitionCatalog
 
 __all__ = [
     "Access",
-    "DatasetPartitions",
+    "DatasetCatalog",
     "Engine",
     "PartitionCatalog",
     "read_label",

@@ -24,9 +24,9 @@ from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalo
 from openlineage_subset.lineage.engine._timeline import Access, Timeline
 from openlineage_subset.lineage.model import (
     UNDECIDED,
+    ConditionNode,
     Dimensions,
     Label,
-    Node,
     Side,
     Unit,
     Values,
@@ -49,7 +49,7 @@ class Evaluation:
         self.catalog = catalog
         self.timeline = timeline
         self._overlaps: dict[tuple[int, int, Unit], bool | Exception | None] = {}
-        self._compiled: dict[str, Node] = {}
+        self._compiled: dict[str, ConditionNode] = {}
         self._serials = itertools.count(1)
         self._candidate_sets: dict[tuple[str, int], frozenset[Values] | None] = {}
         self._agreeing: tuple[Any, Any, list[list[tuple[Unit, Label]]]] = ((), None, [])
@@ -123,7 +123,7 @@ class Evaluation:
             return False if lists_no_partition(write.condition) else None
         return self.overlap(write, unit)
 
-    def compiled(self, access: Access) -> Node:
+    def compiled(self, access: Access) -> ConditionNode:
         """The access's condition as a tree :meth:`_evaluate` walks, made once per text."""
         assert access.text is not None
         found = self._compiled.get(access.text)
@@ -131,7 +131,7 @@ class Evaluation:
             found = self._compiled[access.text] = compile_condition(access.condition, self._serials)
         return found
 
-    def _evaluate(self, tree: Node, dataset_id: int, unit: Dimensions) -> bool | None:
+    def _evaluate(self, tree: ConditionNode, dataset_id: int, unit: Dimensions) -> bool | None:
         """Three-valued, as :func:`partition_overlap` decides it; raises as it raises."""
         if tree.kind == "both":
             left, right = (self._evaluate(part, dataset_id, unit) for part in tree.parts)
@@ -197,7 +197,7 @@ class Evaluation:
         self._agreeing = (units, fields, found)
         return found
 
-    def _candidates(self, tree: Node, dataset_id: int) -> frozenset[Values] | None:
+    def _candidates(self, tree: ConditionNode, dataset_id: int) -> frozenset[Values] | None:
         if tree.kind == "listing":
             assert tree.listing is not None
             shape = self.catalog.of(dataset_id).plain_shape()
@@ -336,7 +336,7 @@ class Evaluation:
         return self.catalog.of(access.dataset_id).within_dates(shape, bounds, by_dates)
 
 
-def _evaluable(tree: Node) -> bool:
+def _evaluable(tree: ConditionNode) -> bool:
     """Whether evaluating the tree never raises, whatever the partition (a well-formed
     condition of partition lists and comparisons)."""
     if tree.kind == "both":

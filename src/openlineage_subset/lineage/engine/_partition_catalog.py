@@ -44,7 +44,7 @@ from openlineage_subset.lineage.model import (
 )
 from openlineage_subset.lineage.store import ReadCounts
 
-__all__ = ["DatasetPartitions", "PartitionCatalog"]
+__all__ = ["DatasetCatalog", "PartitionCatalog"]
 
 _PLAIN = re.compile(r"[ !#-\[\]-~]+")
 """Printable ASCII but for ``"`` and backslash: a value whose JSON is itself in quotes."""
@@ -58,17 +58,17 @@ class PartitionCatalog:
     def __init__(self, db: sqlite3.Connection, counts: ReadCounts | None = None) -> None:
         self.db = db
         self.counts = counts if counts is not None else ReadCounts()
-        self._datasets: dict[int, DatasetPartitions] = {}
+        self._datasets: dict[int, DatasetCatalog] = {}
 
-    def of(self, dataset_id: int) -> DatasetPartitions:
+    def of(self, dataset_id: int) -> DatasetCatalog:
         """The dataset's partitions, made once per query."""
         found = self._datasets.get(dataset_id)
         if found is None:
-            found = self._datasets[dataset_id] = DatasetPartitions(self.db, dataset_id, self.counts)
+            found = self._datasets[dataset_id] = DatasetCatalog(self.db, dataset_id, self.counts)
         return found
 
 
-class DatasetPartitions:
+class DatasetCatalog:
     """One dataset of a query: its name, its known partitions (their columns, how their values
     compare, their identifiers and ids) and the order of its columns, each read once."""
 

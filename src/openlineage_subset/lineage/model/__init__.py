@@ -45,7 +45,7 @@ from openlineage_subset.lineage.model._condition_json import (
 from openlineage_subset.lineage.model._condition_text import AccessConditions, ConditionText
 from openlineage_subset.lineage.model._conditions import (
     UNDECIDED,
-    Node,
+    ConditionNode,
     Unit,
     Values,
     all_text,
@@ -72,6 +72,7 @@ __all__ = [
     "UNDECIDED",
     "AccessConditions",
     "AffectedRun",
+    "ConditionNode",
     "ConditionText",
     "DatasetRef",
     "Dimensions",
@@ -80,7 +81,6 @@ __all__ = [
     "ImpactReport",
     "Label",
     "LineageQueryError",
-    "Node",
     "OrchestratorTask",
     "PartitionRef",
     "PartitionSet",

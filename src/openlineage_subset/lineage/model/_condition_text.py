@@ -110,7 +110,7 @@ class ConditionText:
 class AccessConditions:
     """The stored conditions (canonical JSON) of runs' accesses as text, the columns of the
     partitions they list in their dataset's order (``order``: a dataset's id to its columns,
-    :meth:`~openlineage_subset.lineage.engine.DatasetPartitions.column_order`): the runs
+    :meth:`~openlineage_subset.lineage.engine.DatasetCatalog.column_order`): the runs
     list and a run's page show them as every other answer does (``day`` before ``country``
     where the dataset's events name ``day`` first), each made once."""
 

@@ -198,7 +198,7 @@ class Listing:
 
 
 @dataclasses.dataclass(frozen=True)
-class Node:
+class ConditionNode:
     """A condition prepared for ``Evaluation._evaluate``: ``both`` (AND, OR of two parts),
     ``listing`` (partition lists), ``compared`` (comparisons only: ``fields`` are the columns
     they name), or ``other`` (evaluated as is, with the partition's path). ``serial`` tells
@@ -207,26 +207,26 @@ class Node:
     kind: str
     node: Any
     is_and: bool = False
-    parts: tuple[Node, ...] = ()
+    parts: tuple[ConditionNode, ...] = ()
     serial: int = 0
     fields: frozenset[str] | None = None
     listing: Listing | None = None
 
 
-def compile_condition(node: Any, serials: Iterator[int]) -> Node:
-    """The condition as a tree of :class:`Node`, each leaf numbered from ``serials``."""
+def compile_condition(node: Any, serials: Iterator[int]) -> ConditionNode:
+    """The condition as a tree of :class:`ConditionNode`, each leaf numbered from ``serials``."""
     fields = compared_fields(node)
     if fields is not None:
-        return Node("compared", node, serial=next(serials), fields=fields)
+        return ConditionNode("compared", node, serial=next(serials), fields=fields)
     if isinstance(node, dict) and node.get("type") == "binary" and node.get("operator") in _BOTH:
         left = compile_condition(node.get("left"), serials)
         right = compile_condition(node.get("right"), serials)
-        return Node("both", node, node.get("operator") == "AND", (left, right))
+        return ConditionNode("both", node, node.get("operator") == "AND", (left, right))
     serial = next(serials)
     listing = Listing.of(node) if isinstance(node, dict) else None
     if listing is not None and node.get("type") == "partition":
-        return Node("listing", node, serial=serial, listing=listing)
-    return Node("other", node, serial=serial)
+        return ConditionNode("listing", node, serial=serial, listing=listing)
+    return ConditionNode("other", node, serial=serial)
 
 
 _BOTH = ("AND", "OR")

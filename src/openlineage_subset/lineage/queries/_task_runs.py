@@ -29,7 +29,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from openlineage_subset.lineage.engine import DatasetPartitions
+from openlineage_subset.lineage.engine import DatasetCatalog
 from openlineage_subset.lineage.model import (
     AffectedRun,
     Label,
@@ -161,7 +161,7 @@ def task_reruns(
     db: sqlite3.Connection,
     runs: Sequence[AffectedRun],
     written: Mapping[str, Mapping[int, Mapping[Unit, Label]]],
-    partitions: Callable[[int], DatasetPartitions],
+    partitions: Callable[[int], DatasetCatalog],
 ) -> tuple[TaskRerun, ...]:
     """The affected ``runs`` grouped by what re-runs them, in their order: each orchestrator
     task run (one per DAG, task and logical date), and each run without one by itself.

@@ -1,5 +1,5 @@
 """Where the web UI links a run, a dataset and a partition: one place, so that every page
-links each alike and every link is to a page that exists.
+links each alike and every link is to a page that exists (the templates call these).
 
 A partition links to its impact (``/answer?...&p=JSON``, whose page holds the backfill plan
 at :func:`plan_anchor`) and to its dataset's page with it selected (``/dataset?...&p=JSON``),
@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from typing import Literal
 from urllib.parse import urlencode
 
-from openlineage_subset.lineage import DatasetRef, PartitionRef, RunRef
-from openlineage_subset.report import Links, attribute, job_label, marked
+from openlineage_subset.lineage import DatasetRef, PartitionRef
+from openlineage_subset.report import Links
 from openlineage_subset.service._partition_grid import partition_value
 
 
@@ -47,17 +47,6 @@ def answer_link(
     pairs = [("namespace", dataset.namespace), ("name", dataset.name), ("query", query)]
     pairs += [("p", partition_value(item)) for item in partitions]
     return "/answer?" + urlencode(pairs)
-
-
-JOB_COLUMNS = 60
-"""Columns of a job's name in a table cell; the whole name in the link's ``title``."""
-
-
-def job_link(run: RunRef) -> str:
-    """The run's job as a link to the run's page, cut as a graph box cuts it (the action and
-    the target kept, :func:`~openlineage_subset.report.job_label`), the whole in its title."""
-    shown = marked(job_label(run.job, JOB_COLUMNS))
-    return f'<a href="{attribute(run_link(run.run_id))}" title="{attribute(run.job)}">{shown}</a>'
 
 
 LINKS = Links(run=run_link, dataset=dataset_link)

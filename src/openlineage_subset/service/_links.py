@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Literal
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from openlineage_subset.lineage import DatasetRef, PartitionRef
 from openlineage_subset.report import Links
@@ -23,6 +23,12 @@ def plan_anchor(index: int = 0) -> str:
     return f"plan-{index}"
 
 
+def _query(pairs: Iterable[tuple[str, str]]) -> str:
+    """``pairs`` as a URL's query, spelled as :func:`~urllib.parse.urlencode` spells them; the
+    names, the UI's own words, are not quoted (a page of runs links hundreds)."""
+    return "&".join(f"{name}={quote_plus(value)}" for name, value in pairs)
+
+
 def dataset_link(
     dataset: DatasetRef, partitions: Iterable[PartitionRef] = (), *, before: str | None = None
 ) -> str:
@@ -31,11 +37,11 @@ def dataset_link(
     query = [("namespace", dataset.namespace), ("name", dataset.name)]
     query += [("p", partition_value(item)) for item in partitions]
     query += [("before", before)] if before else []
-    return "/dataset?" + urlencode(query)
+    return "/dataset?" + _query(query)
 
 
 def run_link(run_id: str) -> str:
-    return "/run?" + urlencode({"id": run_id})
+    return "/run?id=" + quote_plus(run_id)
 
 
 def answer_link(
@@ -46,7 +52,7 @@ def answer_link(
     """The answer page of ``query`` for ``partitions`` of ``dataset`` (none: the whole)."""
     pairs = [("namespace", dataset.namespace), ("name", dataset.name), ("query", query)]
     pairs += [("p", partition_value(item)) for item in partitions]
-    return "/answer?" + urlencode(pairs)
+    return "/answer?" + _query(pairs)
 
 
 LINKS = Links(run=run_link, dataset=dataset_link)

@@ -27,6 +27,7 @@ The output of the report's face (its body, grids and styles) comes in as
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import html
 import json
 
@@ -56,31 +57,48 @@ def _only_filtered(value: object) -> object:
     return value
 
 
+def _safe(markup: str) -> Markup:
+    """``markup``, which the escaping rule made, as the templates' safe string: made as
+    :class:`Markup` makes one of a ``str``, without its look for ``__html__`` (a page of
+    runs puts thousands)."""
+    return str.__new__(Markup, markup)
+
+
 def _text(value: object, limit: int | None = None) -> Markup:
-    return Markup(text(value, limit=limit))
+    if limit is not None:
+        return _cut(value, limit)
+    return _safe(text(value))
 
 
+@functools.lru_cache(maxsize=1024)
+def _cut(value: object, limit: int) -> Markup:
+    # A name cut is measured character by character, and the same names come back row after
+    # row (a job's runs, the datasets they wrote): cut once. What is kept is short.
+    return _safe(text(value, limit=limit))
+
+
+@functools.lru_cache(maxsize=1024)
 def _job_label(name: str, limit: int) -> Markup:
-    return Markup(marked(job_label(name, limit)))
+    return _safe(marked(job_label(name, limit)))
 
 
 def _attribute(value: object) -> Markup:
-    return Markup(attribute(value))
+    return _safe(attribute(value))
 
 
 def _plain(value: object) -> Markup:
-    return Markup(html.escape(printable(str(value)), quote=False))
+    return _safe(html.escape(printable(str(value)), quote=False))
 
 
 def _copied(content: str) -> Markup:
     if content.replace("\n", "").isprintable():  # the usual case: escaped at once
-        return Markup(html.escape(content, quote=False))
+        return _safe(html.escape(content, quote=False))
     lines = content.split("\n")
-    return Markup("\n".join(html.escape(printable(line), quote=False) for line in lines))
+    return _safe("\n".join(html.escape(printable(line), quote=False) for line in lines))
 
 
 def _json_text(value: object) -> Markup:
-    return Markup(marked(json_escapes(json.dumps(value, indent=2, ensure_ascii=False))))
+    return _safe(marked(json_escapes(json.dumps(value, indent=2, ensure_ascii=False))))
 
 
 def _time(stored: str | None) -> str:

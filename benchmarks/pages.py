@@ -15,10 +15,12 @@ the server's ``PYTHONPATH``): the code before a change, e.g. from
 ``git archive COMMIT src generated | tar -x -C /tmp/old``. ``--out FILE`` writes the times as
 JSON; ``--baseline FILE`` (such a file, of the code before) adds the ratio new / old per page.
 ``--gzip`` asks for each page compressed, as a browser does (the server's compression
-counted, the size the compressed one). Run the two back to back, on the same database::
+counted, the size the compressed one). ``--save DIR`` writes each page's body (decompressed)
+to DIR, one file a page named after it, so that the pages of two versions can be compared.
+Run the two back to back, on the same database::
 
-    python benchmarks/pages.py --src /tmp/old --out old.json
-    python benchmarks/pages.py --out new.json --baseline old.json
+    python benchmarks/pages.py --src /tmp/old --out old.json --save /tmp/pages-old
+    python benchmarks/pages.py --out new.json --baseline old.json --save /tmp/pages-new
 
 Target: every page at most 1 s of server time at the default size; the impact and provenance
 queries themselves (``benchmarks/lineage_queries.py``) at most 100 ms.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gzip as gzip_format
 import json
 import os
 import statistics
@@ -128,10 +131,13 @@ def started(db: Path, src: Path | None) -> tuple[subprocess.Popen[str], str]:
     return process, line.removeprefix("ready: ").strip()
 
 
-def measured(base: str, pid: int, path: str, repeat: int, gzip: bool = False) -> dict[str, float]:
-    """Median wall and server CPU seconds of ``repeat`` requests of ``path``, and its size
-    (compressed, with ``gzip``: asked as a browser asks, the server's compression included)."""
-    walls, cpus, size = [], [], 0
+def measured(
+    base: str, pid: int, path: str, repeat: int, gzip: bool = False
+) -> tuple[dict[str, float], bytes]:
+    """Median wall and server CPU seconds of ``repeat`` requests of ``path`` and its size
+    (compressed, with ``gzip``: asked as a browser asks, the server's compression included),
+    and the page itself (decompressed)."""
+    walls, cpus, size, body = [], [], 0, b""
     headers = {"Accept-Encoding": "gzip"} if gzip else {}
     for _ in range(repeat):
         cpu, began = cpu_seconds(pid), time.perf_counter()
@@ -141,7 +147,20 @@ def measured(base: str, pid: int, path: str, repeat: int, gzip: bool = False) ->
         walls.append(time.perf_counter() - began)
         cpus.append(cpu_seconds(pid) - cpu)
         size = len(body)
-    return {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "bytes": size}
+        if response.headers.get("Content-Encoding") == "gzip":
+            body = gzip_format.decompress(body)
+    times = {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "bytes": size}
+    return times, body
+
+
+def saved_name(page: str) -> str:
+    """The file a page is saved as (``--save``): its name, one word, and what it is.
+
+    >>> saved_name("dataset raw/events, older rows"), saved_name("api impact raw/events")
+    ('dataset-raw-events-older-rows.html', 'api-impact-raw-events.json')
+    """
+    word = "-".join("".join(c if c.isalnum() else " " for c in page).split())
+    return word + (".json" if page.startswith("api ") else ".html")
 
 
 def _arguments() -> argparse.Namespace:
@@ -156,6 +175,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument(
         "--gzip", action="store_true", help="ask for gzip as browsers do (compression counted)"
     )
+    parser.add_argument("--save", type=Path, help="write each page's body to this folder")
     return parser.parse_args()
 
 
@@ -171,7 +191,11 @@ def main() -> None:
         print(f"{args.days} dates x {args.countries} countries; load {os.getloadavg()[0]:.1f}")
         print(f"{'page':32} {'wall s':>8} {'CPU s':>8} {'KB':>8}" + ("  ratio (CPU, wall)"))
         for name, path in pages(args.days, run_id).items():
-            found = results[name] = measured(base, process.pid, path, args.repeat, args.gzip)
+            found, body = measured(base, process.pid, path, args.repeat, args.gzip)
+            results[name] = found
+            if args.save:
+                args.save.mkdir(parents=True, exist_ok=True)
+                (args.save / saved_name(name)).write_bytes(body)
             line = (
                 f"{name:32} {found['wall']:8.3f} {found['cpu']:8.3f} {found['bytes'] / 1024:8.0f}"
             )

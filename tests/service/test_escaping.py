@@ -14,10 +14,12 @@ import json
 import re
 import urllib.parse
 from collections.abc import Callable
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 
+from openlineage_subset import printable
 from tests.helpers import PRODUCER
 from tests.lineage.events import LAKE, parts, run
 from tests.service.conftest import Server
@@ -121,3 +123,83 @@ def test_facets_show_as_marked_json_escapes(server: Server) -> None:
     assert '<span class="escape">\\u0085</span>' in facet
     plain = html.unescape(re.sub(r"<[^>]*>", "", facet))
     assert json.loads(plain)["text"] == TRICKS
+
+
+HOSTILE = "<script>alert(1)</script>\" onmouseover=\"alert(2)' onfocus='alert(3)" + TRICKS
+"""Markup, a way out of an attribute in either quotes, a bidirectional override and controls."""
+HOSTILE_DATASET = f"sales{HOSTILE}"
+HOSTILE_JOB = f"load{HOSTILE}"
+HOSTILE_PARTITION = {"day": "2024-10-15", f"cou{HOSTILE}": f"D{HOSTILE}"}
+
+
+class _Parsed(HTMLParser):
+    """A page as a browser parses it: its scripts, event handlers, text and attribute values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[str | None] = []
+        self.handlers: list[str] = []
+        self.texts: list[str] = []
+        self.values: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "script":
+            self.scripts.append(dict(attrs).get("src"))
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+        self.values += [value for _, value in attrs if value is not None]
+
+    def handle_data(self, data: str) -> None:
+        self.texts.append(data)
+
+
+@pytest.fixture
+def hostile(serve: Callable[..., Server]) -> Server:
+    """A dataset, its partition and the job writing it named with :data:`HOSTILE`; its last
+    write failed, so the home page's incidents name them too."""
+    started = serve()
+    condition = parts(HOSTILE_PARTITION)
+    post_events(
+        started,
+        [
+            *run(11, 0, 1, writes=[(HOSTILE_DATASET, condition)], job=HOSTILE_JOB),
+            *run(12, 2, 3, reads=[(HOSTILE_DATASET, condition)], writes=[("out", None)]),
+            *run(13, 4, 5, writes=[(HOSTILE_DATASET, condition)], job=HOSTILE_JOB, status="FAIL"),
+        ],
+    )
+    return started
+
+
+def test_a_hostile_name_is_shown_escaped_on_every_page_that_shows_names(hostile: Server) -> None:
+    dataset = {"namespace": "file", "name": f"{LAKE}/{HOSTILE_DATASET}"}
+    chosen = json.dumps(HOSTILE_PARTITION)
+    shows_it = [
+        "/",
+        page_path("/", q="sales"),
+        "/runs",
+        page_path("/dataset", **dataset),
+        page_path("/dataset", **dataset, p=chosen),
+        page_path("/answer", **dataset, p=chosen),
+        page_path("/answer", **dataset, p=[chosen, json.dumps({"day": "2024-10-16"})]),
+        page_path("/answer", **dataset, p=chosen, query="provenance"),
+        *(page_path("/run", id=f"00000000-0000-4000-8000-0000000000{n}") for n in (11, 12, 13)),
+    ]
+    says_it_back = [  # pages that quote what was asked: a name given in the query
+        page_path("/", q=HOSTILE),
+        page_path("/dataset", **dataset, before=HOSTILE),
+        page_path("/answer", **dataset, ask=f"day={HOSTILE}"),
+        page_path("/answer", **dataset, query=HOSTILE),
+        page_path("/run", id=HOSTILE),
+        page_path("/login", next=f"/{HOSTILE}"),
+    ]
+    for path in shows_it + says_it_back:
+        status, _, text = fetch(hostile, path)
+        assert status in (200, 400, 404), (path, status)
+        page = _Parsed()
+        page.feed(text)
+        assert page.scripts == ["/static/ui.js"], path
+        assert page.handlers == [], f"{path}: a quote left an attribute"
+        assert raw_characters(text) == [], path
+        if path in shows_it:  # whole, as text or as an attribute (a cut name: its title)
+            whole = printable(HOSTILE)
+            assert whole in "".join(page.texts) or any(whole in v for v in page.values), path
+            assert '<span class="escape">\\u202e</span>' in text, f"{path}: escapes marked"

@@ -249,7 +249,7 @@ def test_the_page_shows_the_latest_runs_and_counts_the_others(made: tuple[Path, 
     whole = {(e.run.run_id, e.direction): e.condition for e in history(db, RAW.name).entries}
     for entry in latest.entries:
         assert entry.condition == whole[(entry.run.run_id, entry.direction)]
-    page = _pages.dataset_page(RAW, None, drawn, latest, history_total=total)
+    page = _pages.dataset_page(RAW, None, drawn, latest, history_total=total).html
     shown = re.findall(r'<a href="/run\?id=([^"]+)">', page)
     assert shown[: len(latest.entries)] == [e.run.run_id for e in reversed(latest.entries)]
     assert f"and {total - 7} earlier run(s)" in page
@@ -354,6 +354,6 @@ def test_a_grid_of_more_columns_than_drawn_from_all_shows_earlier_writes(tmp_pat
         drawn = drawn_partitions(lineage, RAW)
         latest, total = latest_history(lineage.store, PartitionsQuery(RAW.name, RAW.namespace), 5)
     assert drawn.grid is None  # drawn from every partition
-    page = _pages.dataset_page(RAW, None, drawn, latest, history_total=total)
+    page = _pages.dataset_page(RAW, None, drawn, latest, history_total=total).html
     assert "120 column(s)" not in page and "12 column(s) not drawn" in page
     assert 'class="earlier"' in page and 'class="written"' in page

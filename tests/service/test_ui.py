@@ -277,7 +277,7 @@ def _big_page(
         PartitionsReport(dataset, states),
         HistoryReport(PartitionSet(dataset, "definite", (), ()), ()),
         failed=failed,
-    )
+    ).html
     drawn = [json.loads(html.unescape(v)) for v in re.findall(r'name="p" value="([^"]*)"', page)]
     return page, drawn
 
@@ -388,6 +388,6 @@ def test_an_answer_page_asks_the_database_once_per_partition(
         {"query": query, "p": [json.dumps(START), json.dumps(other)]}, doseq=True
     )
     request = Request({"type": "http", "query_string": params.encode(), "headers": []})
-    status, content, _ = _ui._answer(db, DatasetRef("file", f"{LAKE}/raw"), request)
-    assert status == 200 and content.count('<section class="answer"') == 2
+    page = _ui._answer_page(db, DatasetRef("file", f"{LAKE}/raw"), request.query_params)
+    assert page.status == 200 and page.html.count('<section class="answer"') == 2
     assert calls == [START, other], "one query per partition selected"

@@ -8,10 +8,10 @@ Needs the ``serve`` extra (Starlette, uvicorn); imported by ``ol-subset lineage 
 - :mod:`._guard`: the Host, Origin and Content-Type every request is checked for first;
 - :mod:`._connections`: uvicorn's HTTP protocol with bounded heads, time and connections;
 - :mod:`._ui`: the web UI at ``/`` (``static/``: its style sheet and script), whose pages
-  :mod:`._pages` writes, with :mod:`._incidents_page` (the front page's incidents),
-  :mod:`._partition_grid` (a dataset's partitions), :mod:`._answer_runs` and
-  :mod:`._tasks_section` (an answer's runs, and the orchestrator tasks to re-run), and
-  :mod:`._links` (where each page links a run, a dataset, a partition).
+  :mod:`._pages` makes from the templates of ``templates/`` in the environment of
+  :mod:`._templates`, with :mod:`._partition_grid` (a dataset's partitions),
+  :mod:`._answer_runs` and :mod:`._tasks_section` (an answer's runs, and the orchestrator tasks
+  to re-run), and :mod:`._links` (where each page links a run, a dataset, a partition).
 
 docs/serve.md describes the endpoints.
 """

@@ -54,7 +54,7 @@ from openlineage_subset.lineage import (
 )
 from openlineage_subset.producer import scrubbed_logger
 from openlineage_subset.service._sink import EventSink
-from openlineage_subset.service._ui import UiGate, ui_routes
+from openlineage_subset.service._ui import UI_ROUTES, Served, UiGate, database_unavailable, served
 
 _LOG = scrubbed_logger(__name__)
 _LINEAGE = "/api/v1/lineage"
@@ -80,14 +80,13 @@ def make_app(
     """The application over the database ``db``: events go to ``sink`` (which writes ``db``),
     queries read ``db`` with connections of their own. ``max_body``: the most bytes a request's
     body may have, and its content once decompressed."""
-    path = os.fspath(db)
 
     def query(
         allowed: tuple[str, ...],
         make: Callable[[_Arguments], _Query],
         ask: Callable[[Lineage, _Query], Any],
     ) -> Callable[[Request], Any]:
-        def answered(arguments: _Arguments) -> Any:
+        def answered(path: str, arguments: _Arguments) -> Any:
             asked = make(arguments)  # checked before the database is opened
             with Lineage(path) as lineage:
                 return ask(lineage, asked)
@@ -96,7 +95,7 @@ def make_app(
         async def answer(request: Request) -> Response:
             try:
                 arguments = _Arguments(request, allowed)
-                report = await run_in_threadpool(answered, arguments)
+                report = await run_in_threadpool(answered, served(request).database, arguments)
             except LineageQueryError as error:
                 return _error(400, str(error))
             except LineageDatabaseError as error:
@@ -166,12 +165,18 @@ def make_app(
                 lambda lineage, asked: lineage.runs(asked),
             ),
         ),
-        *ui_routes(path, api_key),  # the web UI: docs/serve.md#the-web-ui
+        *UI_ROUTES,  # the web UI: docs/serve.md#the-web-ui
     ]
     # POST /api/v1/lineage is answered before Starlette's routing (_EventEndpoint); any other
     # method on it goes on to the router, which answers 405.
     routes.append(Route(_LINEAGE, _not_allowed, methods=["POST"]))
-    app: ASGIApp = _EventEndpoint(_GzipReads(Starlette(routes=routes)), sink, max_body)
+    # The JSON queries answer a database they cannot read themselves (503 and JSON): what
+    # reaches this handler is a page's.
+    routed = Starlette(
+        routes=routes, exception_handlers={LineageDatabaseError: database_unavailable}
+    )
+    routed.state.served = Served(os.fspath(db), api_key)
+    app: ASGIApp = _EventEndpoint(_GzipReads(routed), sink, max_body)
     if api_key is not None:
         app = UiGate(app, _KeyCheck(app, api_key), api_key)
     return app

@@ -1,5 +1,5 @@
 """Where the web UI links a run, a dataset and a partition: one place, so that every page
-links each alike and every link is to a page that exists.
+links each alike and every link is to a page that exists (the templates call these).
 
 A partition links to its impact (``/answer?...&p=JSON``, whose page holds the backfill plan
 at :func:`plan_anchor`) and to its dataset's page with it selected (``/dataset?...&p=JSON``),
@@ -11,16 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Literal
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
-from openlineage_subset.lineage import DatasetRef, PartitionRef, RunRef
-from openlineage_subset.report import Links, attribute, job_label, marked
+from openlineage_subset.lineage import DatasetRef, PartitionRef
+from openlineage_subset.report import Links
 from openlineage_subset.service._partition_grid import partition_value
 
 
 def plan_anchor(index: int = 0) -> str:
     """The id of an answer page's backfill plan: of the ``index``-th partition asked."""
     return f"plan-{index}"
+
+
+def _query(pairs: Iterable[tuple[str, str]]) -> str:
+    """``pairs`` as a URL's query, spelled as :func:`~urllib.parse.urlencode` spells them; the
+    names, the UI's own words, are not quoted (a page of runs links hundreds)."""
+    return "&".join(f"{name}={quote_plus(value)}" for name, value in pairs)
 
 
 def dataset_link(
@@ -31,11 +37,11 @@ def dataset_link(
     query = [("namespace", dataset.namespace), ("name", dataset.name)]
     query += [("p", partition_value(item)) for item in partitions]
     query += [("before", before)] if before else []
-    return "/dataset?" + urlencode(query)
+    return "/dataset?" + _query(query)
 
 
 def run_link(run_id: str) -> str:
-    return "/run?" + urlencode({"id": run_id})
+    return "/run?id=" + quote_plus(run_id)
 
 
 def answer_link(
@@ -46,18 +52,7 @@ def answer_link(
     """The answer page of ``query`` for ``partitions`` of ``dataset`` (none: the whole)."""
     pairs = [("namespace", dataset.namespace), ("name", dataset.name), ("query", query)]
     pairs += [("p", partition_value(item)) for item in partitions]
-    return "/answer?" + urlencode(pairs)
-
-
-JOB_COLUMNS = 60
-"""Columns of a job's name in a table cell; the whole name in the link's ``title``."""
-
-
-def job_link(run: RunRef) -> str:
-    """The run's job as a link to the run's page, cut as a graph box cuts it (the action and
-    the target kept, :func:`~openlineage_subset.report.job_label`), the whole in its title."""
-    shown = marked(job_label(run.job, JOB_COLUMNS))
-    return f'<a href="{attribute(run_link(run.run_id))}" title="{attribute(run.job)}">{shown}</a>'
+    return "/answer?" + _query(pairs)
 
 
 LINKS = Links(run=run_link, dataset=dataset_link)

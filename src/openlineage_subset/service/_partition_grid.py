@@ -26,9 +26,10 @@ is drawn from all its partitions.
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 from collections.abc import Collection, Mapping, Sequence
+
+from markupsafe import Markup
 
 from openlineage_subset import printable_json
 from openlineage_subset.lineage import (
@@ -43,7 +44,6 @@ from openlineage_subset.lineage import (
     PartitionsReport,
     PartitionState,
     RunRef,
-    no_partitions_note,
     shown_time,
 )
 from openlineage_subset.producer import NULL_PARTITION
@@ -58,7 +58,6 @@ from openlineage_subset.report import (
     arranged,
     grid_html,
     is_day,
-    legend_html,
     most_rows,
 )
 
@@ -118,16 +117,15 @@ def dataset_grid(
     failed: Mapping[Dimensions, RunRef],
     selected: Collection[str] = (),
     ready: Grid | None = None,
-) -> str:
-    """The partitions of ``report`` as the page's grid of checkboxes, with its legend and what
-    it left out (``ready``: the grid arranged already, see :func:`drawn_partitions`); a note
-    when the dataset has no partition."""
+) -> Markup | None:
+    """The partitions of ``report`` as the page's grid of checkboxes, with what it left out
+    (``ready``: the grid arranged already, see :func:`drawn_partitions`), drawn by the report;
+    None when the dataset has no partition."""
     if ready is not None:
-        return legend_html("partitions") + grid_html(ready, _ticked(ready, selected), heading=False)
+        return Markup(grid_html(ready, _ticked(ready, selected), heading=False))
     states = report.partitions
     if not states:
-        note = html.escape(no_partitions_note(report))
-        return f'<p class="note">{note} Ask about the whole dataset below.</p>'
+        return None
     ended = [state.writer for state in states if state.writer is not None]
     latest = max(ended, key=lambda run: (run.ended_at or "", run.run_id)).run_id if ended else None
     units = {
@@ -150,7 +148,7 @@ def dataset_grid(
             if key in grid.cells:
                 drawn[key] = _cell(state, latest, failed.get(_unit(state.partition)))
         grid = dataclasses.replace(grid, cells=drawn)
-    return legend_html("partitions") + grid_html(grid, _ticked(grid, selected), heading=False)
+    return Markup(grid_html(grid, _ticked(grid, selected), heading=False))
 
 
 def _ticked(grid: Grid, selected: Collection[str]) -> set[str]:

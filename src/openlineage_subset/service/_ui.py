@@ -13,7 +13,11 @@
   cookie (HttpOnly, SameSite=Strict) holding a token derived from it;
 - ``GET /static/ui.css|ui.js``: the package's own style sheet and script, nothing else.
 
-Each page queries the database when asked, so new events show without a restart. Every
+Each page queries the database when asked, so new events show without a restart. A page's
+handler is a plain function on its route (Starlette runs it in its thread pool, as it waits on
+SQLite): it reads the database and the key from the application's state (:func:`served`) and
+answers the :class:`~._pages.Page` it makes; a database that cannot be read is a 503 page
+(:func:`database_unavailable`, the application's handler of ``LineageDatabaseError``). Every
 response has a Content-Security-Policy: scripts and styles from the server alone (the report's
 ``<style>`` by its hash), no inline script, no frame, forms posted only to the server.
 """
@@ -21,16 +25,16 @@ response has a Content-Security-Policy: scripts and styles from the server alone
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import Headers
+from markupsafe import Markup
+from starlette.datastructures import Headers, QueryParams
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -41,7 +45,6 @@ from openlineage_subset.lineage import (
     DatasetRef,
     ImpactReport,
     Lineage,
-    LineageDatabaseError,
     LineageQueryError,
     PartitionsQuery,
     ProvenanceReport,
@@ -62,7 +65,12 @@ from openlineage_subset.report import STYLE as REPORT_STYLE
 from openlineage_subset.report import body as report_body
 from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
-from openlineage_subset.service._answer_runs import impact_runs, provenance_runs
+from openlineage_subset.service._answer_runs import (
+    ImpactRuns,
+    ProvenanceRuns,
+    impact_runs,
+    provenance_runs,
+)
 from openlineage_subset.service._links import LINKS
 from openlineage_subset.service._partition_grid import NoRowsBefore, drawn_partitions
 from openlineage_subset.service._tasks_section import tasks_copy
@@ -72,6 +80,21 @@ MAX_SELECTED = 24
 """Partitions one answer page answers for at most (each is a query of its own)."""
 _STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
 _OPEN_PATHS = ("/login", "/logout")
+
+
+@dataclasses.dataclass(frozen=True)
+class Served:
+    """What the application serves, kept on its state (``request.app.state.served``) for its
+    handlers: the database's path and the API key (None: none)."""
+
+    database: str
+    api_key: str | None
+
+
+def served(request: Request) -> Served:
+    """What the application that ``request`` came to serves."""
+    found: Served = request.app.state.served
+    return found
 
 
 def policy(styles: Sequence[str] = ()) -> str:
@@ -97,8 +120,8 @@ def _headers(styles: Sequence[str] = ()) -> dict[str, str]:
     }
 
 
-def _html(content: str, status: int = 200, styles: Sequence[str] = ()) -> HTMLResponse:
-    return HTMLResponse(content, status, headers=_headers(styles))
+def _respond(page: _pages.Page) -> HTMLResponse:
+    return HTMLResponse(page.html, page.status, headers=_headers(page.styles))
 
 
 def token(key: str) -> str:
@@ -113,135 +136,141 @@ def _local(path: str) -> str:
     return "/"
 
 
-def ui_routes(db: str | os.PathLike[str], api_key: str | None) -> list[Route]:
-    """The UI's routes over the database ``db``; ``api_key``: the server's key (or None)."""
-    path = os.fspath(db)
+def _unnamed() -> HTMLResponse:
+    return _respond(_pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"))
 
-    def answered(build: Callable[[Request], tuple[int, str, list[str]]]) -> Callable[..., Any]:
-        async def respond(request: Request) -> Response:
-            try:
-                status, content, styles = await run_in_threadpool(build, request)
-            except LineageDatabaseError as error:
-                return _html(_pages.error_page(503, str(error)), 503)
-            return _html(content, status, styles)
 
-        return respond
+def front(request: Request) -> Response:
+    """``GET /``: the incidents, then the datasets (``q``: those whose name has its words)."""
+    with Lineage(served(request).database) as lineage:
+        found = lineage.datasets()
+        failed = incidents(lineage.store)
+    return _respond(_pages.front_page(found, request.query_params.get("q", ""), failed))
 
-    def front(request: Request) -> tuple[int, str, list[str]]:
-        with Lineage(path) as lineage:
-            found = lineage.datasets()
-            failed = incidents(lineage.store)
-        return 200, _pages.front_page(found, request.query_params.get("q", ""), failed), []
 
-    def dataset(request: Request) -> tuple[int, str, list[str]]:
-        ref = _dataset(request)
-        if ref is None:
-            return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
-        selected = request.query_params.getlist("p")
-        before = request.query_params.get("before") or None  # the page's link to older rows
-        try:
-            showing = _pages.selected_partitions(selected)
-        except ValueError:
-            showing = []  # not drawn with its row, then: the answer it asks for says why
-        with Lineage(path) as lineage:
-            try:  # what the page draws only: the partitions of its grid, its latest runs
-                drawn = drawn_partitions(lineage, ref, before=before, showing=showing)
-                query = PartitionsQuery(ref.name, ref.namespace)
-                past, total = latest_history(lineage.store, query, _pages.MAX_HISTORY)
-            except NoRowsBefore as error:  # the dataset is known: the way back to it
-                return 404, _pages.error_page(404, str(error), ref), []
-            except LineageQueryError as error:
-                return 404, _pages.error_page(404, str(error)), []
-            summary = lineage.dataset_summary(ref)
-            facets = lineage.dataset_facets(ref)
-        content = _pages.dataset_page(
-            ref, summary, drawn, past, selected, facets=facets, history_total=total
-        )
-        return 200, content, list(_pages.DATASET_STYLES)
-
-    def answer(request: Request) -> tuple[int, str, list[str]]:
-        ref = _dataset(request)
-        if ref is None:
-            return 400, _pages.error_page(400, "name the dataset: ?namespace=NS&name=NAME"), []
-        try:
-            return _answer(path, ref, request)
+def dataset(request: Request) -> Response:
+    """``GET /dataset``: a dataset's partitions (``p``: those ticked; ``before``: its rows
+    before that value), latest runs and facets."""
+    ref = _named(request)
+    if ref is None:
+        return _unnamed()
+    selected = request.query_params.getlist("p")
+    before = request.query_params.get("before") or None  # the page's link to older rows
+    try:
+        showing = _pages.selected_partitions(selected)
+    except ValueError:
+        showing = []  # not drawn with its row, then: the answer it asks for says why
+    with Lineage(served(request).database) as lineage:
+        try:  # what the page draws only: the partitions of its grid, its latest runs
+            drawn = drawn_partitions(lineage, ref, before=before, showing=showing)
+            query = PartitionsQuery(ref.name, ref.namespace)
+            past, total = latest_history(lineage.store, query, _pages.MAX_HISTORY)
+        except NoRowsBefore as error:  # the dataset is known: the way back to it
+            return _respond(_pages.error_page(404, str(error), ref))
         except LineageQueryError as error:
-            return 400, _pages.error_page(400, str(error), ref), []
-
-    def runs_list(request: Request) -> tuple[int, str, list[str]]:
-        with Lineage(path) as lineage:
-            found = lineage.runs(RunsQuery(limit=200))
-        listed = [(item.run, item.inputs, item.outputs) for item in found.runs]
-        return 200, _pages.runs_page(listed, found.total), []
-
-    def run(request: Request) -> tuple[int, str, list[str]]:
-        run_id = request.query_params.get("id", "")
-        details: RunDetails | None = None
-        covered: tuple[RunPartitions, ...] = ()
-        if run_id:  # covered: what each read and write may cover, its partitions as links
-            with Lineage(path) as lineage:
-                details = lineage.run_details(run_id)
-                if details is not None:
-                    covered = run_partitions(lineage.store, run_id)
-        if details is None:
-            return 404, _pages.error_page(404, f"no run {run_id!r} in the database"), []
-        return 200, _pages.run_page(details, covered), []
-
-    return [
-        Route("/", answered(front)),
-        Route("/dataset", answered(dataset)),
-        Route("/answer", answered(answer)),
-        Route("/runs", answered(runs_list)),
-        Route("/run", answered(run)),
-        *_open_routes(api_key),
-    ]
+            return _respond(_pages.error_page(404, str(error)))
+        summary = lineage.dataset_summary(ref)
+        facets = lineage.dataset_facets(ref)
+    return _respond(
+        _pages.dataset_page(ref, summary, drawn, past, selected, facets=facets, history_total=total)
+    )
 
 
-def _open_routes(api_key: str | None) -> list[Route]:
-    """The routes a visitor needs before (or without) the key: logging in and out, and the
-    UI's static files."""
-
-    async def login(request: Request) -> Response:
-        if request.method == "GET" or api_key is None:
-            next_path = _local(request.query_params.get("next", "/"))
-            return _html(_pages.login_page(next_path, None, api_key is not None))
-        body = await request.body()
-        form = parse_qs(body.decode("utf-8", "replace")) if len(body) < 8192 else {}
-        given = (form.get("key") or [""])[0]
-        next_path = _local((form.get("next") or ["/"])[0])
-        if not hmac.compare_digest(given.encode("utf-8"), api_key.encode("utf-8")):
-            return _html(_pages.login_page(next_path, "That is not the server's key.", True), 401)
-        response = RedirectResponse(next_path, 303, headers=_headers())
-        response.set_cookie(
-            COOKIE,
-            token(api_key),
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
-        return response
-
-    async def logout(request: Request) -> Response:
-        response = RedirectResponse("/login", 303, headers=_headers())
-        response.delete_cookie(COOKIE, httponly=True, samesite="strict")
-        return response
-
-    async def static(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in _STATIC:
-            return Response("not found", 404, headers=_headers(), media_type="text/plain")
-        content = (resources.files(__package__) / "static" / name).read_bytes()
-        headers = {**_headers(), "Cache-Control": "no-cache"}
-        return Response(content, headers=headers, media_type=_STATIC[name])
-
-    return [
-        Route("/login", login, methods=["GET", "POST"]),
-        Route("/logout", logout, methods=["POST"]),
-        Route("/static/{name}", static),
-    ]
+def answer(request: Request) -> Response:
+    """``GET /answer``: the impact or provenance of the partitions selected."""
+    ref = _named(request)
+    if ref is None:
+        return _unnamed()
+    try:
+        return _respond(_answer_page(served(request).database, ref, request.query_params))
+    except LineageQueryError as error:
+        return _respond(_pages.error_page(400, str(error), ref))
 
 
-def _dataset(request: Request) -> DatasetRef | None:
+def runs(request: Request) -> Response:
+    """``GET /runs``: the latest runs."""
+    with Lineage(served(request).database) as lineage:
+        found = lineage.runs(RunsQuery(limit=200))
+    return _respond(_pages.runs_page(found))
+
+
+def run(request: Request) -> Response:
+    """``GET /run?id=RUN``: one run."""
+    run_id = request.query_params.get("id", "")
+    details: RunDetails | None = None
+    covered: tuple[RunPartitions, ...] = ()
+    if run_id:  # covered: what each read and write may cover, its partitions as links
+        with Lineage(served(request).database) as lineage:
+            details = lineage.run_details(run_id)
+            if details is not None:
+                covered = run_partitions(lineage.store, run_id)
+    if details is None:
+        return _respond(_pages.error_page(404, f"no run {run_id!r} in the database"))
+    return _respond(_pages.run_page(details, covered))
+
+
+async def login(request: Request) -> Response:
+    """``GET /login``: the form; ``POST``: the key checked, then the cookie set."""
+    api_key = served(request).api_key
+    if request.method == "GET" or api_key is None:
+        next_path = _local(request.query_params.get("next", "/"))
+        return _respond(_pages.login_page(next_path, None, api_key is not None))
+    body = await request.body()
+    form = parse_qs(body.decode("utf-8", "replace")) if len(body) < 8192 else {}
+    given = (form.get("key") or [""])[0]
+    next_path = _local((form.get("next") or ["/"])[0])
+    if not hmac.compare_digest(given.encode("utf-8"), api_key.encode("utf-8")):
+        return _respond(_pages.login_page(next_path, "That is not the server's key.", True))
+    response = RedirectResponse(next_path, 303, headers=_headers())
+    response.set_cookie(
+        COOKIE,
+        token(api_key),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+async def logout(request: Request) -> Response:
+    """``POST /logout``: the cookie removed."""
+    response = RedirectResponse("/login", 303, headers=_headers())
+    response.delete_cookie(COOKIE, httponly=True, samesite="strict")
+    return response
+
+
+async def static(request: Request) -> Response:
+    """``GET /static/NAME``: the package's style sheet or script."""
+    name = request.path_params["name"]
+    if name not in _STATIC:
+        return Response("not found", 404, headers=_headers(), media_type="text/plain")
+    content = (resources.files(__package__) / "static" / name).read_bytes()
+    headers = {**_headers(), "Cache-Control": "no-cache"}
+    return Response(content, headers=headers, media_type=_STATIC[name])
+
+
+async def database_unavailable(request: Request, error: Exception) -> Response:
+    """A page's answer when the database cannot be read (locked, gone): 503, the reason."""
+    return _respond(_pages.error_page(503, str(error)))
+
+
+UI_ROUTES = [
+    # the pages: plain functions, run in Starlette's thread pool (each reads SQLite)
+    Route("/", front),
+    Route("/dataset", dataset),
+    Route("/answer", answer),
+    Route("/runs", runs),
+    Route("/run", run),
+    # what a visitor needs before (or without) the key
+    Route("/login", login, methods=["GET", "POST"]),
+    Route("/logout", logout, methods=["POST"]),
+    Route("/static/{name}", static),
+]
+"""The UI's routes; each handler reads the database and the key from :func:`served`."""
+
+
+def _named(request: Request) -> DatasetRef | None:
+    """The dataset the request names (``namespace`` and ``name``); None: it names none."""
     namespace = request.query_params.get("namespace")
     name = request.query_params.get("name")
     if not namespace or not name:
@@ -249,8 +278,9 @@ def _dataset(request: Request) -> DatasetRef | None:
     return DatasetRef(namespace, name)
 
 
-def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, list[str]]:
-    params = request.query_params
+def _answer_page(path: str, ref: DatasetRef, params: QueryParams) -> _pages.Page:
+    """The answer page the parameters ``params`` ask of ``ref`` in the database ``path``;
+    raises ``LineageQueryError`` for parameters it cannot answer."""
     query = params.get("query", "impact")
     if query not in ("impact", "provenance"):
         raise LineageQueryError(f"query is impact or provenance, got {query!r}")
@@ -272,8 +302,8 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
     if query == "provenance" and since is not None:
         raise LineageQueryError("since is for impact; provenance follows the latest writers back")
     sections, plans = [], []
-    styles = [REPORT_STYLE]  # the report's graph and grids, drawn inside this page
     for partition in asked or [None]:
+        runs: ImpactRuns | ProvenanceRuns
         if query == "impact":
             picture = impact_picture(
                 path,
@@ -307,7 +337,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
             )
             unseen = None if found.seen else unseen_note(found.target)
             runs = provenance_runs(found)
-        body = report_body(picture, links=LINKS)
+        body = Markup(report_body(picture, links=LINKS))
         sections.append(_pages.Section(heading, body, unseen, copies, runs))
     combined: list[tuple[str, str]] = []
     if query == "impact" and len(plans) > 1:
@@ -320,8 +350,7 @@ def _answer(path: str, ref: DatasetRef, request: Request) -> tuple[int, str, lis
             ),
             ("Backfill plan of all selected (JSON)", _pages.plan_json(plan)),
         ]
-    title = ("Impact" if query == "impact" else "Provenance") + f": {ref}"
-    return 200, _pages.answer_page(title, ref, sections, combined, styles), styles
+    return _pages.answer_page(query, ref, sections, combined, [REPORT_STYLE])
 
 
 def _json(value: Any) -> str:

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from openlineage_subset.lineage import CheckedEvent, Writer
-from openlineage_subset.service import EventSink, Outcome
+from openlineage_subset.lineage import AlreadyStored, CheckedEvent, Invalid, Stored, Writer
+from openlineage_subset.service import EventSink, NotStored, Posted
 from openlineage_subset.service import _sink as sink_module
 from tests.lineage.events import pipeline_history
 from tests.service.conftest import run_async
@@ -25,7 +25,7 @@ def test_events_handed_over_together_are_each_answered(tmp_path: Path) -> None:
     bodies = [json.dumps(event).encode() for event in events]
     sink = EventSink(tmp_path / "lineage.db")
 
-    async def send() -> list[Outcome]:
+    async def send() -> list[Posted]:
         return list(
             await asyncio.gather(
                 *(sink.store(body, "test") for body in [*bodies, bodies[0], b"[]"])
@@ -36,10 +36,10 @@ def test_events_handed_over_together_are_each_answered(tmp_path: Path) -> None:
         outcomes = run_async(send())
     finally:
         sink.close()
-    assert [item.kind for item in outcomes[: len(bodies)]] == ["stored"] * len(bodies)
-    assert outcomes[len(bodies)].kind == "duplicate"
-    assert outcomes[-1].kind == "invalid"
-    assert outcomes[-1].message is not None and "got list" in outcomes[-1].message
+    assert [type(item) for item in outcomes[: len(bodies)]] == [Stored] * len(bodies)
+    assert isinstance(outcomes[len(bodies)], AlreadyStored)
+    invalid = outcomes[-1]
+    assert isinstance(invalid, Invalid) and "got list" in invalid.message
     with sqlite3.connect(tmp_path / "lineage.db") as connection:
         assert connection.execute("SELECT count(*) FROM events").fetchone()[0] == len(bodies)
     connection.close()
@@ -50,7 +50,7 @@ def test_after_the_writer_stopped_an_event_is_answered_not_stored(tmp_path: Path
     sink.close()
     body = json.dumps(pipeline_history(days=1)[0]).encode()
     outcome = run_async(asyncio.wait_for(sink.store(body, "test"), timeout=10))
-    assert outcome.kind == "failed"
+    assert isinstance(outcome, NotStored)
     with sqlite3.connect(tmp_path / "lineage.db") as connection:
         assert connection.execute("SELECT count(*) FROM events").fetchone()[0] == 0
     connection.close()
@@ -88,11 +88,11 @@ def test_producers_posting_together_share_a_commit_and_one_alone_waits_for_none(
     bodies = [json.dumps(event).encode() for event in pipeline_history(days=3)]
     sink = EventSink(tmp_path / "lineage.db")
 
-    async def later(body: bytes, delay: float) -> Outcome:
+    async def later(body: bytes, delay: float) -> Posted:
         await asyncio.sleep(delay)
         return await sink.store(body, "test")
 
-    async def send() -> tuple[list[Outcome], float]:
+    async def send() -> tuple[list[Posted], float]:
         # One event is being stored while three producers post: those three wait together and
         # share the next commit.
         alone = asyncio.ensure_future(sink.store(bodies[0], "test"))
@@ -121,7 +121,7 @@ def test_producers_posting_together_share_a_commit_and_one_alone_waits_for_none(
     finally:
         _CountingWriter.go.set()
         sink.close()
-    assert [outcome.kind for outcome in outcomes] == ["stored"] * 9
+    assert [type(outcome) for outcome in outcomes] == [Stored] * 9
     assert _CountingWriter.commits == [1, 3, 3, 1, 1]
     assert alone < 2.5, "an event posted alone waited for others"
 
@@ -143,7 +143,7 @@ def test_a_batch_whose_storing_fails_stores_its_other_events(
     broken["outputs"][0]["name"] = "boom"
     sink = EventSink(tmp_path / "lineage.db")
 
-    async def send() -> list[Outcome]:
+    async def send() -> list[Posted]:
         before = await sink.store(json.dumps(history[0]).encode(), "test")
         together = await asyncio.gather(
             *(
@@ -157,8 +157,11 @@ def test_a_batch_whose_storing_fails_stores_its_other_events(
         outcomes = run_async(send())
     finally:
         sink.close()
-    assert [outcome.kind for outcome in outcomes] == ["stored", "stored", "invalid", "stored"]
-    assert outcomes[2].message == "not stored: cannot store this dataset"
+    assert [type(outcome) for outcome in outcomes] == [Stored, Stored, Invalid, Stored]
+    refused = outcomes[2]
+    assert (
+        isinstance(refused, Invalid) and refused.message == "not stored: cannot store this dataset"
+    )
     with sqlite3.connect(tmp_path / "lineage.db") as connection:
         names = connection.execute("SELECT name FROM datasets").fetchall()
         count = connection.execute("SELECT count(*) FROM events").fetchone()[0]
@@ -180,7 +183,7 @@ def test_a_batch_wakes_the_requests_event_loop_once_and_answers_each(
     sink = EventSink(tmp_path / "lineage.db")
     wakes: list[str] = []
 
-    async def send() -> list[Outcome]:
+    async def send() -> list[Posted]:
         loop = asyncio.get_running_loop()
         original = loop.call_soon_threadsafe
 
@@ -204,6 +207,6 @@ def test_a_batch_wakes_the_requests_event_loop_once_and_answers_each(
     finally:
         _CountingWriter.go.set()
         sink.close()
-    assert [outcome.kind for outcome in outcomes] == ["stored"] * 4
+    assert [type(outcome) for outcome in outcomes] == [Stored] * 4
     assert _CountingWriter.commits == [1, 3]
     assert wakes == ["ol-subset-writer"] * 2, "one hand-off for each of the two batches"

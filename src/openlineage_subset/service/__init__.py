@@ -20,13 +20,14 @@ from openlineage_subset.service._app import make_app
 from openlineage_subset.service._connections import ConnectionLimits
 from openlineage_subset.service._guard import AllowedHosts
 from openlineage_subset.service._run import ServiceError, listen, serve
-from openlineage_subset.service._sink import EventSink, Outcome
+from openlineage_subset.service._sink import EventSink, NotStored, Posted
 
 __all__ = [
     "AllowedHosts",
     "ConnectionLimits",
     "EventSink",
-    "Outcome",
+    "NotStored",
+    "Posted",
     "ServiceError",
     "listen",
     "make_app",

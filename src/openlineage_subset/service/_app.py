@@ -43,24 +43,28 @@ from openlineage_subset import (
     printable_json,
 )
 from openlineage_subset.lineage import (
+    AlreadyStored,
     HistoryQuery,
     ImpactQuery,
+    Invalid,
     Lineage,
     LineageDatabaseError,
     LineageQueryError,
     PartitionsQuery,
     ProvenanceQuery,
     RunsQuery,
+    Skipped,
+    Stored,
+    Unreadable,
 )
 from openlineage_subset.producer import scrubbed_logger
-from openlineage_subset.service._sink import EventSink
+from openlineage_subset.service._sink import EventSink, NotStored, Posted
 from openlineage_subset.service._ui import UI_ROUTES, Served, UiGate, database_unavailable, served
 
 _LOG = scrubbed_logger(__name__)
 _LINEAGE = "/api/v1/lineage"
 _SOURCE = "POST " + _LINEAGE
 _JSON_HEADERS = b"content-type", b"application/json"
-_STATUS = {"stored": 201, "duplicate": 200, "skipped": 200, "invalid": 400, "failed": 503}
 
 
 _Query = TypeVar("_Query")
@@ -261,19 +265,7 @@ class _EventEndpoint:
             return 400, {"error": "the body is empty; send one OpenLineage event as JSON"}
         client = scope.get("client")
         source = _SOURCE + (f" from {client[0]}" if client else "")
-        outcome = await self.sink.store(body, source)
-        answer: dict[str, Any] = {"outcome": outcome.kind}
-        if outcome.run_id is not None:
-            answer["runId"] = outcome.run_id
-        if outcome.message is not None:
-            answer["error"] = outcome.message
-        if outcome.kind == "invalid":  # checked once, by the writer: every issue it found
-            answer["issues"] = list(outcome.issues) or [
-                outcome.message or "not an OpenLineage RunEvent"
-            ]
-        if outcome.kind == "skipped":
-            answer["note"] = "a DatasetEvent or JobEvent: partition lineage keeps run events only"
-        return _STATUS[outcome.kind], answer
+        return posted_answer(await self.sink.store(body, source))
 
 
 def _body_headers(scope: Scope) -> tuple[str, str | None]:
@@ -420,3 +412,29 @@ class _KeyCheck:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def posted_answer(outcome: Posted) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and JSON answer of one posted event, from what became of it: the one
+    place an ingest outcome becomes a status."""
+    match outcome:
+        case Stored(event):
+            return 201, {"outcome": "stored", "runId": event.run_id}
+        case AlreadyStored(event):  # stored before: nothing changed
+            return 200, {"outcome": "duplicate", "runId": event.run_id}
+        case Skipped():
+            return 200, {
+                "outcome": "skipped",
+                "note": "a DatasetEvent or JobEvent: partition lineage keeps run events only",
+            }
+        case Invalid(message=message, issues=issues):
+            # checked once, by the writer: every issue it found
+            return 400, {
+                "outcome": "invalid",
+                "error": message,
+                "issues": list(issues) or [message],
+            }
+        case Unreadable(message=message):  # pragma: no cover - a posted body is one Line
+            return 400, {"outcome": "invalid", "error": message, "issues": [message]}
+        case NotStored(message=message):
+            return 503, {"outcome": "failed", "error": message}

@@ -31,16 +31,12 @@ from typing import Any
 
 from openlineage_subset import input_start
 from openlineage_subset.lineage import (
-    AlreadyStored,
-    Fate,
-    Invalid,
+    EventOutcome,
     Item,
     Line,
     LineageDatabaseError,
     LineageStore,
-    Skipped,
     Stored,
-    Unreadable,
     Writer,
     alias_note,
     check_chunk,
@@ -62,20 +58,19 @@ one (:meth:`EventSink._gather`)."""
 
 
 @dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What became of one posted event."""
+class NotStored:
+    """A posted event the service could not store, whatever the event: the database refused
+    the write, or the service is stopping."""
 
-    kind: str
-    """``stored``, ``duplicate`` (stored before: nothing changed), ``invalid``, ``skipped`` (a
-    DatasetEvent or JobEvent: lineage keeps run events), ``failed`` (the database refused)."""
-    message: str | None = None
-    run_id: str | None = None
-    issues: tuple[str, ...] = ()
-    """Of an invalid event: every issue the validation found, when it found some (``message``
-    names the first)."""
+    message: str
 
 
-_Item = tuple[Line, "asyncio.Future[Outcome]"]
+Posted = EventOutcome | NotStored
+"""What became of one posted event: what ingest tells of an event
+(:data:`~openlineage_subset.lineage.EventOutcome`), or :class:`NotStored`."""
+
+
+_Item = tuple[Line, "asyncio.Future[Posted]"]
 """A body handed over, as a line to check (its bytes, where it came from), and the future its
 request awaits."""
 
@@ -100,10 +95,10 @@ class EventSink:
         self._thread.start()
         opened.result()  # raises what opening raised
 
-    async def store(self, body: bytes, source: str) -> Outcome:
+    async def store(self, body: bytes, source: str) -> Posted:
         """Check and store one event (the bytes of its JSON, a byte order mark skipped as at
         the start of any input); returns once it is committed."""
-        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[Posted] = asyncio.get_running_loop().create_future()
         self._queue.put((Line(source, None, *input_start(body)), done))
         if not self._thread.is_alive():
             self._abandon()  # the writer stopped: nothing would ever answer
@@ -168,7 +163,7 @@ class EventSink:
 
     def _abandon(self) -> None:
         """Answer what is still waiting once the writer has stopped: not stored."""
-        stopped = Outcome("failed", "the service is stopping; nothing was stored")
+        stopped = NotStored("the service is stopping; nothing was stored")
         left = []
         while True:
             try:
@@ -180,7 +175,7 @@ class EventSink:
         self._answer(left)
 
     @staticmethod
-    def _answer(answers: Iterable[tuple[asyncio.Future[Outcome], Outcome | BaseException]]) -> None:
+    def _answer(answers: Iterable[tuple[asyncio.Future[Posted], Posted | BaseException]]) -> None:
         """Hand each request its outcome (or the error that stopped the writer): one call into
         each event loop for them all, where the futures are set (a future is only ever set in
         its own loop's thread)."""
@@ -198,22 +193,12 @@ class EventSink:
         writer: Writer | None,
         batch: list[_Item],
     ) -> Writer | None:
-        outcomes: list[Outcome] = []
+        outcomes: list[Posted] = []
 
-        def count(fate: Fate) -> None:
-            match fate:
-                case Stored(event):
-                    outcomes.append(Outcome("stored", None, event.run_id))
-                    if event.misplaced:
-                        self._note_aliases(event.producer, event.misplaced)
-                case AlreadyStored(event):
-                    outcomes.append(Outcome("duplicate", None, event.run_id))
-                case Invalid(message=message, issues=issues):
-                    outcomes.append(Outcome("invalid", message, issues=issues))
-                case Skipped():
-                    outcomes.append(Outcome("skipped"))
-                case Unreadable(message=message):  # pragma: no cover - a body is one Line
-                    outcomes.append(Outcome("invalid", message))
+        def count(outcome: EventOutcome) -> None:
+            outcomes.append(outcome)
+            if isinstance(outcome, Stored) and outcome.event.misplaced:
+                self._note_aliases(outcome.event.producer, outcome.event.misplaced)
 
         try:
             items: list[Item] = [line for line, _ in batch]
@@ -227,7 +212,7 @@ class EventSink:
                 with contextlib.suppress(sqlite3.Error):
                     writer.rollback()
             # Whatever the failed transaction added to the writer's caches is gone: start anew.
-            failed = Outcome("failed", f"the lineage database refused the write: {error}")
+            failed = NotStored(f"the lineage database refused the write: {error}")
             self._answer((done, failed) for _, done in batch)
             return None
         except BaseException as error:
@@ -246,7 +231,7 @@ class EventSink:
             _LOG.warning("%s (said once per producer and place)", alias_note(producer, None, more))
 
 
-def _settle(answers: list[tuple[asyncio.Future[Outcome], Outcome | BaseException]]) -> None:
+def _settle(answers: list[tuple[asyncio.Future[Posted], Posted | BaseException]]) -> None:
     """In the event loop: set each future not given up on (a request cancelled meanwhile)."""
     for done, outcome in answers:
         if done.done():

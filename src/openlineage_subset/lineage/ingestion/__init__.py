@@ -3,7 +3,7 @@ a chunk at a time, with worker processes on a large input.
 
 - ``_ingest``: ``ingest()`` and its report: inputs read a chunk at a time;
 - ``_shapes``: what the reader, the checker and the writer hand each other (frozen records,
-  pickled to the workers), and each event's ``Fate``;
+  pickled to the workers), and each event's ``EventOutcome``;
 - ``_checker``: one line checked and reduced to what the store keeps;
 - ``_workers``: checking chunks in worker processes;
 - ``_writer``: a checked chunk stored, a few statements an event;
@@ -28,7 +28,7 @@ from openlineage_subset.lineage.ingestion._ingest import (
 from openlineage_subset.lineage.ingestion._shapes import (
     AlreadyStored,
     CheckedEvent,
-    Fate,
+    EventOutcome,
     Invalid,
     Item,
     Line,
@@ -41,7 +41,7 @@ from openlineage_subset.lineage.ingestion._writer import Writer, relax_sync
 __all__ = [
     "AlreadyStored",
     "CheckedEvent",
-    "Fate",
+    "EventOutcome",
     "IngestProblem",
     "IngestReport",
     "Invalid",

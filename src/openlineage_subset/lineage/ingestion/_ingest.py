@@ -48,7 +48,7 @@ from openlineage_subset.lineage.ingestion._shapes import (
     Checked,
     CheckedEvent,
     Condition,
-    Fate,
+    EventOutcome,
     Invalid,
     Item,
     Line,
@@ -145,17 +145,19 @@ class IngestReport:
             for producer, (count, places) in sorted(self.aliased.items())
         ]
 
-    def noting_aliases(self, count: Callable[[Fate], None]) -> Callable[[Fate], None]:
+    def noting_aliases(
+        self, count: Callable[[EventOutcome], None]
+    ) -> Callable[[EventOutcome], None]:
         """``count``, and each event stored (or there already) that put its subset facet
         elsewhere than the spec's place (its ``misplaced``) counted in :attr:`aliased`."""
 
-        def counted(fate: Fate) -> None:
-            if isinstance(fate, (Stored, AlreadyStored)) and fate.event.misplaced:
-                event = fate.event
+        def counted(outcome: EventOutcome) -> None:
+            if isinstance(outcome, (Stored, AlreadyStored)) and outcome.event.misplaced:
+                event = outcome.event
                 events, places = self.aliased.get(event.producer, (0, ()))
                 more = tuple(place for place in event.misplaced if place not in places)
                 self.aliased[event.producer] = (events + 1, places + more)
-            count(fate)
+            count(outcome)
 
         return counted
 
@@ -252,8 +254,8 @@ def ingest(
     bar = _Progress(stream, total) if total >= _PROGRESS_BYTES and _is_terminal(stream) else None
     runs: set[str] = set()
 
-    def count(fate: Fate) -> None:
-        match fate:
+    def count(outcome: EventOutcome) -> None:
+        match outcome:
             case Stored(event):
                 _count_stored(report, runs, event)
             case AlreadyStored():

@@ -3,11 +3,12 @@ the writer, and what the writer says became of each.
 
 A chunk of input is a list of :data:`Item` (a :class:`Line`, a :class:`Whole` document, or an
 input already found :class:`Unreadable` or :class:`Invalid`); checking it
-(:func:`~._checker.check_chunk`) gives one :data:`Checked` per item
-that is not a blank line, in order, and the :class:`Condition` values its events refer to by
-index. Storing them (:class:`~openlineage_subset.lineage.ingestion._writer.Writer`) tells a
-:data:`Fate` of each. Every shape is a frozen slotted dataclass: they are pickled to and from
-the worker processes (:mod:`._workers`), and read with ``match``.
+(:func:`~._checker.check_chunk`) gives one :data:`Checked` per item that is not a blank line,
+in order, and the :class:`Condition` values its events refer to by index. Storing them
+(:class:`~._writer.Writer`) tells what became of each, an :data:`EventOutcome`: the one type
+an outcome has from ingest to the service's HTTP status. Every shape is a frozen slotted
+dataclass: they are pickled to and from the worker processes (:mod:`._workers`), and read
+with ``match``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ __all__ = [
     "CheckedAccess",
     "CheckedEvent",
     "Condition",
-    "Fate",
+    "EventOutcome",
     "Invalid",
     "Item",
     "Line",
@@ -169,6 +170,6 @@ Item = Line | Whole | Unreadable | Invalid
 Checked = CheckedEvent | Invalid | Skipped | Unreadable
 """What checking an item gives."""
 
-Fate = Stored | AlreadyStored | Invalid | Skipped | Unreadable
+EventOutcome = Stored | AlreadyStored | Invalid | Skipped | Unreadable
 """What became of a checked item once stored: an event the database refused is
 :class:`Invalid` (``not stored: ...``)."""

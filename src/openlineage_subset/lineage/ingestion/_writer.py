@@ -22,7 +22,7 @@ from openlineage_subset.lineage.ingestion._shapes import (
     Checked,
     CheckedEvent,
     Condition,
-    Fate,
+    EventOutcome,
     Invalid,
     Stored,
 )
@@ -42,7 +42,7 @@ _COMMIT_EVENTS = 2000  # events per transaction: few syncs to disk, and a bounde
 _CACHED_IDS = 16384
 _IN = "(SELECT value FROM json_each(?))"  # a list of values given as one JSON parameter
 
-Counter = Callable[[Fate], None]
+Counter = Callable[[EventOutcome], None]
 
 
 def relax_sync(connection: sqlite3.Connection) -> bool:
@@ -84,7 +84,7 @@ class Writer:
         self.open = False
 
     def store(self, outcomes: list[Checked], conditions: list[Condition], count: Counter) -> None:
-        """Store the events among a chunk's outcomes; ``count`` is told the fate of each outcome
+        """Store the events among a chunk's outcomes; ``count`` is told what became of each
         in order: an event :class:`Stored`, :class:`AlreadyStored`, or :class:`Invalid` when the
         database refused it; any other outcome as it is."""
         events = [outcome for outcome in outcomes if isinstance(outcome, CheckedEvent)]
@@ -110,7 +110,7 @@ class Writer:
                 self.db.execute("RELEASE chunk")
             for outcome in outcomes:
                 if isinstance(outcome, CheckedEvent):
-                    count(_fate(outcome, next(stored)))
+                    count(_event_outcome(outcome, next(stored)))
                 else:
                     count(outcome)
         self.pending += len(events)
@@ -187,7 +187,7 @@ class Writer:
                 count(Invalid(outcome.source, outcome.line, f"not stored: {error}"))
             else:
                 self.db.execute("RELEASE event")
-                count(_fate(outcome, stored))
+                count(_event_outcome(outcome, stored))
 
     def _store(self, events: list[CheckedEvent], conditions: list[Condition]) -> list[bool]:
         """Store the events; for each, whether it was new."""
@@ -523,7 +523,7 @@ class Writer:
                     self.unnamed.add(partition_id)
 
 
-def _fate(event: CheckedEvent, new: bool) -> Fate:
+def _event_outcome(event: CheckedEvent, new: bool) -> EventOutcome:
     return Stored(event) if new else AlreadyStored(event)
 
 

@@ -23,17 +23,15 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from openlineage_subset.producer._condense import condense, fair_shares, json_size
+from openlineage_subset.producer._degrade import Report
 from openlineage_subset.producer._events import TERMINAL_EVENT_TYPES
 from openlineage_subset.producer._secrets import scrubbed_logger
 
 log = scrubbed_logger("openlineage_subset.producer")
-
-Report = Callable[[str, str], None]
-"""Told (dataset name, what happened) when a dataset loses its subset facet or another facet."""
 
 MIN_EVENT_BYTES = 65_536
 """The smallest budget: room for the longest path a file system allows, escaped, and facets."""

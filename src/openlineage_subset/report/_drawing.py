@@ -26,6 +26,7 @@ from openlineage_subset.lineage import DatasetRef
 from openlineage_subset.report._layout import Box, Layout, Route, layout, path_data
 from openlineage_subset.report._markup import attribute, job_label, lines, marked, plain, text
 from openlineage_subset.report._picture import GraphNode, Picture
+from openlineage_subset.report._templates import render
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,31 +47,14 @@ class Links:
 NODE_WIDTH, NODE_HEIGHT = 260.0, 48.0
 PADDING = 10.0
 """Space between a box's left side and its text (and at its right, at the most)."""
-FONT_SIZE = 12.0
+FONT_SIZE = 12
 GLYPH_EM = 0.62
 """A monospace glyph's advance, in em: 0.6 in DejaVu Sans Mono, Liberation Mono, Menlo and
 Consolas' 0.55, a little more for safety."""
 LABEL_COLUMNS = int((NODE_WIDTH - 2 * PADDING) / (FONT_SIZE * GLYPH_EM))
 """Columns of a name drawn in a box; the whole name is in its hover text."""
-GRAPH_STYLE = f"""
-.zoom {{ font-size: 12px; color: #555; margin: 4px 0; }}
-.zoom label {{ margin-left: 10px; }}
-.zoom input {{ margin: 0 3px 0 0; vertical-align: -2px; }}
-.graph {{ overflow: auto; max-height: 80vh; border: 1px solid #ddd; }}
-.zoom:has(input.fit:checked) + .graph svg {{ max-width: 100%; height: auto; }}
-.zoom:has(input.half:checked) + .graph svg {{ zoom: 0.5; }}
-svg.run-graph text {{ font: {FONT_SIZE:g}px ui-monospace, "DejaVu Sans Mono", "Liberation Mono",
-  Menlo, Consolas, monospace; }}
-svg.run-graph .title {{ font-weight: 600; }}
-svg.run-graph .edge {{ fill: none; stroke: #777; stroke-width: 1.4; }}
-svg.run-graph .edge.possible {{ stroke-dasharray: 6 4; }}
-svg.run-graph .edge.backward {{ stroke: #a06bb8; }}
-svg.run-graph .edge:hover {{ stroke: #111; stroke-width: 2.6; }}
-svg.run-graph g.node:hover rect {{ stroke-width: 2.6; }}
-svg.run-graph a.node-link {{ cursor: pointer; }}
-svg.run-graph a.node-link:focus-visible rect {{ stroke: #1d4f91; stroke-width: 3; }}
-svg tspan.escape {{ font-family: ui-monospace, monospace; fill: #a50f15; }}
-"""
+GRAPH_STYLE = render("graph.css", font_size=FONT_SIZE)
+"""The CSS of the graph and its size controls."""
 _NODE_COLOURS = {
     "start": ("#fde0dd", "#d7301f", ""),
     "target": ("#dbe7f5", "#4575b4", ""),

@@ -23,6 +23,7 @@ from collections.abc import Collection, Iterable
 from openlineage_subset.report._cells import CellState, is_day
 from openlineage_subset.report._markup import attribute, lines, text
 from openlineage_subset.report._picture import Grid
+from openlineage_subset.report._templates import render
 
 CELL = 18
 """A cell's side in pixels, its white border included."""
@@ -55,36 +56,8 @@ LEGEND: dict[str, dict[CellState, str]] = {
     },
 }
 _EXTRA_LEGEND = {"hidden": "not drawn (too many rows)", "none": "no such partition"}
-GRID_STYLE = f"""
-.legend > span {{ display: inline-block; margin-right: 16px; }}
-.swatch {{ display: inline-block; width: 14px; height: 14px; vertical-align: -2px;
-  margin-right: 4px; border: 1px solid #888; }}
-.affected {{ background: #d7301f; }}
-.possible {{ background: #fdae61; }}
-.written {{ background: #4575b4; }}
-.earlier {{ background: #9ecae1; }}
-.read {{ background: #abd9e9; }}
-.known {{ background: #eeeeee; }}
-.none {{ background: repeating-linear-gradient(45deg, #fff, #fff 3px, #f4f4f4 3px, #f4f4f4 6px); }}
-.hidden {{ background: repeating-linear-gradient(-45deg, #fff, #fff 2px, #c9c9c9 2px, #c9c9c9 3px);
-  }}
-.scroll {{ overflow: auto; max-height: 85vh; max-width: 100%; }}
-table.grid {{ border-collapse: collapse; margin-bottom: 8px; }}
-table.grid td {{ width: {CELL}px; min-width: {CELL}px; height: {CELL}px; border: 1px solid #fff;
-  padding: 0; box-sizing: border-box; }}
-table.grid th {{ font-weight: normal; font-size: 11px; padding: 0 6px 0 0; text-align: right;
-  white-space: nowrap; line-height: 1; }}
-table.grid thead th {{ text-align: center; padding: 0 0 3px; vertical-align: bottom;
-  color: #555; }}
-table.grid thead th.corner {{ text-align: right; padding-right: 6px; color: #1b1b1b; }}
-table.grid thead th.long {{ writing-mode: vertical-rl; transform: rotate(180deg);
-  text-align: left; padding: 3px 0; }}
-table.grid td.void {{ background: none; }}
-table.grid tr.month th.month {{ font-weight: 600; vertical-align: top; padding-top: 2px; }}
-table.grid tr.month > * {{ border-top: 2px solid #bbb; }}
-table.grid tr.gap td {{ width: auto; font-size: 11px; color: #666; text-align: left;
-  height: auto; }}
-"""
+GRID_STYLE = render("grids.css", cell=CELL)
+"""The CSS of the legend and the grids."""
 
 
 def legend_html(query: str) -> str:

@@ -27,23 +27,13 @@ from openlineage_subset.report._drawing import GRAPH_STYLE, Links, graph_svg
 from openlineage_subset.report._grids import GRID_STYLE, LEGEND, grid_html, legend_html
 from openlineage_subset.report._markup import plain, text
 from openlineage_subset.report._picture import Picture, report_picture
+from openlineage_subset.report._templates import render
 
 __all__ = ["LEGEND", "POLICY", "STYLE", "body", "page", "report_html"]
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """The page's Content-Security-Policy: nothing fetched, no script."""
-_BASE_STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1b1b; background: #fff; }
-h1 { font-size: 20px; margin: 0 0 8px; overflow-wrap: anywhere; }
-h2 { font-size: 16px; margin: 28px 0 8px; }
-h3 { font-size: 14px; margin: 20px 0 6px; overflow-wrap: anywhere; }
-p.summary { margin: 2px 0; }
-.note { color: #555; font-size: 12px; }
-footer { margin-top: 32px; color: #777; font-size: 12px; }
-.escape { font-family: ui-monospace, monospace; color: #a50f15; background: #fde0dd;
-  border-radius: 2px; }
-"""
-STYLE = _BASE_STYLE + GRAPH_STYLE + GRID_STYLE
+STYLE = "\n".join([render("page.css"), GRAPH_STYLE, GRID_STYLE])
 """The CSS of the page: its text, the graph's and the grids'."""
 
 
@@ -89,7 +79,7 @@ def page(picture: Picture, *, source: str = "") -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{plain(picture.title)}</title>",
-        f"<style>{STYLE}</style>",
+        f"<style>\n{STYLE}\n</style>",
         "</head>",
         "<body>",
         body(picture, source=source),

@@ -6,6 +6,9 @@ Autoescaping is on for ``.html`` and ``.svg``. A name from an event goes through
 each escape marked; ``text(tag="tspan", limit=...)`` too), ``attribute``, ``plain`` (an SVG
 ``<title>``, which holds no markup) and ``marked`` (the pieces a name was cut into). A
 variable a template uses and is not given raises (``StrictUndefined``), never draws nothing.
+One loop is drawn without autoescaping, a grid's cells (``grid.html``): their texts come
+escaped, each put together from parts escaped once (:mod:`._grids`), as thousands of cells
+repeat them.
 
 In an ``.html`` or ``.svg`` template, a line that starts indented continues the line above:
 its line break and indentation are not drawn (:class:`Folded`). Markup is written one element a

@@ -17,6 +17,8 @@ shows the same drawing inside its own pages. The room reads the store only throu
   what does not print written as its escape (:data:`FILTERS`: the same as Jinja2 filters, which
   the report's templates put every name through); :func:`job_label`: a job's name cut to a
   width, what tells its runs apart kept.
+
+The markup is in Jinja2 templates (``templates/``); the modules work out what they draw.
 """
 
 from openlineage_subset.report._cells import CellState, GridCell, is_day

@@ -13,8 +13,9 @@ repeat them.
 In an ``.html`` or ``.svg`` template, a line that starts indented continues the line above:
 its line break and indentation are not drawn (:class:`Folded`). Markup is written one element a
 line, nested by indentation, and a grid of thousands of cells is drawn without a byte of
-whitespace between them. A line at the margin starts a line of the output; a template of one
-fragment has all of it indented under its opening comment, and draws one line.
+whitespace between them. A line at the margin starts a line of the output (``page.html``,
+``body.html``); a template of one fragment (``grid.html``) has all of it indented under its
+opening comment, and draws one line.
 """
 
 from __future__ import annotations

@@ -54,6 +54,12 @@ def test_wheel_carries_package_generated_models_and_schemas(tmp_path: Path) -> N
     ):
         assert expected in names, expected
     assert not any(name.startswith(("codegen/", "tests/")) for name in names)
+    # The files the code reads beside itself: the report's templates, the service's static files.
+    package = ROOT / "src" / "openlineage_subset"
+    beside = [p for p in package.rglob("*.*") if p.suffix in (".html", ".svg", ".css", ".js")]
+    assert any(path.parent.name == "templates" for path in beside)
+    for path in beside:
+        assert f"openlineage_subset/{path.relative_to(package).as_posix()}" in names, path
     # The listener of every Spark session: compiled by the build hook wherever javac is.
     forwarder = "openlineage_subset/spark/_jvm/classes/openlineage_subset/jvm/"
     home = os.environ.get("JAVA_HOME")

@@ -14,8 +14,11 @@ shows the same drawing inside its own pages. The room reads the store only throu
 - :func:`arranged`, :func:`grid_html`, :func:`legend_html` and :data:`GRID_STYLE`: any set of
   partitions as a grid (the service's dataset page);
 - :func:`text`, :func:`attribute`, :func:`marked`: a name from an event, escaped for HTML,
-  what does not print written as its escape; :func:`job_label`: a job's name cut to a width,
-  what tells its runs apart kept.
+  what does not print written as its escape (:data:`FILTERS`: the same as Jinja2 filters, which
+  the report's templates put every name through); :func:`job_label`: a job's name cut to a
+  width, what tells its runs apart kept.
+
+The markup is in Jinja2 templates (``templates/``); the modules work out what they draw.
 """
 
 from openlineage_subset.report._cells import CellState, GridCell, is_day
@@ -36,6 +39,7 @@ from openlineage_subset.report._picture import (
     provenance_picture,
     report_picture,
 )
+from openlineage_subset.report._templates import FILTERS
 
 __all__ = [
     "GRID_STYLE",
@@ -59,6 +63,7 @@ __all__ = [
 ]
 # Internal to the package: for its other rooms (the service), not user API.
 __all__ += [
+    "FILTERS",
     "MAX_CELLS",
     "MAX_COLUMNS",
     "MAX_DAYS",

@@ -12,8 +12,9 @@ page may add a script that changes the ``viewBox``; the drawing does not depend 
 service's ``ui.js`` does: wheel zoom around the pointer, drag to pan, buttons; it hides the
 radios).
 
-The entry point is :func:`graph_svg` (the frame, the controls and the drawing, as HTML);
-:data:`GRAPH_STYLE` is the CSS it needs, part of the report's style sheet.
+The entry point is :func:`graph_svg` (the frame, the controls and the drawing, as HTML, drawn
+by ``templates/graph.html`` and ``graph.svg`` from what it works out here); :data:`GRAPH_STYLE`
+is the CSS it needs, part of the report's style sheet.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import hashlib
 from collections.abc import Callable
 
 from openlineage_subset.lineage import DatasetRef
-from openlineage_subset.report._layout import Box, Layout, Route, layout, path_data
-from openlineage_subset.report._markup import attribute, job_label, lines, marked, plain, text
+from openlineage_subset.report._layout import Box, Layout, layout, path_data
+from openlineage_subset.report._markup import Pieces, job_label, shortened
 from openlineage_subset.report._picture import GraphNode, Picture
+from openlineage_subset.report._templates import render
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,31 +48,14 @@ class Links:
 NODE_WIDTH, NODE_HEIGHT = 260.0, 48.0
 PADDING = 10.0
 """Space between a box's left side and its text (and at its right, at the most)."""
-FONT_SIZE = 12.0
+FONT_SIZE = 12
 GLYPH_EM = 0.62
 """A monospace glyph's advance, in em: 0.6 in DejaVu Sans Mono, Liberation Mono, Menlo and
 Consolas' 0.55, a little more for safety."""
 LABEL_COLUMNS = int((NODE_WIDTH - 2 * PADDING) / (FONT_SIZE * GLYPH_EM))
 """Columns of a name drawn in a box; the whole name is in its hover text."""
-GRAPH_STYLE = f"""
-.zoom {{ font-size: 12px; color: #555; margin: 4px 0; }}
-.zoom label {{ margin-left: 10px; }}
-.zoom input {{ margin: 0 3px 0 0; vertical-align: -2px; }}
-.graph {{ overflow: auto; max-height: 80vh; border: 1px solid #ddd; }}
-.zoom:has(input.fit:checked) + .graph svg {{ max-width: 100%; height: auto; }}
-.zoom:has(input.half:checked) + .graph svg {{ zoom: 0.5; }}
-svg.run-graph text {{ font: {FONT_SIZE:g}px ui-monospace, "DejaVu Sans Mono", "Liberation Mono",
-  Menlo, Consolas, monospace; }}
-svg.run-graph .title {{ font-weight: 600; }}
-svg.run-graph .edge {{ fill: none; stroke: #777; stroke-width: 1.4; }}
-svg.run-graph .edge.possible {{ stroke-dasharray: 6 4; }}
-svg.run-graph .edge.backward {{ stroke: #a06bb8; }}
-svg.run-graph .edge:hover {{ stroke: #111; stroke-width: 2.6; }}
-svg.run-graph g.node:hover rect {{ stroke-width: 2.6; }}
-svg.run-graph a.node-link {{ cursor: pointer; }}
-svg.run-graph a.node-link:focus-visible rect {{ stroke: #1d4f91; stroke-width: 3; }}
-svg tspan.escape {{ font-family: ui-monospace, monospace; fill: #a50f15; }}
-"""
+GRAPH_STYLE = render("graph.css", font_size=FONT_SIZE)
+"""The CSS of the graph and its size controls."""
 _NODE_COLOURS = {
     "start": ("#fde0dd", "#d7301f", ""),
     "target": ("#dbe7f5", "#4575b4", ""),
@@ -80,24 +65,53 @@ _NODE_COLOURS = {
     "possible": ("#fff1dc", "#e08a1e", "5 3"),
     "failed": ("#eeeeee", "#555555", "2 3"),
 }
+"""Fill, stroke and dashes of a box, by its node's state."""
 
 
-def _zoom(group: str) -> str:
-    """Three radio buttons, CSS switches the drawing's size by the checked one: at first the
-    whole drawing, shrunk to the frame's width when wider (nothing off to the right)."""
-    choices = (
-        ("fit", "fit the width", " checked"),
-        ("full", "actual size", ""),
-        ("half", "half", ""),
-    )
-    buttons = "".join(
-        f'<label><input type="radio" name="{group}" class="{kind}"{checked}>{label}</label>'
-        for kind, label, checked in choices
-    )
-    return (
-        f'<p class="zoom">Size:{buttons} \u2014 scroll to pan; hover over a box or an edge '
-        "for its full names</p>"
-    )
+@dataclasses.dataclass(frozen=True)
+class _DrawnEdge:
+    """An edge as ``graph.svg`` draws it."""
+
+    classes: str
+    source: str
+    target: str
+    path: str
+    """SVG path data (:func:`._layout.path_data`)."""
+    hover: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _DrawnNode:
+    """A node as ``graph.svg`` draws it: its box (numbers written as SVG takes them), its
+    colours, the pieces of its two lines, and where it links (None: nowhere)."""
+
+    node: GraphNode
+    href: str | None
+    x: str
+    y: str
+    width: str
+    height: str
+    radius: int
+    fill: str
+    stroke: str
+    dashes: str
+    text_x: str
+    title_y: str
+    subtitle_y: str
+    title: Pieces
+    subtitle: Pieces
+
+
+@dataclasses.dataclass(frozen=True)
+class Drawing:
+    """A picture's graph as ``graph.html`` and ``graph.svg`` draw it."""
+
+    group: str
+    """The name of its size buttons' group."""
+    width: int
+    height: int
+    edges: list[_DrawnEdge]
+    boxes: list[_DrawnNode]
 
 
 def graph_layout(picture: Picture) -> Layout:
@@ -120,77 +134,59 @@ def graph_svg(picture: Picture, links: Links | None = None) -> str:
 
         html = graph_svg(impact_picture("lineage.db", "lake/sales"))
     """
+    return render("graph.html", picture=picture, drawing=drawing(picture, links))
+
+
+def drawing(picture: Picture, links: Links | None = None) -> Drawing | None:
+    """What ``graph.html`` draws of ``picture``'s graph (None: no nodes); ``links``: see
+    :func:`graph_svg`."""
     if not picture.nodes:
-        return '<p class="note">No runs.</p>'
+        return None
     shape = graph_layout(picture)
-    width, height = round(shape.width), round(shape.height)
-    labels = {node.key: node.title for node in picture.nodes}
-    kinds = {edge.source + "\0" + edge.target: edge.label for edge in picture.edges}
-    shapes = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="run-graph" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{attribute("run graph: " + picture.title)}">',
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
-        'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-        '<path d="M 0 0 L 10 5 L 0 10 z" fill="#666"/></marker></defs>',
+    titles = {node.key: node.title for node in picture.nodes}
+    kinds = {(edge.source, edge.target): edge.label for edge in picture.edges}
+    edges = [
+        _DrawnEdge(
+            f"edge {kinds[(route.source, route.target)]}" + (" backward" if route.backward else ""),
+            route.source,
+            route.target,
+            path_data(route.points),
+            f"{titles[route.source]} \u2192 {titles[route.target]}",
+        )
+        for route in shape.routes
     ]
-    shapes += (
-        _edge(route, kinds[route.source + "\0" + route.target], labels) for route in shape.routes
-    )
-    shapes += (
-        _linked(_node(node, shape.boxes[node.key]), None if links is None else links.of(node))
+    boxes = [
+        _drawn(node, shape.boxes[node.key], None if links is None else links.of(node))
         for node in picture.nodes
-    )
-    shapes.append("</svg>")
-    hidden = (
-        f'<p class="note">{picture.hidden_nodes} more node(s) not drawn: see the text or JSON '
-        "answer for all of them.</p>"
-        if picture.hidden_nodes
-        else ""
-    )
+    ]
+    # Named after the picture: two graphs on one page do not share their size buttons.
     group = "zoom-" + hashlib.sha256(picture.title.encode("utf-8", "replace")).hexdigest()[:8]
-    return f'{_zoom(group)}<div class="graph">{"".join(shapes)}</div>{hidden}'
+    return Drawing(group, round(shape.width), round(shape.height), edges, boxes)
 
 
-def _edge(route: Route, label: str, titles: dict[str, str]) -> str:
-    kind = f"edge {label}" + (" backward" if route.backward else "")
-    hover = f"{titles[route.source]} \u2192 {titles[route.target]}"
-    return (
-        f'<path class="{kind}" data-source="{attribute(route.source)}" '
-        f'data-target="{attribute(route.target)}" d="{path_data(route.points)}" '
-        f'marker-end="url(#arrow)"><title>{plain(hover)}</title></path>'
-    )
-
-
-def _node(node: GraphNode, box: Box) -> str:
+def _drawn(node: GraphNode, box: Box, href: str | None) -> _DrawnNode:
     fill, stroke, dashes = _NODE_COLOURS[node.state]
-    radius = 3 if node.kind == "dataset" else 14
-    dash = f' stroke-dasharray="{dashes}"' if dashes else ""
     x, y = round(box.x, 1), round(box.y, 1)
-    title = _drawn(node.title) if node.kind == "dataset" else _job_drawn(node.title)
-    return (
-        f'<g class="node {node.kind} {node.state}" data-key="{attribute(node.key)}">'
-        f"<title>{lines(node.notes, plain)}</title>"
-        f'<rect x="{x:g}" y="{y:g}" width="{box.width:g}" height="{box.height:g}" '
-        f'rx="{radius}" fill="{fill}" stroke="{stroke}" stroke-width="1.6"{dash}/>'
-        f'<text class="title" x="{x + PADDING:g}" y="{y + 20:g}">{title}</text>'
-        f'<text class="subtitle" x="{x + PADDING:g}" y="{y + 38:g}" fill="#555">'
-        f"{_drawn(node.subtitle)}</text>"
-        "</g>"
+    return _DrawnNode(
+        node,
+        href,
+        f"{x:g}",
+        f"{y:g}",
+        f"{box.width:g}",
+        f"{box.height:g}",
+        3 if node.kind == "dataset" else 14,
+        fill,
+        stroke,
+        dashes,
+        f"{x + PADDING:g}",
+        f"{y + 20:g}",
+        f"{y + 38:g}",
+        # A job's name keeps what tells its runs apart (:func:`job_label`); other names are
+        # cut in their middle.
+        (
+            shortened(node.title, LABEL_COLUMNS)
+            if node.kind == "dataset"
+            else job_label(node.title, LABEL_COLUMNS)
+        ),
+        shortened(node.subtitle, LABEL_COLUMNS),
     )
-
-
-def _linked(drawn: str, href: str | None) -> str:
-    if href is None:
-        return drawn
-    return f'<a class="node-link" href="{attribute(href)}">{drawn}</a>'
-
-
-def _drawn(value: str) -> str:
-    """A name drawn in a box: cut in its middle to the box's width, escapes marked."""
-    return text(value, tag="tspan", limit=LABEL_COLUMNS)
-
-
-def _job_drawn(value: str) -> str:
-    """A job's name drawn in a box: what tells its runs apart kept (:func:`job_label`)."""
-    return marked(job_label(value, LABEL_COLUMNS), tag="tspan")

@@ -11,18 +11,22 @@ the colour; labels are short and horizontal where they can be, so the cells are 
 their axes.
 
 Entry points: :func:`grid_html` (one dataset's heading, whole-dataset line and table),
-:func:`legend_html`, and :data:`GRID_STYLE`, the CSS they need.
+:func:`legend_html`, and :data:`GRID_STYLE`, the CSS they need. Here the table is laid out as
+rows of cells; ``templates/grid.html`` and ``legend.html`` draw them.
 """
 
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import functools
 from collections.abc import Collection, Iterable
+from typing import ClassVar
 
 from openlineage_subset.report._cells import CellState, is_day
-from openlineage_subset.report._markup import attribute, lines, text
+from openlineage_subset.report._markup import attribute
 from openlineage_subset.report._picture import Grid
+from openlineage_subset.report._templates import render
 
 CELL = 18
 """A cell's side in pixels, its white border included."""
@@ -55,47 +59,81 @@ LEGEND: dict[str, dict[CellState, str]] = {
     },
 }
 _EXTRA_LEGEND = {"hidden": "not drawn (too many rows)", "none": "no such partition"}
-GRID_STYLE = f"""
-.legend > span {{ display: inline-block; margin-right: 16px; }}
-.swatch {{ display: inline-block; width: 14px; height: 14px; vertical-align: -2px;
-  margin-right: 4px; border: 1px solid #888; }}
-.affected {{ background: #d7301f; }}
-.possible {{ background: #fdae61; }}
-.written {{ background: #4575b4; }}
-.earlier {{ background: #9ecae1; }}
-.read {{ background: #abd9e9; }}
-.known {{ background: #eeeeee; }}
-.none {{ background: repeating-linear-gradient(45deg, #fff, #fff 3px, #f4f4f4 3px, #f4f4f4 6px); }}
-.hidden {{ background: repeating-linear-gradient(-45deg, #fff, #fff 2px, #c9c9c9 2px, #c9c9c9 3px);
-  }}
-.scroll {{ overflow: auto; max-height: 85vh; max-width: 100%; }}
-table.grid {{ border-collapse: collapse; margin-bottom: 8px; }}
-table.grid td {{ width: {CELL}px; min-width: {CELL}px; height: {CELL}px; border: 1px solid #fff;
-  padding: 0; box-sizing: border-box; }}
-table.grid th {{ font-weight: normal; font-size: 11px; padding: 0 6px 0 0; text-align: right;
-  white-space: nowrap; line-height: 1; }}
-table.grid thead th {{ text-align: center; padding: 0 0 3px; vertical-align: bottom;
-  color: #555; }}
-table.grid thead th.corner {{ text-align: right; padding-right: 6px; color: #1b1b1b; }}
-table.grid thead th.long {{ writing-mode: vertical-rl; transform: rotate(180deg);
-  text-align: left; padding: 3px 0; }}
-table.grid td.void {{ background: none; }}
-table.grid tr.month th.month {{ font-weight: 600; vertical-align: top; padding-top: 2px; }}
-table.grid tr.month > * {{ border-top: 2px solid #bbb; }}
-table.grid tr.gap td {{ width: auto; font-size: 11px; color: #666; text-align: left;
-  height: auto; }}
-"""
+
+
+GRID_STYLE = render("grids.css", cell=CELL)
+"""The CSS of the legend and the grids."""
+
+_Cell = tuple[str, str | None, str | None, str, bool]
+"""A cell as ``grid.html`` draws it, texts escaped (the template draws them as they are): its
+state (its class), its hover text (None: none), its checkbox's value (None: no checkbox), the
+partition it names (the checkbox's label), whether it is ticked. A plain tuple: a grid has
+thousands of cells, and the template's loop unpacks each rather than looking up its fields."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Row:
+    """A row of cells: a table's value down, or in a calendar's month band the days of one
+    value of the other columns."""
+
+    cells: list[_Cell]
+    label: str | None = None
+    """A table's row value, or a calendar row's value of the other columns."""
+    month: str | None = None
+    """The first row of a calendar's month band: the month (``YYYY-MM``)."""
+    span: int = 1
+    """Rows of the month's band."""
+    gap: ClassVar[bool] = False
+
+
+@dataclasses.dataclass(frozen=True)
+class _Gap:
+    """A row standing for those left out: how many, of what."""
+
+    count: int
+    what: str = "row(s) not drawn"
+    gap: ClassVar[bool] = True
+
+
+@dataclasses.dataclass(frozen=True)
+class _Table:
+    """A grid's table as ``grid.html`` draws it: a corner label, the labels across (a
+    table's ``columns`` or a calendar's ``days``), and its rows."""
+
+    corner: str
+    corner_span: int | None
+    columns: tuple[str, ...]
+    column_kind: str
+    days: range
+    width: int
+    """Columns of a row, its labels included: the span of a gap's cell."""
+    rows: list[_Row | _Gap]
+
+
+@dataclasses.dataclass(frozen=True)
+class DrawnGrid:
+    """A grid as ``grid.html`` draws it: its table laid out (None: no partition columns), the
+    heading if any, where the heading links."""
+
+    grid: Grid
+    table: _Table | None
+    heading: bool
+    link: str | None
+    label_columns: int = _HEADER_COLUMNS
+
+
+_VOID: _Cell = ("void", None, None, "", False)
+"""A calendar's day past the end of its month."""
 
 
 def legend_html(query: str) -> str:
     """The colours of ``query``'s grids (``impact``, ``provenance``, ``overview``)."""
-    states: dict[str, str] = dict(LEGEND[query].items())
-    states.update(_EXTRA_LEGEND)
-    items = (
-        f'<span><span class="swatch {state}"></span>{text(label)}</span>'
-        for state, label in states.items()
-    )
-    return f'<p class="legend">{"".join(items)}</p>'
+    return render("legend.html", states=legend(query))
+
+
+def legend(query: str) -> list[tuple[str, str]]:
+    """What ``legend.html`` draws for ``query``: each state and what it means."""
+    return [*LEGEND[query].items(), *_EXTRA_LEGEND.items()]
 
 
 def grid_html(
@@ -112,114 +150,75 @@ def grid_html(
 
         html = "".join(grid_html(grid) for grid in impact_picture(db, "lake/sales").grids)
     """
-    name = text(grid.dataset)
-    if link is not None:
-        name = f'<a href="{attribute(link)}">{name}</a>'
-    title = f"<h3>{name}</h3>" if heading else ""
-    whole = ""
-    if grid.whole is not None:
-        whole = (
-            f'<p title="{lines(grid.whole.notes, attribute)}">'
-            f'<span class="swatch {grid.whole.state}"></span>the whole dataset: '
-            f"{text(grid.whole.state)} ({text('; '.join(grid.whole.notes[:3]))})</p>"
-        )
-    if grid.down is None:
-        if not whole:
-            whole = '<p class="note">No partition columns, and nothing of it in the answer.</p>'
-        return title + whole
-    days = grid.rows and all(map(is_day, grid.rows))
-    body = _calendar(grid, selected) if days else _table(grid, selected)
-    more = (
-        f'<p class="note">{grid.hidden_columns} column(s) not drawn.</p>'
-        if grid.hidden_columns
-        else ""
-    )
-    return (
-        f'{title}{whole}<div class="scroll"><table class="grid" '
-        f'data-dataset="{attribute(grid.dataset)}">{body}</table></div>{more}'
-    )
+    return render("grid.html", drawn=drawn_grid(grid, selected, heading=heading, link=link))
 
 
-def _label(value: str, *, scope: str, extra: str = "") -> str:
-    """A header cell: the label cut in its middle, the whole of it on hover."""
-    kind = f' class="{extra}"' if extra else ""
-    return (
-        f'<th scope="{scope}"{kind} title="{attribute(value)}">'
-        f"{text(value, limit=_HEADER_COLUMNS)}</th>"
-    )
+def drawn_grid(
+    grid: Grid, selected: Collection[str] = (), *, heading: bool = True, link: str | None = None
+) -> DrawnGrid:
+    """What ``grid.html`` draws of ``grid``; arguments as for :func:`grid_html`."""
+    table = None
+    if grid.down is not None:
+        days = grid.rows and all(map(is_day, grid.rows))
+        table = _calendar(grid, selected) if days else _table(grid, selected)
+    return DrawnGrid(grid, table, heading, link)
 
 
-def _table(grid: Grid, selected: Collection[str]) -> str:
+def _table(grid: Grid, selected: Collection[str]) -> _Table:
     """One partition column down, the others across."""
     across = "/".join(grid.across)
-    long = any(len(column) > 3 for column in grid.columns)
-    header = "".join(
-        _label(column, scope="col", extra="long" if long else "") for column in grid.columns
-    )
     corner = f"{grid.down} \u2193" + (f" / {across} \u2192" if across else "")
-    rows = []
+    cell = _Cells(grid, selected)
+    columns = [(column, cell.column(column)) for column in grid.columns]
+    rows: list[_Row | _Gap] = []
     for number, row in enumerate(grid.rows):
         if grid.row_gaps[number]:
-            rows.append(_gap(grid.row_gaps[number], len(grid.columns) + 1))
-        cells = "".join(_cell(grid, row, column, selected) for column in grid.columns)
-        rows.append(f"<tr>{_label(row, scope='row')}{cells}</tr>")
+            rows.append(_Gap(grid.row_gaps[number]))
+        where = cell.row(row)
+        rows.append(_Row([cell(row, column, where + part) for column, part in columns], row))
     if grid.row_gaps[-1]:
-        rows.append(_gap(grid.row_gaps[-1], len(grid.columns) + 1))
-    return (
-        f'<thead><tr><th scope="col" class="corner">{text(corner)}</th>{header}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody>"
+        rows.append(_Gap(grid.row_gaps[-1]))
+    long = any(len(column) > 3 for column in grid.columns)
+    return _Table(
+        corner, None, grid.columns, "long" if long else "", range(0), len(grid.columns) + 1, rows
     )
 
 
-def _calendar(grid: Grid, selected: Collection[str]) -> str:
+def _calendar(grid: Grid, selected: Collection[str]) -> _Table:
     """Days across (1 to 31), a band per month down, a row per value of the other columns in
     each band; months without a drawn day are left out and counted."""
     kept = set(grid.rows)
     left_out = _Between(grid.rows, grid.row_gaps)
+    cell = _Cells(grid, selected)
     months = sorted({row[:7] for row in grid.rows})
     across = "/".join(grid.across)
     corner = f"{grid.down} \u2192" + (f" / {across} \u2193" if across else "")
-    header = "".join(f'<th scope="col">{day}</th>' for day in range(1, 32))
-    extra = 2 if grid.across else 1
-    body: list[str] = []
+    rows: list[_Row | _Gap] = [_Gap(grid.row_gaps[0])] if grid.row_gaps[0] else []
     previous: tuple[int, int] | None = None
     for month in months:
         year, number = int(month[:4]), int(month[5:7])
         if previous is not None:
             skipped = (year - previous[0]) * 12 + number - previous[1] - 1
             if skipped:
-                body.append(_gap(skipped, 31 + extra, "month(s) without a drawn day"))
+                rows.append(_Gap(skipped, "month(s) without a drawn day"))
         previous = (year, number)
-        days = calendar.monthrange(year, number)[1]
+        dates = [f"{month}-{day:02d}" for day in range(1, calendar.monthrange(year, number)[1] + 1)]
+        drawn = [(date, cell.row(date), date in kept or not left_out(date)) for date in dates]
+        void = [_VOID] * (31 - len(dates))
         for place, column in enumerate(grid.columns):
-            cells = []
-            for day in range(1, 32):
-                date = f"{month}-{day:02d}"
-                if day > days:
-                    cells.append('<td class="void"></td>')
-                elif date in kept:
-                    cells.append(_cell(grid, date, column, selected))
-                elif left_out(date):
-                    where = _where(grid, date, column)
-                    cells.append(f'<td class="hidden" title="{where}: not drawn"></td>')
-                else:
-                    cells.append(_cell(grid, date, column, selected))
-            heads = ""
-            if place == 0:
-                span = f' rowspan="{len(grid.columns)}"' if len(grid.columns) > 1 else ""
-                heads = f'<th scope="rowgroup" class="month"{span}>{text(month)}</th>'
-            if grid.across:
-                heads += _label(column, scope="row")
-            kind = ' class="month"' if place == 0 else ""
-            body.append(f"<tr{kind}>{heads}{''.join(cells)}</tr>")
+            part = cell.column(column)
+            cells = [
+                cell(date, column, where + part) if shown else cell.hidden(where + part)
+                for date, where, shown in drawn
+            ]
+            cells += void
+            label = column if grid.across else None
+            first = place == 0
+            rows.append(_Row(cells, label, month if first else None, len(grid.columns)))
     if grid.row_gaps[-1]:
-        body.append(_gap(grid.row_gaps[-1], 31 + extra))
-    if grid.row_gaps[0]:
-        body.insert(0, _gap(grid.row_gaps[0], 31 + extra))
-    return (
-        f'<thead><tr><th scope="col" class="corner" colspan="{extra}">{text(corner)}</th>'
-        f"{header}</tr></thead><tbody>{''.join(body)}</tbody>"
-    )
+        rows.append(_Gap(grid.row_gaps[-1]))
+    extra = 2 if grid.across else 1
+    return _Table(corner, extra, (), "", range(1, 32), 31 + extra, rows)
 
 
 class _Between:
@@ -240,34 +239,40 @@ class _Between:
         return any(low < day < high for low, high in self.spans)
 
 
-def _gap(count: int, columns: int, what: str = "row(s) not drawn") -> str:
-    return f'<tr class="gap"><td colspan="{columns}">\u2026 {count} {what}</td></tr>'
-
-
 _escaped = functools.lru_cache(maxsize=16_384)(attribute)
 """:func:`attribute` of the texts every cell repeats (a row's value, a column's, a note of the
 runs behind many cells), worked out once: a grid has thousands of cells."""
 
 
-def _where(grid: Grid, row: str, column: str) -> str:
-    """The partition of a cell, escaped for an attribute."""
-    where = _escaped(f"{grid.down}=") + _escaped(row)
-    if column:
-        where += _escaped(f", {'/'.join(grid.across)}=") + _escaped(column)
-    return where
+class _Cells:
+    """The cells of one grid. Each one's hover text names its partition, the row's part and
+    the column's, each escaped once: a grid has thousands of cells."""
 
+    def __init__(self, grid: Grid, selected: Collection[str]) -> None:
+        self.cells = grid.cells
+        self.selected = selected
+        self.down = _escaped(f"{grid.down}=")
+        self.across = _escaped(f", {'/'.join(grid.across)}=")
 
-def _cell(grid: Grid, row: str, column: str, selected: Collection[str] = ()) -> str:
-    cell = grid.cells.get((row, column))
-    where = _where(grid, row, column)
-    if cell is None:
-        return f'<td class="none" title="{where}: no such partition"></td>'
-    box = ""
-    if cell.choice is not None:
-        checked = " checked" if cell.choice in selected else ""
-        box = (
-            f'<label class="pick"><input type="checkbox" name="p" '
-            f'value="{attribute(cell.choice)}" aria-label="{where}"{checked}></label>'
-        )
-    title = "\n".join([where, *map(_escaped, cell.notes)])  # as lines(): each line alone
-    return f'<td class="{cell.state}" title="{title}">{box}</td>'
+    def row(self, value: str) -> str:
+        """The row's part of where its cells are, escaped for an attribute."""
+        return self.down + _escaped(value)
+
+    def column(self, value: str) -> str:
+        """The column's part of where its cells are (none for a grid of one column)."""
+        return self.across + _escaped(value) if value else ""
+
+    def __call__(self, row: str, column: str, where: str) -> _Cell:
+        cell = self.cells.get((row, column))
+        if cell is None:
+            return ("none", f"{where}: no such partition", None, where, False)
+        # Each line escaped alone: a line break in a name shows as its escape, not as a new line.
+        title = "\n".join([where, *map(_escaped, cell.notes)])
+        if cell.choice is None:
+            return (cell.state, title, None, where, False)
+        return (cell.state, title, attribute(cell.choice), where, cell.choice in self.selected)
+
+    @staticmethod
+    def hidden(where: str) -> _Cell:
+        """A cell of a row the grid left out (too many rows)."""
+        return ("hidden", f"{where}: not drawn", None, where, False)

@@ -3,17 +3,18 @@
 Nothing is fetched when the page is viewed: no script, font, image or style sheet from
 anywhere, and a Content-Security-Policy that forbids them, so a page mailed around at 3 a.m.
 shows the same thing offline. Every name, value and note comes from events that anyone may
-have written, so each is escaped where it is put (text or attribute); the policy is a second
-line of defence, not the first. Hover texts are ``title`` attributes and SVG ``<title>``s.
+have written, so each is escaped where a template puts it, by the filter for the place (text or
+attribute, :mod:`._templates`); the policy is a second line of defence, not the first. Hover
+texts are ``title`` attributes and SVG ``<title>``s.
 
 A control character or a bidirectional one (U+202E would show the dataset ``evil`` as ``live``
 and reorder what follows it) is written as its escape (``\\u202e``), as the text answers write
 it: in text, marked in a ``<span class="escape">`` (``<tspan>`` in the graph) so that it stands
 out; in hover texts and attributes, which hold no markup, as the bare escape (:mod:`._markup`).
 
-The graph is drawn by :mod:`._drawing`, the grids by :mod:`._grids`. A page is its
-:func:`body` under a head with :data:`STYLE`: the service's pages put the same body and style
-inside their own (:func:`page` is the whole static page).
+The graph is drawn by :mod:`._drawing`, the grids by :mod:`._grids`. A page
+(``templates/page.html``) is its :func:`body` (``body.html``) under a head with :data:`STYLE`:
+the service's pages put the same body and style inside their own.
 """
 
 from __future__ import annotations
@@ -21,29 +22,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from markupsafe import Markup
+
 from openlineage_subset import __version__
 from openlineage_subset.lineage import LineageStore
-from openlineage_subset.report._drawing import GRAPH_STYLE, Links, graph_svg
-from openlineage_subset.report._grids import GRID_STYLE, LEGEND, grid_html, legend_html
-from openlineage_subset.report._markup import plain, text
+from openlineage_subset.report._drawing import GRAPH_STYLE, Links, drawing
+from openlineage_subset.report._grids import GRID_STYLE, drawn_grid, legend
 from openlineage_subset.report._picture import Picture, report_picture
+from openlineage_subset.report._templates import render
 
-__all__ = ["LEGEND", "POLICY", "STYLE", "body", "page", "report_html"]
+__all__ = ["STYLE", "body", "page", "report_html"]
 
-POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-"""The page's Content-Security-Policy: nothing fetched, no script."""
-_BASE_STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1b1b1b; background: #fff; }
-h1 { font-size: 20px; margin: 0 0 8px; overflow-wrap: anywhere; }
-h2 { font-size: 16px; margin: 28px 0 8px; }
-h3 { font-size: 14px; margin: 20px 0 6px; overflow-wrap: anywhere; }
-p.summary { margin: 2px 0; }
-.note { color: #555; font-size: 12px; }
-footer { margin-top: 32px; color: #777; font-size: 12px; }
-.escape { font-family: ui-monospace, monospace; color: #a50f15; background: #fde0dd;
-  border-radius: 2px; }
-"""
-STYLE = _BASE_STYLE + GRAPH_STYLE + GRID_STYLE
+STYLE = "\n".join([render("page.css"), GRAPH_STYLE, GRID_STYLE])
 """The CSS of the page: its text, the graph's and the grids'."""
 
 
@@ -80,43 +70,30 @@ def report_html(
 
 def page(picture: Picture, *, source: str = "") -> str:
     """The whole HTML page of ``picture``: its :func:`body` under a head with :data:`STYLE`
-    and :data:`POLICY`."""
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{plain(picture.title)}</title>",
-        f"<style>{STYLE}</style>",
-        "</head>",
-        "<body>",
-        body(picture, source=source),
-        "</body>",
-        "</html>",
-    ]
-    return "\n".join(parts) + "\n"
+    and a Content-Security-Policy that forbids fetching anything."""
+    drawn = render("page.html", style=Markup(STYLE), **_shown(picture, source, None))
+    return drawn + "\n"  # a text file's last line ends too; Jinja2 drops a template's last break
 
 
 def body(picture: Picture, *, source: str = "", links: Links | None = None) -> str:
     """What the page of ``picture`` shows (the elements inside its ``<body>``, one a line),
     drawn with :data:`STYLE`; ``source`` (the database) is named in the footer; ``links``:
     where a page that has run and dataset pages links each box and grid heading."""
+    return render("body.html", **_shown(picture, source, links))
+
+
+def _shown(picture: Picture, source: str, links: Links | None) -> dict[str, object]:
+    """What ``body.html`` draws: the graph and the grids laid out, for the templates that it
+    includes (``graph.html``, ``legend.html``, ``grid.html``)."""
     dataset_link = None if links is None else links.dataset
-    parts = [
-        f"<h1>{text(picture.title)}</h1>",
-        *(f'<p class="summary">{text(line)}</p>' for line in picture.summary),
-        "<h2>Jobs</h2>" if picture.query == "overview" else "<h2>Runs</h2>",
-        graph_svg(picture, links),
-        "<h2>Partitions</h2>",
-        legend_html(picture.query),
-        *(
-            grid_html(grid, link=None if dataset_link is None else dataset_link(grid.dataset))
+    return {
+        "picture": picture,
+        "drawing": drawing(picture, links),
+        "states": legend(picture.query),
+        "grids": [
+            drawn_grid(grid, link=None if dataset_link is None else dataset_link(grid.dataset))
             for grid in picture.grids
-        ),
-        f"<footer>ol-subset {text(__version__)} lineage report"
-        + (f" from {text(source)}" if source else "")
-        + ". Hover over a cell or a run for its runs and conditions.</footer>",
-    ]
-    return "\n".join(parts)
+        ],
+        "version": __version__,
+        "source": source,
+    }

@@ -7,14 +7,14 @@ SVG) so that it stands out. :func:`plain` (an SVG ``<title>``) and :func:`attrib
 markup: there the escape is bare. :func:`shortened` cuts a long name in its middle, where names
 of one pipeline are alike, and keeps its start and its distinguishing end.
 
-Shared by the report (:mod:`._html`) and the service's pages, which draw the same picture.
+The report's templates use these as filters (:mod:`._templates`); the service's pages, which
+draw the same picture, call them too.
 """
 
 from __future__ import annotations
 
 import html
 import unicodedata
-from collections.abc import Callable, Iterable
 
 from openlineage_subset import escapes, printable
 
@@ -116,12 +116,6 @@ def plain(value: object) -> str:
 def attribute(value: object) -> str:
     """``value`` as an attribute's value (in double quotes), escapes bare."""
     return html.escape(printable(str(value)), quote=True)
-
-
-def lines(values: Iterable[str], escape: Callable[[object], str]) -> str:
-    """Hover text of several lines: each escaped alone, so a line break in a name is shown as
-    ``\\n`` and only the lines themselves are broken."""
-    return "\n".join(escape(line) for line in values)
 
 
 _ACTION_NOISE = ("execute_", "_command", "_hadoop_fs_relation", "_data_source")

@@ -49,7 +49,6 @@ from openlineage_subset.lineage import (
     set_partition_directories,
 )
 from openlineage_subset.producer import NULL_PARTITION
-from openlineage_subset.report import page, report_picture
 
 DEFAULT_DB = "lineage.db"
 
@@ -384,6 +383,9 @@ def _runs_text(report: RunsReport) -> list[str]:
 
 
 def _report(args: argparse.Namespace) -> int:
+    # Here, not at the top: the report's templates (Jinja2) load for this command alone.
+    from openlineage_subset.report import page, report_picture  # noqa: PLC0415
+
     try:
         picture = report_picture(
             args.db,

@@ -201,13 +201,21 @@ def main() -> None:
             )
             if name in baseline:
                 old = baseline[name]
-                line += f"  {found['cpu'] / old['cpu']:6.3f} {found['wall'] / old['wall']:6.3f}"
+                line += f"  {_ratio(found['cpu'], old['cpu'])} {_ratio(found['wall'], old['wall'])}"
                 line += f" (was {old['cpu']:.3f} / {old['wall']:.3f} s)"
             print(line, flush=True)
     finally:
         stop_server(process)
     if args.out:
         args.out.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def _ratio(new: float, old: float) -> str:
+    """new / old, or what stands for it when the old time rounded to nothing (/proc counts CPU
+    in 10 ms steps: a small page may take none)."""
+    if old:
+        return f"{new / old:6.3f}"
+    return f"{'-':>6}" if not new else f"{'>old':>6}"
 
 
 if __name__ == "__main__":

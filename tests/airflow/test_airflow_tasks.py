@@ -34,6 +34,7 @@ pytest.importorskip(
 )
 pytest.importorskip("pyspark", reason="PySpark runs the DAG's tasks: `nox -s airflow` installs it")
 
+from openlineage_subset.lineage import OrchestratorTask, clear_command
 from tests.service.conftest import Server, environment, start
 from tests.service.helpers import fetch, page_path
 
@@ -190,3 +191,30 @@ def test_the_command_clears_those_task_runs_and_no_other(ran: Ran) -> None:
     after = ran.states()
     cleared = {key for key, state in after.items() if state != "success"}
     assert cleared == {(BAD, "aggregate")}
+
+
+_READ_BACK = (
+    "import json, sys\n"
+    "from airflow.cli.cli_parser import get_parser\n"
+    "read = get_parser().parse_args(sys.argv[1:])\n"
+    "print(json.dumps([read.dag_id, read.task_regex, read.start_date.isoformat(), read.yes]))\n"
+)
+
+
+def test_airflow_reads_ids_that_start_with_a_dash_back_as_values(ran: Ran) -> None:
+    """Airflow allows DAG and task ids that start with ``-``; the command the answers give
+    has Airflow 3's own parser read them as the DAG and the task, not as options."""
+    task = OrchestratorTask("airflow", "af", "-dag.x", "-task y", f"{BAD}T00:00:00Z", "r", None)
+    command = clear_command(task)
+    assert command is not None
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_BACK, *shlex.split(command)[1:]],
+        env=dict(ran.env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    read = json.loads(done.stdout.strip().splitlines()[-1])
+    assert read == ["-dag.x", "-task y", f"{BAD}T00:00:00+00:00", True]

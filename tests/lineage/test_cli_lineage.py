@@ -103,6 +103,10 @@ def test_unknown_dataset_and_bad_partition_exit_2(
     assert status == 2 and "no dataset named 'nothing'" in err
     status, _, err = _run(capsys, "impact", "daily", "--partition", "day", "--db", db)
     assert status == 2 and "--partition takes COLUMN=VALUE" in err
+    twice = ["--partition", "day=2024-10-01", "--partition", "day=2024-10-02"]
+    status, out, err = _run(capsys, "impact", "daily", *twice, "--db", db)
+    assert status == 2 and not out
+    assert "--partition gives day twice ('2024-10-01' and '2024-10-02')" in err
 
 
 def test_a_missing_database_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

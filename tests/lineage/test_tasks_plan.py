@@ -9,11 +9,21 @@ application as its parent. The real thing is tests/airflow/.
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from openlineage_subset.lineage import SCHEMA_VERSION, LineageStore, impact, impact_text
+import pytest
+
+from openlineage_subset.lineage import (
+    SCHEMA_VERSION,
+    LineageStore,
+    OrchestratorTask,
+    clear_command,
+    impact,
+    impact_text,
+)
 from tests.helpers import PRODUCER
 from tests.lineage.conftest import Build
 from tests.lineage.events import Json, at, event, parts, run_id
@@ -163,6 +173,9 @@ def test_the_text_answer_lists_the_commands_and_not_the_other_day(lineage_db: Bu
     tasks_part = text[text.index("Re-run, in dependency order:") :]
     for command in _commands(DATES[1], "aggregate", "publish"):
         assert command in tasks_part
+    assert "the commands are for Airflow 3; Airflow 2 reads -t as a regular expression" in (
+        tasks_part
+    )
     assert DATES[0] not in tasks_part
     assert tasks_part.index("task aggregate") < tasks_part.index("task publish")
     assert "job notebooks/explore run " + run_id(70) in tasks_part
@@ -226,3 +239,29 @@ def test_no_command_where_it_would_clear_another_task_too(lineage_db: Build) -> 
     assert publish.command == _commands(DATES[1], "publish")[0]
     text = "\n".join(impact_text(impact(db, "raw", partition={"day": DATES[1]})))
     assert "would also clear aggregate_check" in text
+
+
+@pytest.mark.parametrize(
+    ("dag", "task", "expected"),
+    [
+        ("lake", "agg", ["lake", "-t", "agg", "DATES"]),
+        ("-lake", "agg", ["-t", "agg", "DATES", "--", "-lake"]),
+        ("lake", "-agg", ["lake", "-t=-agg", "DATES"]),
+        ("-lake", "-x y", ["-t=-x y", "DATES", "--", "-lake"]),
+    ],
+)
+def test_ids_starting_with_a_dash_are_given_as_values(
+    dag: str, task: str, expected: list[str]
+) -> None:
+    """Airflow allows ids that start with ``-``; written bare, its parser reads them as
+    options (``-t -agg``): the command gives them where only a value can be. That Airflow 3's
+    own parser reads them back is checked with a real Airflow (tests/airflow)."""
+    when = "2025-03-02T00:00:00+00:00"
+    dates = ["-s", when, "-e", when, "-y"]
+    task_run = OrchestratorTask("airflow", "af", dag, task, "2025-03-02T00:00:00Z", "r", None)
+    command = clear_command(task_run)
+    assert command is not None
+    words = shlex.split(command)
+    assert words[:3] == ["airflow", "tasks", "clear"]
+    index = expected.index("DATES")
+    assert words[3:] == [*expected[:index], *dates, *expected[index + 1 :]]

@@ -104,6 +104,10 @@ def test_the_api_answers_as_the_command_line(serve: Callable[..., Server], histo
     [
         ("/api/v1/impact", "name the dataset"),
         ("/api/v1/impact?dataset=clean&partition=day", "partition takes COLUMN=VALUE"),
+        (
+            "/api/v1/impact?dataset=clean&partition=day=2024-10-01&partition=day=2024-10-02",
+            "gives day twice ('2024-10-01' and '2024-10-02')",
+        ),
         ("/api/v1/impact?dataset=clean&depth=two", "depth must be a whole number"),
         (
             "/api/v1/impact?dataset=clean&depth=0",

@@ -188,6 +188,24 @@ def test_an_unknown_partition_column_names_the_columns_and_an_unseen_value_says_
     assert re.search(r'<p class="unseen">No recorded run read or wrote it', text)
 
 
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"ask": "day=2024-10-05, day=2024-10-06"},
+        {"p": '{"day": "2024-10-05", "day": "2024-10-06"}'},
+    ],
+    ids=["ask", "p"],
+)
+def test_a_column_given_twice_is_refused_not_read_as_its_last_value(
+    server: Server, asked: dict[str, str]
+) -> None:
+    status, _, text = fetch(server, page_path("/answer", **RAW, **asked))
+    assert status == 400
+    shown = html.unescape(re.sub(r"<[^>]*>", "", text))
+    assert "day" in shown and "2024-10-06" in shown
+    assert "twice" in shown or "more than once" in shown
+
+
 def test_the_dataset_page_draws_each_known_partition_once(server: Server) -> None:
     status, _, text = fetch(server, page_path("/dataset", **RAW))
     assert status == 200

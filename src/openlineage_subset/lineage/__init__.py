@@ -93,6 +93,7 @@ from openlineage_subset.lineage.pages import (
     run_partitions,
 )
 from openlineage_subset.lineage.queries import (
+    AIRFLOW_VERSION_NOTE,
     ArchiveProblems,
     DatasetsReport,
     DatasetSummary,
@@ -194,6 +195,7 @@ __all__ = [
 ]
 # Internal to the package: for its other rooms, not user API (the module's docstring).
 __all__ += [
+    "AIRFLOW_VERSION_NOTE",
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
     "PARTITION_DIRECTORIES_CHOICES",

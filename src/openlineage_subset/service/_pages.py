@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from markupsafe import Markup
 
-from openlineage_subset import printable, printable_json
+from openlineage_subset import printable, printable_json, read_json
 from openlineage_subset.lineage import (
     DatasetFacets,
     DatasetRef,
@@ -250,9 +249,12 @@ def selected_partitions(values: Iterable[str]) -> list[Mapping[str, str | None]]
     found: list[Mapping[str, str | None]] = []
     for value in values:
         try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = None
+            # the strict reader: a column given twice is refused, not read as its last value
+            parsed = read_json(value)
+        except ValueError as error:
+            raise ValueError(
+                f"p takes a partition as a JSON object of column to value, got {value!r}: {error}"
+            ) from None
         if (
             not isinstance(parsed, dict)
             or not parsed

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from openlineage_subset import printable
-from openlineage_subset.lineage import TaskRerun, task_heading
+from openlineage_subset.lineage import AIRFLOW_VERSION_NOTE, TaskRerun, task_heading
 
 TASKS_LABEL = "Re-run, in dependency order (commands)"
 
@@ -21,6 +21,8 @@ def tasks_copy(tasks: Sequence[TaskRerun], heading: str) -> tuple[str, str]:
     """The label and the text of the block to copy for ``tasks`` of the impact of
     ``heading``."""
     lines = [f"# re-run, in dependency order, for the {heading}"]
+    if any(rerun.command is not None for rerun in tasks):
+        lines.append(f"# {AIRFLOW_VERSION_NOTE}")
     if not tasks:
         lines.append("# nothing: no run read the affected data")
     for rerun in tasks:

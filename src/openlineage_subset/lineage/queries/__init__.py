@@ -57,9 +57,14 @@ from openlineage_subset.lineage.queries._questions import (
     ProvenanceQuery,
     RunsQuery,
 )
-from openlineage_subset.lineage.queries._task_runs import clear_command, task_heading
+from openlineage_subset.lineage.queries._task_runs import (
+    AIRFLOW_VERSION_NOTE,
+    clear_command,
+    task_heading,
+)
 
 __all__ = [
+    "AIRFLOW_VERSION_NOTE",
     "ArchiveProblems",
     "DatasetSummary",
     "DatasetsReport",

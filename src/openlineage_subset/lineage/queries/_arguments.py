@@ -119,17 +119,30 @@ def partition_from_text(
     """The partition given as ``COLUMN=VALUE`` items (a command-line option or a query
     parameter, named ``option`` in the error); None for none.
 
+    A column given twice with two values is refused: a question is about one partition, and
+    reading the last value alone would answer another question than the one asked.
+
     >>> partition_from_text(["day=2024-10-15", "country=PL"])
     {'day': '2024-10-15', 'country': 'PL'}
+    >>> partition_from_text(["day=2024-10-15", "day=2024-10-16"])
+    Traceback (most recent call last):
+    ...
+    openlineage_subset.lineage.model._errors.LineageQueryError: --partition gives day twice \
+('2024-10-15' and '2024-10-16'): a question is about one partition; ask about each in turn
     """
     if not items:
         return None
-    values = {}
+    values: dict[str, str] = {}
     for item in items:
         name, equals, value = item.partition("=")
         if not equals or not name:
             raise LineageQueryError(
                 f"{option} takes COLUMN=VALUE, such as {option} day=2024-10-15; got {item!r}"
+            )
+        if values.get(name, value) != value:
+            raise LineageQueryError(
+                f"{option} gives {name} twice ({values[name]!r} and {value!r}): a question is "
+                "about one partition; ask about each in turn"
             )
         values[name] = value
     return values

@@ -127,12 +127,33 @@ def clear_command(task: OrchestratorTask, overlapping: Sequence[str] = ()) -> st
     ...     "2025-03-02T00:00:00.000000000Z", "r", None)))  # doctest: +NORMALIZE_WHITESPACE
     airflow tasks clear lake -t daily.agg -s 2025-03-02T00:00:00+00:00
         -e 2025-03-02T00:00:00+00:00 -y
+
+    Airflow's ids may start with ``-``, which its parser would read as an option: such a task
+    id is given as ``-t=ID``, such a DAG id after ``--``, where it can only be the DAG.
+
+    >>> print(clear_command(OrchestratorTask("airflow", "default", "-lake", "-agg",
+    ...     "2025-03-02T00:00:00.000000000Z", "r", None)))  # doctest: +NORMALIZE_WHITESPACE
+    airflow tasks clear -t=-agg -s 2025-03-02T00:00:00+00:00 -e 2025-03-02T00:00:00+00:00 -y
+        -- -lake
     """
     if task.orchestrator != AIRFLOW or task.logical_date is None or overlapping:
         return None
     when = airflow_time(task.logical_date)
-    names = f"{shlex.quote(task.dag_id)} -t {shlex.quote(task.task_id)}"
-    return f"airflow tasks clear {names} -s {when} -e {when} -y"
+    if task.task_id.startswith("-"):
+        select = shlex.quote(f"-t={task.task_id}")
+    else:
+        select = f"-t {shlex.quote(task.task_id)}"
+    dates = f"-s {when} -e {when} -y"
+    if task.dag_id.startswith("-"):
+        return f"airflow tasks clear {select} {dates} -- {shlex.quote(task.dag_id)}"
+    return f"airflow tasks clear {shlex.quote(task.dag_id)} {select} {dates}"
+
+
+AIRFLOW_VERSION_NOTE = (
+    "the commands are for Airflow 3; Airflow 2 reads -t as a regular expression, where a '.' "
+    "in an id matches any character"
+)
+"""Said wherever the commands are: which Airflow they were made and tested for."""
 
 
 def overlapping_tasks(db: sqlite3.Connection, task: OrchestratorTask) -> tuple[str, ...]:
@@ -244,4 +265,6 @@ def tasks_lines(tasks: Sequence[TaskRerun], partitions: Callable[[PartitionSet],
             lines.append("            recomputes nothing recorded (it wrote no affected data)")
         runs = ", ".join(rerun.run_ids)
         lines.append(f"            affected run(s): {runs}")
+    if any(rerun.command is not None for rerun in tasks):
+        lines.append(f"  ({AIRFLOW_VERSION_NOTE})")
     return lines

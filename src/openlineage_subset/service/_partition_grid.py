@@ -31,7 +31,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 from markupsafe import Markup
 
-from openlineage_subset import printable_json
+from openlineage_subset import printable_json, read_json
 from openlineage_subset.lineage import (
     DatasetRef,
     Dimensions,
@@ -170,8 +170,9 @@ def _ticked(grid: Grid, selected: Collection[str]) -> set[str]:
 
 
 def _same(value: str) -> str:
-    """A partition's JSON in one spelling (keys sorted, no spaces); ValueError if not JSON."""
-    return json.dumps(json.loads(value), sort_keys=True, separators=(",", ":"))
+    """A partition's JSON in one spelling (keys sorted, no spaces); ValueError if not JSON, or
+    a key is repeated (no partition: the answer page says why)."""
+    return json.dumps(read_json(value), sort_keys=True, separators=(",", ":"))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -264,10 +264,85 @@ def test_the_command_line_defaults_are_the_service_defaults() -> None:
         _serve.DEFAULT_HEADER_BYTES,
         _serve.DEFAULT_HEADER_TIMEOUT,
         _serve.DEFAULT_KEEP_ALIVE,
+        _serve.DEFAULT_BODY_TIMEOUT,
         _serve.DEFAULT_CONNECTIONS,
     ) == (
         _connections.DEFAULT_HEADER_BYTES,
         _connections.DEFAULT_HEADER_TIMEOUT,
         _connections.DEFAULT_KEEP_ALIVE,
+        _connections.DEFAULT_BODY_TIMEOUT,
         _connections.DEFAULT_CONNECTIONS,
     )
+
+
+def _post_head(server: Server, *lines: bytes, length: int = 100_000) -> bytes:
+    host, port = address(server)
+    start = b"POST /api/v1/lineage HTTP/1.1\r\nHost: %s:%d\r\n" % (host.encode(), port)
+    start += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % length
+    return start + b"".join(line + b"\r\n" for line in lines) + b"\r\n"
+
+
+def trickled(sock: socket.socket, every: float, seconds: float = 15.0) -> tuple[bytes, bool]:
+    """A body sent a byte every ``every`` seconds until the server closes the connection:
+    what it answered, and whether it closed it within ``seconds``."""
+    sock.settimeout(every)
+    answer = b""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        try:
+            part = sock.recv(65536)
+        except TimeoutError:
+            with suppress(OSError):
+                sock.sendall(b" ")
+            continue
+        except ConnectionResetError:
+            return answer, True
+        if not part:
+            return answer, True
+        answer += part
+    return answer, False
+
+
+@pytest.mark.parametrize(
+    ("options", "lines", "status"),
+    [
+        (("--api-key-file", "KEYFILE"), (), 401),
+        (("--max-body-bytes", "1000"), (), 413),
+        ((), (b"Content-Encoding: br",), 415),
+    ],
+    ids=["401", "413", "415"],
+)
+def test_a_refused_post_closes_its_connection_though_its_body_is_unread(
+    serve: Callable[..., Server],
+    tmp_path_factory: pytest.TempPathFactory,
+    options: tuple[str, ...],
+    lines: tuple[bytes, ...],
+    status: int,
+) -> None:
+    """A client refused before its body is read (no key, too large, an encoding not read)
+    gets its answer and the connection closed: it cannot hold a slot by trickling the body
+    it announced (a refused client held one for 75 s and more)."""
+    if "KEYFILE" in options:
+        key_file = tmp_path_factory.mktemp("key") / "key"
+        key_file.write_text("s3cret-key-for-the-test\n")
+        options = tuple(str(key_file) if item == "KEYFILE" else item for item in options)
+    server = serve(*options)
+    with socket.create_connection(address(server), timeout=30) as sock:
+        sock.sendall(_post_head(server, *lines) + b"{")
+        answer, closed = trickled(sock, every=1.0)
+    assert status_of(answer) == status, answer
+    assert closed, "the connection of a refused request stayed open"
+
+
+def test_a_body_trickled_past_its_deadline_is_408_and_closed(
+    serve: Callable[..., Server],
+) -> None:
+    """A body sent a byte at a time, never silent as long as ``--header-timeout``, is still
+    bounded in all: ``--body-timeout`` after its headers it is answered 408 and closed."""
+    server = serve("--header-timeout", "5", "--body-timeout", "2")
+    with socket.create_connection(address(server), timeout=30) as sock:
+        sock.sendall(_post_head(server) + b"{")
+        answer, closed = trickled(sock, every=0.3)
+    assert closed, "a trickled body was never closed"
+    assert status_of(answer) == 408 and b"not complete in 2 s" in answer, answer
+    assert server.get("/api/v1/datasets")[0] == 200, "the server serves others"

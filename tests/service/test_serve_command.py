@@ -140,6 +140,7 @@ def test_a_signal_stops_it_cleanly_with_every_acknowledged_event_stored(
         ("--max-header-bytes", 1024, 1 << 20),
         ("--header-timeout", 1, 3600),
         ("--keep-alive", 0, 3600),
+        ("--body-timeout", 1, 86_400),
         ("--max-connections", 1, 100_000),
     ],
 )

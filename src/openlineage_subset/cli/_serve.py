@@ -27,6 +27,7 @@ _EXTRA_HINT = "pip install 'openlineage-subset[serve]'"
 DEFAULT_HEADER_BYTES = 32 * 1024
 DEFAULT_HEADER_TIMEOUT = 10
 DEFAULT_KEEP_ALIVE = 5
+DEFAULT_BODY_TIMEOUT = 120
 DEFAULT_CONNECTIONS = 1000
 _BOUNDS = {
     "port": (0, 65535),
@@ -34,6 +35,7 @@ _BOUNDS = {
     "max_header_bytes": (1024, 1 << 20),
     "header_timeout": (1, 3600),
     "keep_alive": (0, 3600),
+    "body_timeout": (1, 86_400),
     "max_connections": (1, 100_000),
 }
 """Each number option's smallest and largest value."""
@@ -105,6 +107,14 @@ def add_serve_parser(actions: Any) -> None:
         f"(default {DEFAULT_HEADER_TIMEOUT})",
     )
     serve.add_argument(
+        "--body-timeout",
+        metavar="SECONDS",
+        type=int,
+        default=DEFAULT_BODY_TIMEOUT,
+        help="answer 408 and close a connection whose request body is not complete this long "
+        f"after its headers, however it trickles in (default {DEFAULT_BODY_TIMEOUT})",
+    )
+    serve.add_argument(
         "--keep-alive",
         metavar="SECONDS",
         type=int,
@@ -159,6 +169,7 @@ def serve_command(args: argparse.Namespace) -> int:
         header_bytes=args.max_header_bytes,
         header_timeout=args.header_timeout,
         keep_alive=args.keep_alive,
+        body_timeout=args.body_timeout,
         connections=args.max_connections,
     )
     try:

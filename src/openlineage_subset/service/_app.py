@@ -70,6 +70,11 @@ _JSON_HEADERS = b"content-type", b"application/json"
 _Query = TypeVar("_Query")
 
 
+_UNREAD = (413, 415)
+"""Refusals answered before the body was read whole: the connection is closed after them, or
+the client would hold it for as long as it sends the rest."""
+
+
 class TooLarge(OpenLineageSubsetError):
     pass
 
@@ -235,13 +240,10 @@ class _EventEndpoint:
             return  # the client went away before its body arrived: nobody to answer
         status, answer = answered
         content = _json_bytes(answer)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [(b"content-length", str(len(content)).encode()), _JSON_HEADERS],
-            }
-        )
+        headers = [(b"content-length", str(len(content)).encode()), _JSON_HEADERS]
+        if status in _UNREAD:
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": content})
 
     async def _answer(self, scope: Scope, receive: Receive) -> tuple[int, dict[str, Any]] | None:
@@ -404,10 +406,12 @@ class _KeyCheck:
                 (value for name, value in scope["headers"] if name == b"authorization"), b""
             )
             if not hmac.compare_digest(given, self.expected):
+                # Closed after the answer: a client without the key, its body unread, would
+                # otherwise hold the connection for as long as it trickles the body.
                 response = _JsonAnswer(
                     {"error": "an API key is needed: send Authorization: Bearer KEY"},
                     401,
-                    headers={"WWW-Authenticate": "Bearer"},
+                    headers={"WWW-Authenticate": "Bearer", "Connection": "close"},
                 )
                 await response(scope, receive, send)
                 return

@@ -13,6 +13,8 @@ application (the Host check, the API key) sees anything:
 - a request whose line and headers are not complete ``header_timeout`` seconds after its first
   byte (or after the connection opened), or whose body stops arriving for as long, is answered
   408 (when it sent something) and closed;
+- a request whose body is not complete ``body_timeout`` seconds after its headers, however it
+  trickles in, is answered 408 (its answer not begun) and closed;
 - a connection idle between requests is closed after ``keep_alive`` seconds (uvicorn's own
   ``timeout_keep_alive``);
 - at most ``connections`` are open: one more closes the connection that has waited longest
@@ -51,6 +53,7 @@ DEFAULT_HEADER_BYTES = 32 * 1024
 DEFAULT_HEADER_COUNT = 100
 DEFAULT_HEADER_TIMEOUT = 10
 DEFAULT_KEEP_ALIVE = 5
+DEFAULT_BODY_TIMEOUT = 120
 _REASONS = {
     408: b"Request Timeout",
     431: b"Request Header Fields Too Large",
@@ -68,6 +71,8 @@ class ConnectionLimits:
     """Seconds; also the longest silence while a request's body arrives."""
     keep_alive: int = DEFAULT_KEEP_ALIVE
     """Seconds an idle connection is kept between requests."""
+    body_timeout: int = DEFAULT_BODY_TIMEOUT
+    """Seconds a request's body may take in all, from the end of its headers."""
     connections: int = DEFAULT_CONNECTIONS
 
 
@@ -113,6 +118,8 @@ class _BoundedProtocol(HttpToolsProtocol):
         self.waiting_since: float | None = self.loop.time()
         """Since when the connection has had no request under way (None: it has one)."""
         self.timer: Any = None
+        self.body_deadline = 0.0
+        """When the current request's body must be complete (once its headers are)."""
         self._arm()
         self._make_room()
 
@@ -123,7 +130,10 @@ class _BoundedProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         self._unset_keepalive_if_required()
         while data and not self.transport.is_closing():
-            if not self.head_open:  # a body: its silence is what is bounded
+            if not self.head_open:  # a body: its silence and its whole time are bounded
+                if self.loop.time() > self.body_deadline:
+                    self._too_long()
+                    return
                 piece, data = data, b""
                 self._arm()
             else:
@@ -175,6 +185,7 @@ class _BoundedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self.head_open = False
         self.waiting_since = None
+        self.body_deadline = self.loop.time() + self.limits.body_timeout
         self._disarm()
         self._arm()  # the body's silence, if one follows
         super().on_headers_complete()
@@ -213,6 +224,13 @@ class _BoundedProtocol(HttpToolsProtocol):
             self._refuse(408, f"the request line and headers were not complete in {seconds} s")
         else:
             self._close(f"it sent no request in {seconds} s")
+
+    def _too_long(self) -> None:
+        why = f"its request's body was not complete in {self.limits.body_timeout} s"
+        if self.cycle is not None and self.cycle.response_started:
+            self._close(why)  # answered already (a refusal that left the body unread)
+        else:
+            self._refuse(408, why)
 
     def _make_room(self) -> None:
         """At the cap, close the connection waiting longest without a request under way, or

@@ -383,7 +383,9 @@ class UiGate:
                 "/login?next=" + quote(wanted, safe=""), 303, headers=_headers()
             )
         else:
-            response = Response("an API key is needed: log in at /login", 401, headers=_headers())
+            # A refusal closes its connection: a client without the key holds no slot.
+            headers = {**_headers(), "Connection": "close"}
+            response = Response("an API key is needed: log in at /login", 401, headers=headers)
         await response(scope, receive, send)
 
     def _allowed(self, scope: Scope) -> bool:

@@ -94,6 +94,29 @@ def test_the_spec_place_wins_over_an_alias_and_an_invalid_alias_is_not_read(
     assert "facets.inputSubset, not read: no valid subset facet ($.inputCondition.type" in note
 
 
+def test_two_alias_keys_that_disagree_are_both_read_and_said_in_one_note(
+    tmp_path: Path,
+) -> None:
+    """An input with ``facets.inputSubset`` for one day and ``inputFacets.inputSubset`` for
+    another: reading the first alone answered that nothing read the second day."""
+    events = moved(pipeline(), AIRFLOW, AIRFLOW_PLACES)
+    for event in events[4:6]:  # the first aggregation: 2024-11-03 here, 2024-11-04 there
+        facet = copy.deepcopy(event["inputs"][0]["facets"]["inputSubset"])
+        facet["inputCondition"] = day("2024-11-04")
+        event["inputs"][0]["inputFacets"] = {"inputSubset": facet}
+    db = tmp_path / "lineage.db"
+    report = ingest([write_events(tmp_path / "events.jsonl", events)], db)
+    assert report.stored == len(events) and report.invalid == 0
+
+    for asked, readers in [("2024-11-03", ["job3"]), ("2024-11-04", ["job3", "job4"])]:
+        answer = impact(db, f"{LAKE}/raw", partition={"day": asked})
+        assert sorted(item.run.job_name for item in answer.runs) == readers, asked
+    (note,) = report.notes()
+    assert "facets.inputSubset (read as inputFacets.subset)" in note
+    assert "inputFacets.inputSubset (read as inputFacets.subset)" in note
+    assert "facets.inputSubset and inputFacets.inputSubset disagree: read as their OR" in note
+
+
 def test_validate_says_an_aliased_facet_is_not_in_the_spec_place(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

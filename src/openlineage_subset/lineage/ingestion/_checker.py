@@ -45,6 +45,7 @@ from openlineage_subset.lineage.ingestion._shapes import (
     Whole,
 )
 from openlineage_subset.lineage.model import (
+    any_of_json,
     canonical,
     dimensions_columns_kinds,
     listed_partitions,
@@ -460,12 +461,15 @@ _ALIASES = {
 
 
 def _aliased_slot(dataset: Any, facets_key: str, notes: list[str]) -> tuple[Any, str] | None:
-    """(condition, its canonical JSON) of a subset facet a dataset without one in the spec's
-    place (``facets_key``.subset) holds under another key (:data:`_ALIASES`), read as if it
-    were there when it is a valid subset facet; else None. Where it was is added to ``notes``
-    (once): read, or not read for being no valid subset facet, saying why."""
+    """(condition, its canonical JSON) of the subset facets a dataset without one in the spec's
+    place (``facets_key``.subset) holds under other keys (:data:`_ALIASES`), read as if they
+    were there when they are valid subset facets: one's condition, or the ``OR`` of two that
+    disagree (each part the dataset's, as either producer meant it); else None. Where each was
+    is added to ``notes`` (once): read, or not read for being no valid subset facet, saying
+    why; and that two read disagreed."""
     if not isinstance(dataset, dict):
         return None
+    read: list[tuple[str, Any]] = []
     for place, key in _ALIASES[facets_key]:
         facets = dataset.get(place)
         facet = facets.get(key) if isinstance(facets, dict) else None
@@ -479,12 +483,18 @@ def _aliased_slot(dataset: Any, facets_key: str, notes: list[str]) -> tuple[Any,
             note = f"{where}, not read: no valid subset facet ({why})"
         else:
             note = f"{where}{READ_AS}{facets_key}.subset)"
+            read.append((where, slot[1]))
         if note not in notes:
             notes.append(note)
-        if slot is not None and not issues:
-            return slot[1], canonical(slot[1])
+    distinct = {canonical(condition): condition for _, condition in read}
+    if not distinct:
         return None
-    return None
+    if len(distinct) > 1:
+        note = f"{' and '.join(where for where, _ in read)} disagree: read as their OR"
+        if note not in notes:
+            notes.append(note)
+    condition = any_of_json(list(distinct.values()))
+    return condition, canonical(condition)
 
 
 def _no_constant(name: str) -> Any:

@@ -99,8 +99,6 @@ def _dataset_facets(
             del facets[key]
         if not facets:
             del item[place]
-        if key != "subset":
-            break  # the first other place holding one is the one read
     if not item:
         return None
     return {"namespace": dataset["namespace"], "name": dataset["name"], **item}

@@ -38,9 +38,11 @@ from openlineage_subset.lineage.model import (
     column_order,
     compares_as_text,
     dimensions_of,
+    equality_key,
     location_paths,
     plain_values,
     sort_key,
+    value_kind,
 )
 from openlineage_subset.lineage.store import ReadCounts
 
@@ -91,6 +93,8 @@ class DatasetCatalog:
         self._refs: dict[Dimensions, tuple[PartitionRef, bool]] = {}  # with nulls?
         self._dated: DateIndex | None = None
         self._restricted = False
+        self._exact_sets: frozenset[frozenset[str]] | None = None
+        self._equal: dict[object, list[Dimensions]] | None = None
 
     def dataset(self) -> DatasetRef:
         found = self._ref
@@ -241,6 +245,7 @@ class DatasetCatalog:
             if identifiers.get(unit) is not None
         }
         self._dated = None
+        self._equal = None
         self._restricted = True
 
     def restricted(self) -> bool:
@@ -361,14 +366,45 @@ class DatasetCatalog:
         if coarser is not None:
             return list(coarser) if coarser else [itself]
         listed = {"type": "partition", "partitions": [{"dimensions": dict(dimensions)}]}
+        candidates: Iterable[Dimensions] = self.known()
+        sure = False
+        if frozenset(shape) in self._column_sets():
+            # Only known partitions of these columns may be inside it (no known partition has
+            # more), and only those of an equal key (a write listing thousands of partitions
+            # asked each against every known one).
+            candidates = self._by_equality().get(equality_key(itself), ())
+            sure = True
+        kinds = _kinds(itself)
         inside = []
-        for known in self.known():
+        for known in candidates:
+            if sure and _kinds(known) == kinds:
+                # equal keys of values of one kind each: equal values, as the evaluator
+                # compares them (a number as a number, a date or a text as its text)
+                inside.append(known)
+                continue
             try:
                 if partition_overlap(listed, dict(known)) is True:
                     inside.append(known)
             except (ValueError, TypeError):
                 continue
         return list(inside) if inside else [itself]
+
+    def _column_sets(self) -> frozenset[frozenset[str]]:
+        """The column sets of the known partitions when none is a strict subset of another
+        (a partition of some of them may hold finer ones); else empty."""
+        if self._exact_sets is None:
+            sets = frozenset(frozenset(shape) for shape in self.shapes())
+            nested = any(one < other for one in sets for other in sets)
+            self._exact_sets = frozenset() if nested else sets
+        return self._exact_sets
+
+    def _by_equality(self) -> dict[object, list[Dimensions]]:
+        """The known partitions by :func:`equality_key`, in the order of :meth:`known`."""
+        if self._equal is None:
+            self._equal = {}
+            for known in self.known():
+                self._equal.setdefault(equality_key(known), []).append(known)
+        return self._equal
 
     def coarser(self, itself: Dimensions) -> list[Dimensions] | None:
         """The known partitions inside a partition of some of the columns of a dataset with a
@@ -445,6 +481,10 @@ class DatasetCatalog:
             return self.partition_refs(u for u, found in units.items() if found == label)
 
         return PartitionSet(self.dataset(), units.get(None), refs("definite"), refs("possible"))
+
+
+def _kinds(unit: Dimensions) -> tuple[str | None, ...]:
+    return tuple(None if value is None else value_kind(value) for _, value in unit)
 
 
 def _shown(ref: PartitionRef) -> Dimensions:

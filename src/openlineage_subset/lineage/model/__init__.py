@@ -55,6 +55,7 @@ from openlineage_subset.lineage.model._conditions import (
     compile_condition,
     date_spans,
     dimensions_of,
+    equality_key,
     in_column_order,
     lists_no_partition,
     location_paths,
@@ -63,6 +64,7 @@ from openlineage_subset.lineage.model._conditions import (
     plain_values,
     quick_overlap,
     sort_key,
+    value_kind,
 )
 from openlineage_subset.lineage.model._errors import LineageQueryError, UnknownPartitionColumnError
 from openlineage_subset.lineage.model._sides import Side
@@ -107,6 +109,7 @@ __all__ = [
     "dimensions_columns_kinds",
     "dimensions_of",
     "dimensions_text",
+    "equality_key",
     "in_column_order",
     "indented_json",
     "listed_partitions",
@@ -121,4 +124,5 @@ __all__ = [
     "shown_time",
     "sort_key",
     "stronger",
+    "value_kind",
 ]

@@ -14,6 +14,7 @@ import functools
 import itertools
 import operator
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from decimal import Decimal
 from json.encoder import encode_basestring as _string  # json.dumps of a str, non-ASCII kept
 from typing import Any
 
@@ -64,6 +65,24 @@ def compares_as_text(kinds: frozenset[str]) -> bool:
 def value_kind(value: str) -> str:
     """How :func:`partition_overlap` types a partition value: bigint, decimal, date or string."""
     return guessed_type(value)
+
+
+def equality_key(unit: Dimensions) -> Dimensions | tuple[tuple[str, object], ...]:
+    """A key two partitions of the same columns share whenever a partition list naming one
+    selects the other (:func:`partition_overlap` compares values typed: ``7`` is ``07`` and
+    ``7.0``): numbers by their value, ISO dates and text by their text, null as null. Equal
+    keys are necessary, not sufficient (the evaluator decides): a lookup by it finds every
+    partition a list may select, among thousands, without comparing each to each.
+
+    >>> equality_key((("day", "2024-01-01"), ("part", "07"))) == equality_key(
+    ...     (("day", "2024-01-01"), ("part", "7.0")))
+    True
+    """
+    return tuple((name, None if value is None else _number_or_text(value)) for name, value in unit)
+
+
+def _number_or_text(value: str) -> object:
+    return Decimal(value) if value_kind(value) in ("bigint", "decimal") else value
 
 
 @functools.lru_cache(maxsize=65536)

@@ -77,7 +77,7 @@ class Writer:
         self.catalog: set[tuple[Any, ...]] = set()
         """(dataset id, columns) and (dataset id, column, kind) stored."""
         self.joined: set[Alias] = set()
-        """Other names of datasets recorded (see lineage/_identities.py)."""
+        """Other names of datasets recorded (see lineage/store/_dataset_names.py)."""
         self.has_aliases = False
         """Whether the database holds other names of datasets."""
         self.pending = 0
@@ -285,7 +285,7 @@ class Writer:
         if len(ids) > _CACHED_IDS:
             ids.clear()
         claims = [alias for event in events for alias in event.aliases if alias not in self.joined]
-        if claims:  # other names of datasets (symlinks): see lineage/_identities.py
+        if claims:  # other names of datasets (symlinks): see lineage/store/_dataset_names.py
             if join_names(self.db, dict.fromkeys(claims), self._new_dataset):
                 self._forget()  # merged, or ambiguous: ids and partitions cached may be wrong
             self.joined.update(claims)

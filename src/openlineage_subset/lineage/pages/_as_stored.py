@@ -3,8 +3,8 @@ a dataset's facets, as frozen dataclasses the service renders.
 
 The database keeps, per run, its merged state and times, the events it was built from (type,
 time, where each was first read), what it read and wrote (the subset conditions, rendered as
-SQL-like text) and each event's other facets (``lineage/_facets.py``). A run's facets are merged
-as OpenLineage merges them: of each facet, the one of the latest event that has it.
+SQL-like text) and each event's other facets (``lineage/store/_facets.py``). A run's facets
+are merged as OpenLineage merges them: of each facet, the one of the latest event that has it.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ CREATE TABLE events (
     event_type  TEXT NOT NULL,
     event_time  TEXT NOT NULL,
     source      TEXT NOT NULL,     -- file:line where it was first read
-    -- what lineage/_facets.py keeps of its facets (zlib-compressed JSON; empty: it had none);
+    -- what lineage/store/_facets.py keeps of its facets (zlib-compressed JSON; empty: it had none);
     -- NULL: not kept (the event was stored before layout 5)
     facets      BLOB
 );

@@ -153,22 +153,27 @@ def test_two_datasets_stored_apart_are_merged_when_an_event_joins_them(
     assert _affected(later) == {AUDIT, READER_04}
 
 
-def test_two_tables_over_one_location_stay_apart_and_the_answers_say_so(
+def test_two_tables_over_one_location_are_one_dataset_named_by_the_least_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "lineage.db"
     _ingest(capsys, db, "ambiguous.jsonl")
+    # db.t1 and db.t2 are both at /warehouse/shared: what one writes there, the other reads.
     names = _datasets(db)
-    assert ("hive://localhost:9083", "db.t1") in names or ("file", "/warehouse/shared") in names
-    assert ("hive://localhost:9083", "db.t2") in names
+    assert ("hive://localhost:9083", "db.t1") in names
+    assert not names & {("hive://localhost:9083", "db.t2"), ("file", "/warehouse/shared")}
     text = _cli(capsys, "impact", "db.t2", "--partition", "day=2024-11-03", "--db", str(db))
-    note = "file:/warehouse/shared is also named by"
-    assert note in text and "kept apart" in text
-    assert "db.t1" in text and "db.t2" in text
-    # db.t2's write does not reach the reader of db.t1: they are not said to be one
-    assert "00000000-0000-4000-8000-000000000503" not in text
-    answer = _cli(capsys, "provenance", "db.t2", "--format", "json", "--db", str(db))
-    assert any(note in line for line in json.loads(answer)["notes"])
+    assert "kept apart" not in text
+    # db.t2's write reaches the reader of db.t1: the same files
+    assert "00000000-0000-4000-8000-000000000503" in text
+    # the latest writer of the shared day is db.t2's loader, whichever table is asked
+    for table in ("db.t1", "db.t2"):
+        answer = _cli(capsys, "provenance", table, "--format", "json", "--db", str(db))
+        assert [step["runId"] for step in json.loads(answer)["writers"]] == [
+            "00000000-0000-4000-8000-000000000502"
+        ]
+    history = _cli(capsys, "history", "db.t2", "--db", str(db))
+    assert "000000000501" in history and "000000000502" in history
 
 
 def test_ingesting_the_same_files_again_changes_nothing(
@@ -204,12 +209,14 @@ def test_the_dataset_facets_list_its_other_names_and_come_from_any_of_them(
 ) -> None:
     db = tmp_path / "lineage.db"
     _ingest(capsys, db, "location_reader.jsonl", "spark_location_writer.jsonl")
-    # stored first under the location (by the reader), then named a table by openlineage-spark
+    # stored first under the location (by the reader), then named a table by openlineage-spark:
+    # printed by the table's name, whichever came first; any of its names finds it
     with Lineage(db) as lineage:
         found = lineage.dataset_facets(DatasetRef("file", "/warehouse/db.db/events"))
-    assert found is not None
+        by_table = lineage.dataset_facets(DatasetRef("hive://localhost:9083", "db.events"))
+    assert found is not None and found == by_table
     assert found.other_names == (
-        (DatasetRef("hive://localhost:9083", "db.events"), "table, symlink"),
+        (DatasetRef("file", "/warehouse/db.db/events"), "location, symlink"),
     )
     assert "symlinks" in [facet.name for facet in found.facets]
 
@@ -226,3 +233,53 @@ def test_a_layout_5_database_gains_the_table_of_names(
     with sqlite3.connect(db) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (7,)
     assert _affected(_impact(capsys, db, "db.events", "2024-11-03")) == {READER_03}
+
+
+def test_with_other_names_ignored_each_name_stays_a_dataset_and_joined_ones_stay_joined(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "lineage.db"
+    _ingest(capsys, db, "table_writer.jsonl")  # joins db.events and its location
+    out = _cli(capsys, "settings", "--other-names", "ignore", "--db", str(db))
+    assert "other names: ignore (was join)" in out and "ingested from now on" in out
+    assert json.loads(_cli(capsys, "settings", "--format", "json", "--db", str(db))) == {
+        "partition_directories": "as-partitions",
+        "other_names": "ignore",
+    }
+    _ingest(capsys, db, "ambiguous.jsonl")  # claims that db.t1, db.t2 are at /warehouse/shared
+    names = _datasets(db)
+    assert {
+        ("hive://localhost:9083", "db.t1"),
+        ("hive://localhost:9083", "db.t2"),
+        ("file", "/warehouse/shared"),
+    } <= names
+    assert ("file", "/warehouse/db.db/events") not in names  # joined before: still one
+    _ingest(capsys, db, "location_reader.jsonl")  # by the location: the table's reader
+    assert _affected(_impact(capsys, db, "db.events", "2024-11-03")) == {READER_03}
+
+
+def test_a_location_an_earlier_version_kept_apart_is_joined_at_the_next_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "lineage.db"
+    _ingest(capsys, db, "table_writer.jsonl")
+    # As an earlier version left two tables over one location: the location claimed twice.
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "INSERT INTO datasets (dataset_id, namespace, name) VALUES (99, 'hive://x', 'db.o')"
+        )
+        connection.execute(
+            "INSERT INTO dataset_names SELECT namespace, name, 99, reason FROM dataset_names "
+            "WHERE name = '/warehouse/db.db/events'"
+        )
+        connection.execute(
+            "INSERT INTO dataset_names VALUES ('hive://x', 'db.o', 99, 'table, symlink')"
+        )
+    text = _cli(capsys, "impact", "db.events", "--partition", "day=2024-11-03", "--db", str(db))
+    assert "kept apart" in text  # said until joined
+    _ingest(capsys, db, "location_reader.jsonl")
+    assert _datasets(db) & {("hive://x", "db.o"), ("hive://localhost:9083", "db.events")} == {
+        ("hive://localhost:9083", "db.events")
+    }
+    text = _cli(capsys, "impact", "db.o", "--partition", "day=2024-11-03", "--db", str(db))
+    assert "kept apart" not in text and READER_03 in text

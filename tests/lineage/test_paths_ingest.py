@@ -120,7 +120,10 @@ def test_with_grouping_off_the_directories_stay_datasets(
     }
     status, _, err = _cli(capsys, "impact", "/lake/raw", "--db", db)
     assert status == 2 and "no dataset named '/lake/raw'" in err
-    assert _json(capsys, "settings", "--db", db) == {"partition_directories": "as-datasets"}
+    assert _json(capsys, "settings", "--db", db) == {
+        "partition_directories": "as-datasets",
+        "other_names": "join",
+    }
 
 
 def test_the_setting_is_checked_and_a_missing_database_is_said(

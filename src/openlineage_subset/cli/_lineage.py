@@ -26,6 +26,9 @@ from openlineage_subset.cli._output import (
 from openlineage_subset.cli._serve import add_serve_parser
 from openlineage_subset.lineage import (
     LOCK_WAIT,
+    OTHER_NAMES,
+    OTHER_NAMES_CHOICES,
+    PARTITION_DIRECTORIES,
     PARTITION_DIRECTORIES_CHOICES,
     DatasetsReport,
     HistoryQuery,
@@ -42,11 +45,11 @@ from openlineage_subset.lineage import (
     impact_text,
     indented_json,
     ingest,
-    partition_directories,
     partition_from_text,
     partitions_text,
     provenance_text,
-    set_partition_directories,
+    set_setting,
+    setting,
 )
 from openlineage_subset.producer import NULL_PARTITION
 
@@ -155,12 +158,15 @@ def add_lineage_parser(commands: Any) -> None:
 def _add_settings_parser(actions: Any) -> None:
     settings = actions.add_parser(
         "settings",
-        help="show or set the database's settings (how ingest reads partition directories)",
+        help="show or set the database's settings (partition directories, other names)",
         description=(
-            "Show the lineage database's settings, or set one (making the database when it is "
+            "Show the lineage database's settings, or set them (making the database when it is "
             "missing). --partition-directories: whether ingest reads a dataset named as a "
             "partition directory (/lake/raw/day=2024-11-03) as partition day=2024-11-03 of "
             "/lake/raw (as-partitions, the default) or keeps it as a dataset (as-datasets). "
+            "--other-names: whether the names an event's symlinks facet (or a storage "
+            "location) gives a dataset join those datasets into one (join, the default) or are "
+            "left alone (ignore: no producer can join another's datasets with its own). "
             "A setting applies to the events ingested after it; those stored keep their reading."
         ),
     )
@@ -169,25 +175,38 @@ def _add_settings_parser(actions: Any) -> None:
         choices=PARTITION_DIRECTORIES_CHOICES,
         help="as-partitions (default) or as-datasets",
     )
+    settings.add_argument(
+        "--other-names", choices=OTHER_NAMES_CHOICES, help="join (default) or ignore"
+    )
     _common(settings, dataset=False)
     settings.set_defaults(handler=_settings)
 
 
 def _settings(args: argparse.Namespace) -> int:
-    wanted = args.partition_directories
+    wanted = {
+        name: value
+        for name, value in (
+            (PARTITION_DIRECTORIES, args.partition_directories),
+            (OTHER_NAMES, args.other_names),
+        )
+        if value is not None
+    }
     try:
-        with LineageStore.open(args.db, create=wanted is not None) as store:
-            before = None if wanted is None else set_partition_directories(store, wanted)
-            value = partition_directories(store)
+        with LineageStore.open(args.db, create=bool(wanted)) as store:
+            before = {name: set_setting(store, name, value) for name, value in wanted.items()}
+            values = {name: setting(store, name) for name in (PARTITION_DIRECTORIES, OTHER_NAMES)}
     except LineageDatabaseError as error:
         return _fail(args, str(error))
     if args.format == "json":
-        print(json.dumps({"partition_directories": value}, indent=2))
-    elif before is not None and before != value:
-        print(printable(f"partition directories: {value} (was {before}), in {args.db}"))
+        print(json.dumps(values, indent=2))
+        return EXIT_OK
+    for name, value in values.items():
+        words = name.replace("_", " ")
+        was = before.get(name, value)
+        told = f" (was {was})" if was != value else ""
+        print(printable(f"{words}: {value}{told}, in {args.db}"))
+    if any(before[name] != values[name] for name in before):
         print("applies to the events ingested from now on; those stored keep their reading")
-    else:
-        print(printable(f"partition directories: {value}, in {args.db}"))
     return EXIT_OK
 
 

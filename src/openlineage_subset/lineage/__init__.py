@@ -132,6 +132,9 @@ from openlineage_subset.lineage.store import (
     APPLICATION_ID,
     LOCK_WAIT,
     MAX_KEPT_BYTES,
+    OTHER_NAMES,
+    OTHER_NAMES_CHOICES,
+    PARTITION_DIRECTORIES,
     PARTITION_DIRECTORIES_CHOICES,
     SCHEMA_VERSION,
     LineageDatabaseError,
@@ -141,6 +144,8 @@ from openlineage_subset.lineage.store import (
     kept_facets,
     partition_directories,
     set_partition_directories,
+    set_setting,
+    setting,
 )
 
 __all__ = [
@@ -198,6 +203,9 @@ __all__ += [
     "AIRFLOW_VERSION_NOTE",
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
+    "OTHER_NAMES",
+    "OTHER_NAMES_CHOICES",
+    "PARTITION_DIRECTORIES",
     "PARTITION_DIRECTORIES_CHOICES",
     "AlreadyStored",
     "CheckedEvent",
@@ -252,5 +260,7 @@ __all__ += [
     "run_partitions",
     "runs",
     "set_partition_directories",
+    "set_setting",
+    "setting",
     "task_heading",
 ]

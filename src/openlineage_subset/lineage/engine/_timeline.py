@@ -215,8 +215,10 @@ class Timeline:
             found = [
                 Access(run, dataset_id, direction, text, self._parsed)
                 for dataset_id, text in self.db.execute(
-                    "SELECT dataset_id, condition FROM accesses WHERE run_id = ? AND "
-                    "direction = ? ORDER BY dataset_id",
+                    # by name: the order of ids is the order the datasets arrived in
+                    "SELECT a.dataset_id, a.condition FROM accesses a JOIN datasets d "
+                    "USING (dataset_id) WHERE a.run_id = ? AND a.direction = ? "
+                    "ORDER BY d.namespace, d.name",
                     (run.run_id, direction.value),
                 )
             ]

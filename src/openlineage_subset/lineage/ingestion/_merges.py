@@ -19,18 +19,6 @@ from openlineage_subset.lineage.store import TABLE, Alias
 Key = tuple[str, str]
 
 
-def dataset_by_name(db: sqlite3.Connection, key: Key) -> int | None:
-    """The dataset named ``key``: stored under it, else the one dataset it is another name of
-    (None: neither, or a name several datasets claim)."""
-    row = db.execute(
-        "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?", key
-    ).fetchone()
-    if row is not None:
-        return int(row[0])
-    claimed = _claimants(db, key)
-    return claimed[0] if len(claimed) == 1 else None
-
-
 def aliased(db: sqlite3.Connection, keys: list[Key]) -> dict[Key, int]:
     """The datasets the names ``keys`` (stored as no dataset) are the one other name of."""
     found: dict[Key, set[int]] = {}
@@ -56,65 +44,102 @@ def _claimants(db: sqlite3.Connection, key: Key) -> list[int]:
 
 
 def join_names(db: sqlite3.Connection, claims: Iterable[Alias], make: Callable[[Key], int]) -> bool:
-    """Record the claims in ``dataset_names``, each a table and its location: one dataset, unless
-    the location is another table's already (then ambiguous: kept apart). A dataset stored under
-    one of the names alone is merged into the other's; ``make`` stores a new dataset and gives
-    its id. Whether datasets were merged or a name found ambiguous (ids the caller holds for
-    names may then be gone or wrong)."""
+    """Record the claims in ``dataset_names``, each a table and its location: one dataset. A
+    dataset stored under one of the names is merged with the other's; ``make`` stores a new
+    dataset and gives its id. The names a claim joins are one dataset whatever else claims
+    them (two tables over one location are one dataset: what one writes there, the other
+    reads), so that the datasets are the same whatever order the claims come in; each
+    dataset joined is then named by :func:`printed_name`. Whether datasets were merged or
+    renamed (ids the caller holds for names may then be gone or wrong)."""
     changed = False
+    touched: set[int] = set()
     for claim in claims:
         table, location = (
             (claim.other, claim.primary) if claim.other_is_table else (claim.primary, claim.other)
         )
         why = f"{{}}, {claim.reason}"
-        table_id, location_id = dataset_by_name(db, table), dataset_by_name(db, location)
-        if table_id is not None and table_id == location_id:
-            continue  # one dataset already
-        if (location_id is None and _ambiguous(db, location)) or (
-            location_id is not None and _has_other_table(db, location_id, table)
-        ):
-            # Two tables over one location: which one it is, the events do not say.
-            if table_id is None:
-                table_id = make(table)
-            _name(db, table, table_id, why.format(TABLE))
-            _name(db, location, table_id, why.format("location"))
-            if location_id is not None:
-                _name(db, location, location_id, why.format("location"))
-            changed = True  # the location may no longer lead to the dataset it led to
-            continue
-        keep = table_id if table_id is not None else location_id
-        if keep is None:
+        found = {dataset_id for key in (table, location) for dataset_id in _holders(db, key)}
+        if found:
+            keep, *others = sorted(found)
+            for gone in others:
+                merge_datasets(db, keep, gone)
+                touched.discard(gone)
+                changed = True
+        else:
             keep = make(claim.primary)
-        gone = location_id if keep == table_id else table_id
-        if gone is not None and gone != keep:
-            merge_datasets(db, keep, gone)
-            changed = True
         _name(db, table, keep, why.format(TABLE))
         _name(db, location, keep, why.format("location"))
+        touched.add(keep)
+    for dataset_id in touched:
+        changed = _rename(db, dataset_id) or changed
     return changed
 
 
-def _name(db: sqlite3.Connection, key: Key, dataset_id: int, reason: str) -> None:
+def heal_kept_apart(db: sqlite3.Connection) -> bool:
+    """Join the datasets an earlier version kept apart over a name several of them claimed (two
+    tables over one location): one dataset each such name's, as :func:`join_names` makes them
+    now. Whether any were joined."""
+    shared = db.execute(
+        "SELECT namespace, name FROM dataset_names GROUP BY namespace, name HAVING count(*) > 1"
+    ).fetchall()
+    for namespace, name in shared:
+        claimants = _claimants(db, (namespace, name))
+        if len(claimants) > 1:  # an earlier pass of this loop may have joined them
+            keep, *others = claimants
+            for gone in others:
+                merge_datasets(db, keep, gone)
+            _rename(db, keep)
+    return bool(shared)
+
+
+def _holders(db: sqlite3.Connection, key: Key) -> set[int]:
+    """The datasets stored under ``key`` or claiming it as another name."""
+    found = set(_claimants(db, key))
+    row = db.execute(
+        "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?", key
+    ).fetchone()
+    if row is not None:
+        found.add(int(row[0]))
+    return found
+
+
+def printed_name(names: Iterable[tuple[str, str, str]]) -> Key:
+    """The name a dataset of several names is printed (and stored) by, from its names and why
+    (namespace, name, reason): the least of its tables' names, by namespace then name (else the
+    least of its names): one rule whatever order the names came in."""
+    listed = sorted(names)
+    tables = [(namespace, name) for namespace, name, reason in listed if reason.startswith(TABLE)]
+    return tables[0] if tables else (listed[0][0], listed[0][1])
+
+
+def _rename(db: sqlite3.Connection, dataset_id: int) -> bool:
+    """Name the dataset by :func:`printed_name` of its names; whether it was renamed."""
+    names = db.execute(
+        "SELECT namespace, name, reason FROM dataset_names WHERE dataset_id = ?", (dataset_id,)
+    ).fetchall()
+    if not names:
+        return False
+    wanted = printed_name(names)
+    current = db.execute(
+        "SELECT namespace, name FROM datasets WHERE dataset_id = ?", (dataset_id,)
+    ).fetchone()
+    if current is None or tuple(current) == wanted:
+        return False
     db.execute(
-        "INSERT OR IGNORE INTO dataset_names (namespace, name, dataset_id, reason) "
-        "VALUES (?, ?, ?, ?)",
+        "UPDATE datasets SET namespace = ?, name = ? WHERE dataset_id = ?", (*wanted, dataset_id)
+    )
+    return True
+
+
+def _name(db: sqlite3.Connection, key: Key, dataset_id: int, reason: str) -> None:
+    """Record ``key`` as a name of the dataset; a name claimed for several reasons keeps the
+    greatest (a table's over a location's), whichever came first."""
+    db.execute(
+        "INSERT INTO dataset_names (namespace, name, dataset_id, reason) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (namespace, name, dataset_id) DO UPDATE "
+        "SET reason = max(reason, excluded.reason)",
         (*key, dataset_id, reason),
     )
-
-
-def _has_other_table(db: sqlite3.Connection, dataset_id: int, table: Key) -> bool:
-    """Whether the dataset is (also) named by a table other than ``table``."""
-    row = db.execute(
-        "SELECT 1 FROM dataset_names WHERE dataset_id = ? AND reason LIKE 'table%' "
-        "AND NOT (namespace = ? AND name = ?) LIMIT 1",
-        (dataset_id, *table),
-    ).fetchone()
-    return row is not None
-
-
-def _ambiguous(db: sqlite3.Connection, key: Key) -> bool:
-    """Whether several datasets claim the name."""
-    return len(_claimants(db, key)) > 1
 
 
 def merge_datasets(db: sqlite3.Connection, keep: int, gone: int) -> None:
@@ -135,8 +160,10 @@ def merge_datasets(db: sqlite3.Connection, keep: int, gone: int) -> None:
         db.execute(f"DELETE FROM {table} WHERE dataset_id = ?", (gone,))
     _merge_accesses(db, keep, gone)
     db.execute(
-        "INSERT OR IGNORE INTO dataset_names (namespace, name, dataset_id, reason) "
-        "SELECT namespace, name, ?, reason FROM dataset_names WHERE dataset_id = ?",
+        "INSERT INTO dataset_names (namespace, name, dataset_id, reason) "
+        "SELECT namespace, name, ?, reason FROM dataset_names WHERE dataset_id = ? "
+        "ON CONFLICT (namespace, name, dataset_id) DO UPDATE "
+        "SET reason = max(reason, excluded.reason)",
         (keep, gone),
     )
     db.execute("DELETE FROM dataset_names WHERE dataset_id = ?", (gone,))
@@ -163,10 +190,12 @@ def _merge_partitions(db: sqlite3.Connection, keep: int, gone: int) -> None:
             (same, partition_id),
         )
         db.execute("DELETE FROM access_partitions WHERE partition_id = ?", (partition_id,))
-        db.execute(
-            "UPDATE partitions SET identifier = ? WHERE partition_id = ? AND identifier IS NULL",
-            (identifier, same),
-        )
+        if identifier is not None:  # the least identifier given, as the writer keeps
+            db.execute(
+                "UPDATE partitions SET identifier = ? WHERE partition_id = ? "
+                "AND (identifier IS NULL OR identifier > ?)",
+                (identifier, same, identifier),
+            )
         db.execute("DELETE FROM partitions WHERE partition_id = ?", (partition_id,))
 
 

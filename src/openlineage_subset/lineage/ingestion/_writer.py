@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from openlineage_subset.lineage.ingestion._merges import aliased, join_names
+from openlineage_subset.lineage.ingestion._merges import aliased, heal_kept_apart, join_names
 from openlineage_subset.lineage.ingestion._shapes import (
     AlreadyStored,
     Checked,
@@ -32,6 +32,7 @@ from openlineage_subset.lineage.store import (
     Alias,
     LineageStore,
     RunParents,
+    joins_other_names,
     merged_parents,
     parents_row,
 )
@@ -72,14 +73,18 @@ class Writer:
         """By dataset id: the ids of partitions, by canonical dimensions."""
         self.cached = 0
         """How many ids ``partition_ids`` holds."""
-        self.unnamed: set[int] = set()
-        """Partitions among ``partition_ids`` stored without an identifier."""
+        self.identifiers: dict[int, str | None] = {}
+        """The identifiers of the partitions ``partition_ids`` holds (None: none given)."""
         self.catalog: set[tuple[Any, ...]] = set()
         """(dataset id, columns) and (dataset id, column, kind) stored."""
         self.joined: set[Alias] = set()
         """Other names of datasets recorded (see lineage/store/_dataset_names.py)."""
         self.has_aliases = False
         """Whether the database holds other names of datasets."""
+        self.joins_names = True
+        """The store's ``other_names`` setting is ``join`` (read at each transaction)."""
+        self.healed = False
+        """Whether names an earlier version kept apart were joined (the first transaction)."""
         self.pending = 0
         self.open = False
 
@@ -140,6 +145,11 @@ class Writer:
         self.open = True
         self.pending = 0
         self._read_next_ids()
+        self.joins_names = joins_other_names(self.database)
+        if not self.healed:
+            self.healed = True
+            if self.has_aliases and heal_kept_apart(self.db):
+                self._forget()
 
     def _read_next_ids(self) -> None:
         # Read at each transaction's start: another process may have written in between.
@@ -162,7 +172,7 @@ class Writer:
         self.dataset_ids.clear()
         self.partition_ids.clear()
         self.cached = 0
-        self.unnamed.clear()
+        self.identifiers.clear()
         self.catalog.clear()
         self.joined.clear()
 
@@ -285,9 +295,11 @@ class Writer:
         if len(ids) > _CACHED_IDS:
             ids.clear()
         claims = [alias for event in events for alias in event.aliases if alias not in self.joined]
-        if claims:  # other names of datasets (symlinks): see lineage/store/_dataset_names.py
+        # Other names of datasets (symlinks), unless the store ignores them: see
+        # lineage/store/_dataset_names.py.
+        if claims and self.joins_names:
             if join_names(self.db, dict.fromkeys(claims), self._new_dataset):
-                self._forget()  # merged, or ambiguous: ids and partitions cached may be wrong
+                self._forget()  # merged or renamed: ids and partitions cached may be wrong
             self.joined.update(claims)
             self.has_aliases = True
         missing = list(
@@ -435,10 +447,11 @@ class Writer:
         partitions each access lists (impact looks for the reads of a partition, provenance
         for its writes)."""
         self._look_up_partitions(added, conditions)
-        unnamed = self.unnamed
+        identifiers = self.identifiers
         catalog = self.catalog
         made: dict[int, list[Any]] = {}
-        named, links, columns, kinds = [], [], [], []
+        named: dict[int, str] = {}
+        links, columns, kinds = [], [], []
         for access_id, dataset_id, index, _ in added:
             condition = conditions[index]
             rows, shapes, column_kinds = (
@@ -454,14 +467,16 @@ class Writer:
                     self.next_partition += 1
                     self.cached += 1
                     made[partition_id] = [dataset_id, dimensions, identifier, partition_id]
-                    if identifier is None:
-                        unnamed.add(partition_id)
-                elif identifier is not None and partition_id in unnamed:
-                    unnamed.discard(partition_id)  # the first identifier given is kept
+                    identifiers[partition_id] = identifier
+                elif identifier is not None and (
+                    (kept := identifiers.get(partition_id)) is None or identifier < kept
+                ):
+                    # The least identifier given is kept, whatever order they come in.
+                    identifiers[partition_id] = identifier
                     if partition_id in made:
                         made[partition_id][2] = identifier
                     else:
-                        named.append((identifier, partition_id))
+                        named[partition_id] = identifier
                 links.append((partition_id, access_id))
             for shape in shapes:
                 if (dataset_id, shape) not in catalog:
@@ -477,8 +492,9 @@ class Writer:
             made.values(),
         )
         self._many(
-            "UPDATE partitions SET identifier = ? WHERE partition_id = ? AND identifier IS NULL",
-            named,
+            "UPDATE partitions SET identifier = ? WHERE partition_id = ? "
+            "AND (identifier IS NULL OR identifier > ?)",
+            [(identifier, key, identifier) for key, identifier in named.items()],
         )
         self._many(
             "INSERT OR IGNORE INTO access_partitions (partition_id, access_id) VALUES (?, ?)",
@@ -502,7 +518,7 @@ class Writer:
         """Have :attr:`partition_ids` hold the stored ones among the partitions listed."""
         if self.cached > _CACHED_IDS:
             self.partition_ids.clear()
-            self.unnamed.clear()
+            self.identifiers.clear()
             self.cached = 0
         missing: dict[int, dict[str, None]] = {}
         for _, dataset_id, index, _ in added:
@@ -512,15 +528,14 @@ class Writer:
                     missing.setdefault(dataset_id, {})[dimensions] = None
         for dataset_id, wanted in missing.items():
             ids = self.partition_ids[dataset_id]
-            for dimensions, partition_id, unnamed in self.db.execute(
-                "SELECT dimensions, partition_id, identifier IS NULL FROM partitions "
+            for dimensions, partition_id, identifier in self.db.execute(
+                "SELECT dimensions, partition_id, identifier FROM partitions "
                 f"WHERE dataset_id = ? AND dimensions IN {_IN}",
                 (dataset_id, json.dumps(list(wanted))),
             ):
                 ids[dimensions] = partition_id
                 self.cached += 1
-                if unnamed:
-                    self.unnamed.add(partition_id)
+                self.identifiers[partition_id] = identifier
 
 
 def _event_outcome(event: CheckedEvent, new: bool) -> EventOutcome:
@@ -539,7 +554,11 @@ def _merge(state: list[Any], event_type: str, event_time: str) -> None:
         # so that the outcome never depends on the order the events were read in.
         if ended is None or (event_time, event_type) > (ended, terminal):
             terminal, ended = event_type, event_time
-    elif latest_at is None or (event_time, event_type) > (latest_at, latest):
+    elif (
+        latest_at is None
+        or latest in TERMINAL_EVENT_TYPES  # stood in for the states not yet known
+        or (event_time, event_type) > (latest_at, latest)
+    ):
         latest, latest_at = event_type, event_time
     if latest is None:  # only terminal events so far: nothing ran before the end
         latest, latest_at = terminal, ended

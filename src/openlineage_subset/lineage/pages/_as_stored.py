@@ -15,7 +15,14 @@ from collections.abc import Iterable
 from openlineage_subset.lineage.engine import PartitionCatalog
 from openlineage_subset.lineage.model import AccessConditions, DatasetRef, RunRef, Side
 from openlineage_subset.lineage.queries import RunAccess
-from openlineage_subset.lineage.store import NOT_KEPT, Database, facets_of, names_of, opened
+from openlineage_subset.lineage.store import (
+    NOT_KEPT,
+    Database,
+    also_named,
+    facets_of,
+    names_of,
+    opened,
+)
 
 __all__ = [
     "DatasetFacets",
@@ -170,9 +177,17 @@ _RUNS_LOOKED_AT = 20
 
 def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
     """The facets of ``dataset`` (its ``facets`` and those of the read or write) in the latest
-    of its runs, among the last few, whose events gave it any; None when none did."""
+    of its runs, among the last few, whose events gave it any; None when none did. Another
+    name of a dataset (a location stored as its table's) finds the dataset."""
     with opened(db) as store:
         connection = store.connection
+        stored = connection.execute(
+            "SELECT 1 FROM datasets WHERE namespace = ? AND name = ?",
+            (dataset.namespace, dataset.name),
+        ).fetchone()
+        joined = [] if stored else also_named(connection, dataset.name, dataset.namespace)
+        if len(joined) == 1:
+            dataset = DatasetRef(*joined[0][1:])
         others = names_of(connection, dataset)  # facets given under any of its names are its
         names = {dataset, *(other for other, _ in others)}
         runs = connection.execute(

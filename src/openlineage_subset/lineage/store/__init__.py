@@ -49,10 +49,17 @@ from openlineage_subset.lineage.store._run_parents import (
     run_parents,
 )
 from openlineage_subset.lineage.store._settings import (
+    OTHER_NAMES,
+    OTHER_NAMES_CHOICES,
+    PARTITION_DIRECTORIES,
     PARTITION_DIRECTORIES_CHOICES,
+    SETTINGS,
     groups_directories,
+    joins_other_names,
     partition_directories,
     set_partition_directories,
+    set_setting,
+    setting,
 )
 
 __all__ = [
@@ -61,9 +68,13 @@ __all__ = [
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
     "NOT_KEPT",
+    "OTHER_NAMES",
+    "OTHER_NAMES_CHOICES",
     "PARENT_COLUMNS",
+    "PARTITION_DIRECTORIES",
     "PARTITION_DIRECTORIES_CHOICES",
     "SCHEMA_VERSION",
+    "SETTINGS",
     "TABLE",
     "UPSERT_PARENTS",
     "Alias",
@@ -76,6 +87,7 @@ __all__ = [
     "facets_of",
     "groups_directories",
     "is_busy",
+    "joins_other_names",
     "kept_apart_notes",
     "kept_facets",
     "locked_message",
@@ -88,4 +100,6 @@ __all__ = [
     "partition_directories",
     "run_parents",
     "set_partition_directories",
+    "set_setting",
+    "setting",
 ]

@@ -10,17 +10,18 @@ event names, is a claim (:class:`Alias`) read at ingest (:func:`other_names`), a
 makes the names one dataset (``join_names`` in ``ingestion/_merges.py``):
 
 - a name no dataset holds becomes another name of the claiming dataset (``dataset_names``);
-- a name stored as a dataset of its own is merged into the claiming dataset (its reads and
-  writes, partitions and what they list: ``merge_datasets`` in ``ingestion/_merges.py``),
-  whichever name came first;
-- a name two datasets claim that are not otherwise one (two tables over one location) is
-  ambiguous: both claims are kept, neither joins, and later events under that name are a
-  dataset of their own; the answers that name any of them say so (:func:`kept_apart_notes`).
+- a name stored as a dataset of its own, or another dataset's name, is merged with the claiming
+  dataset (its reads and writes, partitions and what they list: ``merge_datasets`` in
+  ``ingestion/_merges.py``), whichever came first; two tables over one location so become one
+  dataset (what a run writes through one, a run reading the other reads).
 
-A name joined to a dataset before another dataset claimed it too stays where it was joined:
-what was stored under it cannot be told apart afterwards. The answers name a dataset by its
-canonical name (the one the claiming event named it by); any of its names finds it
-(:func:`also_named`).
+Joined names are never parted, so the datasets are the same whatever order the claims come in;
+the answers name a dataset by a rule of its names alone (``printed_name`` in
+``ingestion/_merges.py``: the least of its tables' names); any of its names finds it
+(:func:`also_named`). The store's ``other_names`` setting (``store/_settings.py``) may tell the
+writer to leave claims alone. A database of an earlier version may hold a name two datasets
+claim (kept apart then): the writer joins them at its first write; until then the answers that
+name them say so (:func:`kept_apart_notes`).
 """
 
 from __future__ import annotations
@@ -109,8 +110,8 @@ def names_of(db: sqlite3.Connection, dataset: DatasetRef) -> tuple[tuple[Dataset
 
 
 def kept_apart_notes(db: sqlite3.Connection, dataset_ids: Iterable[int]) -> list[str]:
-    """One line per ambiguous name of the datasets: a location two tables claim (each stays a
-    dataset of its own: which one the location is, the events do not say)."""
+    """One line per name of the datasets that several of them claim: a location two tables
+    claimed, kept apart by an earlier version of the writer until it next writes."""
     wanted = json.dumps(sorted(set(dataset_ids)))
     rows = db.execute(
         "SELECT n.namespace, n.name, n.dataset_id, d.namespace, d.name FROM dataset_names n "
@@ -137,8 +138,8 @@ def kept_apart_notes(db: sqlite3.Connection, dataset_ids: Iterable[int]) -> list
             tables or [str(DatasetRef(own_namespace, own_name))]
         )
     return [
-        f"{DatasetRef(*key)} is also named by {' and '.join(owners)}: kept apart (the events do "
-        "not say which one it is); ask about each by its own name"
+        f"{DatasetRef(*key)} is also named by {' and '.join(owners)}: kept apart by an earlier "
+        "version of ol-subset; the next ingest joins them into one dataset"
         for key, owners in claimed.items()
     ]
 

@@ -53,8 +53,9 @@ def both(left: Json, operator: str, right: Json) -> Json:
     return {"type": "binary", "left": left, "right": right, "operator": operator}
 
 
-def _dataset(name: str, condition: Json | None, role: str) -> Json:
-    dataset: Json = {"namespace": "file", "name": f"{LAKE}/{name}"}
+def with_subset(dataset: Json, condition: Json | None, role: str) -> Json:
+    """``dataset`` with ``condition`` as its input (``role`` ``input``) or output subset facet
+    (None: no facet)."""
     if condition is not None:
         key, url, place = (
             ("inputCondition", INPUT_URL, "inputFacets")
@@ -63,6 +64,10 @@ def _dataset(name: str, condition: Json | None, role: str) -> Json:
         )
         dataset[place] = {"subset": {key: condition, "_producer": PRODUCER, "_schemaURL": url}}
     return dataset
+
+
+def _dataset(name: str, condition: Json | None, role: str) -> Json:
+    return with_subset({"namespace": "file", "name": f"{LAKE}/{name}"}, condition, role)
 
 
 def event(

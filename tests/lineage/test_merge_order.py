@@ -34,8 +34,8 @@ from openlineage_subset.lineage import (
     ingest,
 )
 from openlineage_subset.service import EventSink
-from tests.helpers import CORE_URL, INPUT_URL, OUTPUT_URL, PRODUCER
-from tests.lineage.events import write_events
+from tests.helpers import CORE_URL, PRODUCER
+from tests.lineage.events import with_subset, write_events
 
 Json = dict[str, Any]
 HISTORIES = 1000
@@ -101,15 +101,7 @@ def _dataset(
                 "identifiers": [{"namespace": other[0], "name": other[1], "type": kind}],
             }
         }
-    condition = _condition(chosen, name[1])
-    if condition is not None:
-        key, url, place = (
-            ("inputCondition", INPUT_URL, "inputFacets")
-            if role == "input"
-            else ("outputCondition", OUTPUT_URL, "outputFacets")
-        )
-        dataset[place] = {"subset": {key: condition, "_producer": PRODUCER, "_schemaURL": url}}
-    return dataset
+    return with_subset(dataset, _condition(chosen, name[1]), role)
 
 
 def history(number: int, chosen: random.Random) -> list[Json]:

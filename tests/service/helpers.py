@@ -6,6 +6,7 @@ of conftest.py.
 from __future__ import annotations
 
 import json
+import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,6 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.service.conftest import Server, run_async
+
+
+def dataset_names(db: str) -> set[str]:
+    """The names of the datasets a server's database holds."""
+    with sqlite3.connect(db) as connection:
+        found = {name for (name,) in connection.execute("SELECT name FROM datasets")}
+    connection.close()
+    return found
 
 
 def peak_memory(server: Server) -> int:

@@ -6,7 +6,6 @@ stores it: never without the key, with the key unless the store's ``other_names`
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 from openlineage_subset.lineage import OTHER_NAMES, LineageStore, set_setting
 from tests.lineage.events import day, run
 from tests.service.conftest import Server
+from tests.service.helpers import dataset_names
 
 http = pytest.importorskip("openlineage.client.transport.http", reason="openlineage-python")
 pytest.importorskip("requests", reason="openlineage-python's HTTP client")
@@ -36,13 +36,6 @@ def _claiming(number: int, name: str) -> dict[str, Any]:
     return end
 
 
-def _datasets(db: str) -> set[str]:
-    with sqlite3.connect(db) as connection:
-        found = {name for (name,) in connection.execute("SELECT name FROM datasets")}
-    connection.close()
-    return found
-
-
 def test_only_key_holders_join_datasets_and_never_where_the_store_ignores_other_names(
     serve: Callable[..., Server],
 ) -> None:
@@ -56,12 +49,12 @@ def test_only_key_holders_join_datasets_and_never_where_the_store_ignores_other_
     # Without the key: refused before the body is read, nothing joined.
     with pytest.raises(Exception, match="401"):
         stranger.emit(_claiming(2, "attacker_x"))
-    assert _datasets(server.db) == {SALES}
+    assert dataset_names(server.db) == {SALES}
     # A key holder may: one dataset, named by its table (the claiming name).
     assert producer.emit(_claiming(3, "sales_table")).status_code == 201
-    assert _datasets(server.db) == {"/data/lake/sales_table"}
+    assert dataset_names(server.db) == {"/data/lake/sales_table"}
     # The store told to leave other names alone, while the server runs: no key holder joins.
     with LineageStore.open(server.db) as store:
         set_setting(store, OTHER_NAMES, "ignore")
     assert producer.emit(_claiming(4, "other_team")).status_code == 201
-    assert _datasets(server.db) == {"/data/lake/sales_table", "/data/lake/other_team"}
+    assert dataset_names(server.db) == {"/data/lake/sales_table", "/data/lake/other_team"}

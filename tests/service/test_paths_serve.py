@@ -4,21 +4,14 @@ holds for what the service stores, read for each batch (set while it runs, it ho
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from openlineage_subset.lineage import LineageStore, set_partition_directories
 from tests.service.conftest import Server
+from tests.service.helpers import dataset_names
 
 DATA = Path(__file__).parent.parent / "data" / "openlineage_spark"
-
-
-def _names(db: str) -> set[str]:
-    with sqlite3.connect(db) as connection:
-        found = {name for (name,) in connection.execute("SELECT name FROM datasets")}
-    connection.close()
-    return found
 
 
 def test_posted_partition_directories_follow_the_stores_setting(
@@ -28,12 +21,12 @@ def test_posted_partition_directories_follow_the_stores_setting(
     lines = (DATA / "pipeline_directories.jsonl").read_bytes().splitlines()
     for line in lines[:4]:  # the two writes of /lake/raw: grouped (the default)
         assert server.request("POST", "/api/v1/lineage", line)[0] == 201
-    assert _names(server.db) == {"/lake/raw"}
+    assert dataset_names(server.db) == {"/lake/raw"}
     with LineageStore.open(server.db) as store:
         set_partition_directories(store, "as-datasets")
     for line in lines[4:]:  # the aggregations: their directories stay datasets
         assert server.request("POST", "/api/v1/lineage", line)[0] == 201
-    assert _names(server.db) == {
+    assert dataset_names(server.db) == {
         "/lake/raw",
         "/lake/raw/day=2024-11-03/country=DE",
         "/lake/raw/day=2024-11-03/country=FR",

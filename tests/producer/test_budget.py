@@ -3,7 +3,6 @@ with a marker, datasets beyond one event's room move to RUNNING events of the sa
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any
@@ -152,7 +151,7 @@ def _identity(dataset: dict[str, Any]) -> tuple[str, str]:
 def test_every_event_fits_and_nothing_is_lost_or_unsound(
     original: dict[str, Any], budget: int
 ) -> None:
-    kept = copy.deepcopy(original)
+    kept = json.loads(json.dumps(original))  # an event is JSON: a quicker deep copy
     reports: list[tuple[str, str]] = []
     parts = bound_event(original, budget, report=lambda name, what: reports.append((name, what)))
     reported = [name for name, what in reports if "subset facet left out" in what]

@@ -115,7 +115,8 @@ def _cut_run_facets(event: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     if json_size(base) <= max_bytes // 2:
         return event
     target = json_size(base) - max_bytes // 4
-    event = copy.deepcopy(event)
+    if "run" in event:  # only run facets are cut: the rest is shared with the event given
+        event = {**event, "run": copy.deepcopy(event["run"])}
     strings = sorted(_strings((event.get("run") or {}).get("facets") or {}), key=lambda s: -s[2])
     for holder, key, _ in strings:
         text = holder[key]

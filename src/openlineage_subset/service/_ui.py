@@ -7,7 +7,9 @@
   :mod:`._partition_grid`), each a checkbox of a form that asks the answer page, its latest runs;
 - ``GET /answer?namespace=&name=&query=impact|provenance&p=JSON...``: the answer for each
   partition selected (``p``, a JSON object of column to value; ``ask``: ``COL=VALUE, ...``;
-  none: the whole dataset): the report's run graph and grids, the backfill plan to copy;
+  none: the whole dataset): the report's run graph and grids, the backfill plan to copy; an
+  answer of more runs than a page draws, its counts and a page of its runs (``start``: from
+  that place), with links to the others;
 - ``GET /runs``, ``GET /run?id=RUN``: the runs, one run's reads, writes and events;
 - ``GET|POST /login``, ``POST /logout``: with an API key, the key once in a form, then a
   cookie (HttpOnly, SameSite=Strict) holding a token derived from it;

@@ -22,6 +22,15 @@ Run the two back to back, on the same database::
     python benchmarks/pages.py --src /tmp/old --out old.json --save /tmp/pages-old
     python benchmarks/pages.py --out new.json --baseline old.json --save /tmp/pages-new
 
+Each page's line also has the server's peak memory (``VmHWM``) once it was answered: with
+``--fresh`` a new server answers each page, so that the peak is that page's alone. ``--only
+TEXT`` asks only the pages whose name holds it: ``--only whole`` the answers of a whole
+dataset (the UI's buttons with nothing selected, the JSON API without a partition), which the
+code before issue 38's item 3 answered whole (the provenance page: 198 MB of HTML)::
+
+    python benchmarks/pages.py --src /tmp/old --only whole --fresh --repeat 1 --out old.json
+    python benchmarks/pages.py --only whole --fresh --repeat 1 --baseline old.json
+
 Target: every page at most 1 s of server time at the default size; the impact and provenance
 queries themselves (``benchmarks/lineage_queries.py``) at most 100 ms.
 """
@@ -86,13 +95,19 @@ def pages(days: int, run_id: str) -> dict[str, str]:
         asked = {"namespace": NAMESPACE, "name": name, "query": query, "p": partition}
         return "/answer?" + urlencode(asked)
 
-    def api(query: str, name: str, day: dt.date) -> str:
+    def api(query: str, name: str, day: dt.date | None) -> str:
         asked = [("dataset", name), ("namespace", NAMESPACE)]
-        asked += [
-            ("partition", f"business_date={day.isoformat()}"),
-            ("partition", f"country={code}"),
-        ]
+        if day is not None:
+            asked += [
+                ("partition", f"business_date={day.isoformat()}"),
+                ("partition", f"country={code}"),
+            ]
         return f"/api/v1/{query}?" + urlencode(asked)
+
+    def whole(name: str, query: str) -> str:
+        """The answer page of the whole dataset: the buttons under a grid with nothing
+        selected."""
+        return "/answer?" + urlencode({"namespace": NAMESPACE, "name": name, "query": query})
 
     return {
         "home": "/",
@@ -106,6 +121,11 @@ def pages(days: int, run_id: str) -> dict[str, str]:
         "provenance page reports/daily": answer("reports/daily", "provenance", last),
         "api impact raw/events": api("impact", "raw/events", middle),
         "api provenance reports/daily": api("provenance", "reports/daily", last),
+        # The whole dataset (issue 38, item 3): every run downstream, or behind it.
+        "impact page raw/events, whole": whole("raw/events", "impact"),
+        "provenance page reports/daily, whole": whole("reports/daily", "provenance"),
+        "api impact raw/events, whole": api("impact", "raw/events", None),
+        "api provenance reports/daily, whole": api("provenance", "reports/daily", None),
     }
 
 
@@ -131,25 +151,48 @@ def started(db: Path, src: Path | None) -> tuple[subprocess.Popen[str], str]:
     return process, line.removeprefix("ready: ").strip()
 
 
+def peak_mb(pid: int) -> float:
+    """The most memory the process ``pid`` has held so far (resident, MB: ``VmHWM``)."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    (line,) = [line for line in status.splitlines() if line.startswith("VmHWM:")]
+    return int(line.split()[1]) / 1024
+
+
 def measured(
-    base: str, pid: int, path: str, repeat: int, gzip: bool = False
+    base: str, pid: int, path: str, repeat: int, gzip: bool = False, timeout: float = 600
 ) -> tuple[dict[str, float], bytes]:
     """Median wall and server CPU seconds of ``repeat`` requests of ``path`` and its size
     (compressed, with ``gzip``: asked as a browser asks, the server's compression included),
-    and the page itself (decompressed)."""
+    and the page itself (decompressed). A request not answered within ``timeout`` seconds
+    ends the measure: its figures are those so far, ``timedOut`` 1 and no size."""
     walls, cpus, size, body = [], [], 0, b""
     headers = {"Accept-Encoding": "gzip"} if gzip else {}
     for _ in range(repeat):
         cpu, began = cpu_seconds(pid), time.perf_counter()
         request = urllib.request.Request(base + path, headers=headers)
-        with urllib.request.urlopen(request, timeout=600) as response:
-            body = response.read()
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                body = response.read()
+        except TimeoutError:
+            wall, spent = time.perf_counter() - began, cpu_seconds(pid) - cpu
+            return {
+                "wall": wall,
+                "cpu": spent,
+                "bytes": 0,
+                "peak": peak_mb(pid),
+                "timedOut": 1,
+            }, b""
         walls.append(time.perf_counter() - began)
         cpus.append(cpu_seconds(pid) - cpu)
         size = len(body)
         if response.headers.get("Content-Encoding") == "gzip":
             body = gzip_format.decompress(body)
-    times = {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "bytes": size}
+    times = {
+        "wall": statistics.median(walls),
+        "cpu": statistics.median(cpus),
+        "bytes": size,
+        "peak": peak_mb(pid),
+    }
     return times, body
 
 
@@ -176,6 +219,19 @@ def _arguments() -> argparse.Namespace:
         "--gzip", action="store_true", help="ask for gzip as browsers do (compression counted)"
     )
     parser.add_argument("--save", type=Path, help="write each page's body to this folder")
+    parser.add_argument(
+        "--only",
+        action="append",
+        help="ask only the pages whose name holds this text (e.g. 'whole'); repeat for more",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=600, help="seconds a request may take (default 600)"
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="a new server for each page: its peak memory is that page's alone",
+    )
     return parser.parse_args()
 
 
@@ -184,30 +240,61 @@ def main() -> None:
     db = database(args.days, args.countries, args.seed)
     run_id = f"00000000-0000-4000-8000-{args.days * 5 // 2:012d}"  # a run in the middle
     baseline = json.loads(args.baseline.read_text()) if args.baseline else {}
-    process, base = started(db, args.src)
+    asked = {
+        name: path
+        for name, path in pages(args.days, run_id).items()
+        if args.only is None or any(text in name for text in args.only)
+    }
     results: dict[str, dict[str, float]] = {}
+    process, base = started(db, args.src)
     try:
         urllib.request.urlopen(base + "/", timeout=600).read()
         print(f"{args.days} dates x {args.countries} countries; load {os.getloadavg()[0]:.1f}")
-        print(f"{'page':32} {'wall s':>8} {'CPU s':>8} {'KB':>8}" + ("  ratio (CPU, wall)"))
-        for name, path in pages(args.days, run_id).items():
-            found, body = measured(base, process.pid, path, args.repeat, args.gzip)
+        print(
+            f"{'page':38} {'wall s':>8} {'CPU s':>8} {'KB':>8} {'peak MB':>8}"
+            "  ratios new/old: CPU, wall, bytes, peak"
+        )
+        for name, path in asked.items():
+            if args.fresh and results:  # the server's peak memory, this page's alone
+                stop_server(process)
+                process, base = started(db, args.src)
+                urllib.request.urlopen(base + "/", timeout=600).read()
+            found, body = measured(base, process.pid, path, args.repeat, args.gzip, args.timeout)
             results[name] = found
+            if found.get("timedOut"):  # still at it: a server of its own for the next page
+                process.kill()
+                process.wait()
+                process, base = started(db, args.src)
             if args.save:
                 args.save.mkdir(parents=True, exist_ok=True)
                 (args.save / saved_name(name)).write_bytes(body)
-            line = (
-                f"{name:32} {found['wall']:8.3f} {found['cpu']:8.3f} {found['bytes'] / 1024:8.0f}"
-            )
-            if name in baseline:
-                old = baseline[name]
-                line += f"  {_ratio(found['cpu'], old['cpu'])} {_ratio(found['wall'], old['wall'])}"
-                line += f" (was {old['cpu']:.3f} / {old['wall']:.3f} s)"
-            print(line, flush=True)
+            print(_line(name, found, baseline.get(name)), flush=True)
     finally:
-        stop_server(process)
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=2) + "\n")
+        try:
+            stop_server(process)
+        except subprocess.TimeoutExpired:  # a request still under way: stopped all the same
+            process.kill()
+            process.wait()
+        if args.out:  # what was measured, even when a page failed
+            args.out.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def _line(name: str, found: dict[str, float], old: dict[str, float] | None) -> str:
+    """A page's figures, and with ``old`` (the code before's) the ratios new / old."""
+    size = "timeout" if found.get("timedOut") else f"{found['bytes'] / 1024:.0f}"
+    line = f"{name:38} {found['wall']:8.3f} {found['cpu']:8.3f} {size:>8} {found['peak']:8.0f}"
+    if old is not None:
+        line += f"  {_ratio(found['cpu'], old['cpu'])} {_ratio(found['wall'], old['wall'])}"
+        line += f" {_ratio(found['bytes'], old['bytes'])}" if old["bytes"] else "      -"
+        line += f" {_ratio(found['peak'], old['peak'])}" if "peak" in old else ""
+        was = (
+            "no answer within the timeout"
+            if old.get("timedOut")
+            else f"{old['bytes'] / 1024:.0f} KB"
+        )
+        line += f" (was {old['cpu']:.3f} / {old['wall']:.3f} s, {was}"
+        line += f", {old['peak']:.0f} MB)" if "peak" in old else ")"
+    return line
 
 
 def _ratio(new: float, old: float) -> str:

@@ -389,18 +389,19 @@ def test_an_answer_page_asks_the_database_once_per_partition(
 
     db = str(tmp_path / "lineage.db")
     assert ingest([write_events(tmp_path / "events.jsonl", pipeline_history())], db).invalid == 0
-    original = {"impact": _impact.impact, "provenance": _provenance.provenance}[query]
+    name = f"{query}_answer"
+    original = {"impact": _impact.impact_answer, "provenance": _provenance.provenance_answer}[query]
     calls: list[object] = []
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(kwargs.get("partition"))
-        return original(*args, **kwargs)
+    def counted(store: Any, asked: Any) -> Any:
+        calls.append(asked.partition)
+        return original(store, asked)
 
     for module in list(sys.modules.values()):
-        if getattr(module, query, None) is original and module.__name__.startswith(
+        if getattr(module, name, None) is original and module.__name__.startswith(
             "openlineage_subset"
         ):
-            monkeypatch.setattr(module, query, counted)
+            monkeypatch.setattr(module, name, counted)
     other = {"day": "2024-10-06", "country": "PL"}
     params = urllib.parse.urlencode(
         {"query": query, "p": [json.dumps(START), json.dumps(other)]}, doseq=True

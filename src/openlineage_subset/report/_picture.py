@@ -435,28 +435,45 @@ def impact_picture(
             depth=depth,
             namespace=namespace,
         )
-        build = _Builder(source)
-        build.dataset_node(report.start.dataset, 0, "start")
-        build.mark_part(report.start, "affected", "the starting region")
-        for item in report.runs:
-            _impact_run(build, item)
-        definite = sum(run.label == "definite" for run in report.runs)
-        summary = [
-            f"{len(report.runs)} run(s) affected: {definite} definite, "
-            f"{len(report.runs) - definite} possible; failed runs are shown but write nothing",
-            "Recompute: "
-            + (
-                "; ".join(_counted(part) for part in report.backfill)
-                if report.backfill
-                else "nothing (no affected run completed a write)"
-            ),
-        ]
-        if report.since:
-            summary.insert(0, f"Affected data: what was there from {shown_time(report.since)} on")
-        if not report.seen:
-            summary.insert(0, unseen_note(report.start))
-        title = f"Impact of {part_heading(report.start)}"
-        return build.picture("impact", title, summary, len(report.runs), report)
+        return _impact_drawn(source, report)
+
+
+def answer_picture(
+    db: str | os.PathLike[str] | LineageStore, answer: ImpactReport | ProvenanceReport
+) -> Picture:
+    """An impact or provenance ``answer`` found already (from the database ``db``) as the
+    picture :func:`impact_picture` or :func:`provenance_picture` draws of it: for a page that
+    looks at the answer before it draws it (and draws a huge one not at all)."""
+    with picture_source(db) as source:
+        if isinstance(answer, ImpactReport):
+            return _impact_drawn(source, answer)
+        return _provenance_drawn(source, answer)
+
+
+def _impact_drawn(source: PictureSource, report: ImpactReport) -> Picture:
+    """The picture of the impact answer ``report``, the facts it draws read from ``source``."""
+    build = _Builder(source)
+    build.dataset_node(report.start.dataset, 0, "start")
+    build.mark_part(report.start, "affected", "the starting region")
+    for item in report.runs:
+        _impact_run(build, item)
+    definite = sum(run.label == "definite" for run in report.runs)
+    summary = [
+        f"{len(report.runs)} run(s) affected: {definite} definite, "
+        f"{len(report.runs) - definite} possible; failed runs are shown but write nothing",
+        "Recompute: "
+        + (
+            "; ".join(_counted(part) for part in report.backfill)
+            if report.backfill
+            else "nothing (no affected run completed a write)"
+        ),
+    ]
+    if report.since:
+        summary.insert(0, f"Affected data: what was there from {shown_time(report.since)} on")
+    if not report.seen:
+        summary.insert(0, unseen_note(report.start))
+    title = f"Impact of {part_heading(report.start)}"
+    return build.picture("impact", title, summary, len(report.runs), report)
 
 
 def _impact_run(build: _Builder, item: AffectedRun) -> None:
@@ -507,19 +524,24 @@ def provenance_picture(
         report = provenance(
             source.store, dataset, partition=partition, depth=depth, namespace=namespace
         )
-        build = _Builder(source)
-        build.dataset_node(report.target.dataset, 0, "target")
-        build.mark_part(report.target, "known", "asked about")
-        _provenance_steps(build, report.writers, _units(report.target), 1)
-        runs = _count_runs(report.writers)
-        summary = [
-            f"{runs} run(s) behind it; the latest writers first",
-            "Unknown (possible) where a condition depends on other columns than partitions",
-        ]
-        if not report.seen:
-            summary.insert(0, unseen_note(report.target))
-        title = f"Provenance of {part_heading(report.target)}"
-        return build.picture("provenance", title, summary, runs, report)
+        return _provenance_drawn(source, report)
+
+
+def _provenance_drawn(source: PictureSource, report: ProvenanceReport) -> Picture:
+    """The picture of the provenance answer ``report``, its facts read from ``source``."""
+    build = _Builder(source)
+    build.dataset_node(report.target.dataset, 0, "target")
+    build.mark_part(report.target, "known", "asked about")
+    _provenance_steps(build, report.writers, _units(report.target), 1)
+    runs = _count_runs(report.writers)
+    summary = [
+        f"{runs} run(s) behind it; the latest writers first",
+        "Unknown (possible) where a condition depends on other columns than partitions",
+    ]
+    if not report.seen:
+        summary.insert(0, unseen_note(report.target))
+    title = f"Provenance of {part_heading(report.target)}"
+    return build.picture("provenance", title, summary, runs, report)
 
 
 def _units(part: PartitionSet) -> list[Unit]:

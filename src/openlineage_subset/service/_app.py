@@ -58,6 +58,14 @@ from openlineage_subset.lineage import (
     Unreadable,
 )
 from openlineage_subset.producer import scrubbed_logger
+from openlineage_subset.service._paging import (
+    Query,
+    checked_limit,
+    cursor_key,
+    fingerprint,
+    impact_page,
+    provenance_page,
+)
 from openlineage_subset.service._sink import EventSink, NotStored, Posted
 from openlineage_subset.service._ui import UI_ROUTES, Served, UiGate, database_unavailable, served
 
@@ -98,7 +106,9 @@ def make_app(
         def answered(path: str, arguments: _Arguments) -> Any:
             asked = make(arguments)  # checked before the database is opened
             with Lineage(path) as lineage:
-                return ask(lineage, asked)
+                found = ask(lineage, asked)
+                # made JSON here, in the thread: a large answer does not hold up the loop
+                return found if isinstance(found, dict) else found.as_json()
 
         @_json_on_failure
         async def answer(request: Request) -> Response:
@@ -109,7 +119,7 @@ def make_app(
                 return _error(400, str(error))
             except LineageDatabaseError as error:
                 return _error(503, str(error))
-            return _JsonAnswer(report.as_json())
+            return _JsonAnswer(report)
 
         return answer
 
@@ -118,30 +128,38 @@ def make_app(
         Route(
             "/api/v1/impact",
             query(
-                (*dataset, "partition", "since", "depth"),
-                lambda a: ImpactQuery.from_text(
-                    a.dataset(),
-                    a.partitions(),
-                    since=a.one("since"),
-                    depth=a.one("depth"),
-                    namespace=a.one("namespace"),
-                    option="partition",
+                (*dataset, "partition", "since", "depth", *_PAGE),
+                lambda a: _Paged(
+                    a,
+                    "impact",
+                    ImpactQuery.from_text(
+                        a.dataset(),
+                        a.partitions(),
+                        since=a.one("since"),
+                        depth=a.one("depth"),
+                        namespace=a.one("namespace"),
+                        option="partition",
+                    ),
                 ),
-                lambda lineage, asked: lineage.impact(asked),
+                lambda lineage, asked: asked.impact(lineage),
             ),
         ),
         Route(
             "/api/v1/provenance",
             query(
-                (*dataset, "partition", "depth"),
-                lambda a: ProvenanceQuery.from_text(
-                    a.dataset(),
-                    a.partitions(),
-                    depth=a.one("depth"),
-                    namespace=a.one("namespace"),
-                    option="partition",
+                (*dataset, "partition", "depth", *_PAGE),
+                lambda a: _Paged(
+                    a,
+                    "provenance",
+                    ProvenanceQuery.from_text(
+                        a.dataset(),
+                        a.partitions(),
+                        depth=a.one("depth"),
+                        namespace=a.one("namespace"),
+                        option="partition",
+                    ),
                 ),
-                lambda lineage, asked: lineage.provenance(asked),
+                lambda lineage, asked: asked.provenance(lineage),
             ),
         ),
         Route(
@@ -320,6 +338,34 @@ class _JsonAnswer(JSONResponse):
 
 async def _not_allowed(request: Request) -> Response:  # pragma: no cover - never routed to
     raise AssertionError("POST /api/v1/lineage is answered by _EventEndpoint")
+
+
+_PAGE = ("limit", "cursor")
+"""The parameters of a page of an impact or provenance answer (:mod:`._paging`)."""
+
+
+class _Paged:
+    """An impact or provenance question and the page of its answer asked for: ``limit`` and
+    ``cursor`` checked with the question, before the database is opened."""
+
+    def __init__(
+        self, arguments: _Arguments, kind: Query, question: ImpactQuery | ProvenanceQuery
+    ) -> None:
+        self.question = question
+        self.limit = checked_limit(arguments.one("limit"), kind)
+        self.fingerprint = fingerprint(list(arguments.params.multi_items()))
+        self.after = cursor_key(arguments.one("cursor"), kind, self.fingerprint)
+
+    def impact(self, lineage: Lineage) -> dict[str, Any]:
+        assert isinstance(self.question, ImpactQuery)
+        report = lineage.impact(self.question)
+        return impact_page(report, self.limit, self.after, self.fingerprint)
+
+    def provenance(self, lineage: Lineage) -> dict[str, Any]:
+        assert isinstance(self.question, ProvenanceQuery)
+        report = lineage.provenance(self.question)
+        whole = not self.question.partition
+        return provenance_page(report, self.limit, self.after, self.fingerprint, whole=whole)
 
 
 class _Arguments:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 
@@ -25,10 +27,12 @@ from openlineage_subset.lineage import (
     DatasetSummary,
     Dimensions,
     HistoryReport,
+    ImpactReport,
     Incidents,
     Label,
     PartitionSet,
     PartitionsReport,
+    ProvenanceReport,
     RunDetails,
     RunPartitions,
     RunRef,
@@ -38,7 +42,7 @@ from openlineage_subset.lineage import (
 )
 from openlineage_subset.producer import NULL_PARTITION
 from openlineage_subset.report import GRID_STYLE, legend_html
-from openlineage_subset.service._answer_runs import ImpactRuns, ProvenanceRuns
+from openlineage_subset.service._answer_runs import ImpactRuns, ProvenanceRuns, Summary
 from openlineage_subset.service._partition_grid import DrawnPartitions, dataset_grid
 from openlineage_subset.service._templates import render
 
@@ -164,6 +168,9 @@ class Section:
     copies: tuple[tuple[str, str], ...]
     """(label, text) pairs shown in a ``<pre>`` with a copy button each."""
     runs: ImpactRuns | ProvenanceRuns
+    summary: Summary | None = None
+    """An answer too large to draw (:data:`~._answer_runs.ANSWER_RUNS`): what it holds, the
+    runs ``runs`` lists of it and the links to the others; None: drawn whole."""
 
 
 def answer_page(
@@ -185,6 +192,69 @@ def answer_page(
         sections=sections,
         combined=combined,
     )
+
+
+def _counted(part: PartitionSet) -> str:
+    """A part of a dataset by how many partitions it holds."""
+    if part.whole is not None and not part.definite and not part.possible:
+        return f"{part.dataset} (the whole dataset, {part.whole})"
+    counted = [f"the whole dataset ({part.whole})"] if part.whole is not None else []
+    counted += [f"{len(part.definite):,} definite"] if part.definite else []
+    counted += [f"{len(part.possible):,} possible"] if part.possible else []
+    return f"{part.dataset}: {', '.join(counted)} partition(s)"
+
+
+def impact_counts(report: ImpactReport) -> tuple[str, ...]:
+    """What an impact answer holds, counted: its runs, what to recompute, the tasks."""
+    definite = sum(item.label == "definite" for item in report.runs)
+    plan = "; ".join(_counted(part) for part in report.backfill)
+    return (
+        f"{len(report.runs):,} runs affected: {definite:,} definite, "
+        f"{len(report.runs) - definite:,} possible; failed runs are listed but write nothing",
+        "To recompute: " + (plan or "nothing (no affected run completed a write)"),
+        f"{len(report.tasks):,} task run(s) or jobs to re-run",
+    )
+
+
+def provenance_counts(report: ProvenanceReport, runs: int) -> tuple[str, ...]:
+    """What a provenance answer holds, counted: the runs behind it, its latest writers."""
+    return (
+        f"{runs:,} runs behind it, of which {len(report.writers):,} wrote what was asked "
+        "about last; listed the latest ended first",
+        "Asked about: " + _counted(report.target),
+    )
+
+
+def whole_answer(
+    kind: str,
+    dataset: DatasetRef,
+    partition: Mapping[str, str | None] | None,
+    params: Mapping[str, str],
+    db: str,
+    *,
+    whole: bool,
+) -> str:
+    """Where the whole of an answer too large for a page is, as text to copy: the JSON API's
+    request (a page at a time) and the command that prints it all."""
+    pairs = [("dataset", dataset.name), ("namespace", dataset.namespace)]
+    pairs += [("partition", f"{name}={_shown(value)}") for name, value in (partition or {}).items()]
+    options = [*(("--partition", value) for _, value in pairs[2:])]
+    for name in ("since", "depth"):
+        if params.get(name):
+            pairs.append((name, params[name]))
+            options.append((f"--{name}", params[name]))
+    words = ["ol-subset", "lineage", kind, dataset.name, "--namespace", dataset.namespace]
+    words += [word for option in options for word in option]
+    words += ["--db", db, "--format", "json"]
+    asked = "the whole dataset" if whole else "this partition"
+    lines = [
+        f"# the whole {kind} of {asked}, as JSON, a page at a time (each page's 'next' as "
+        "&cursor= for the following one):",
+        f"GET /api/v1/{kind}?{urlencode(pairs)}",
+        "# or all of it at once, on the command line:",
+        " ".join(shlex.quote(word) for word in words),
+    ]
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def plan_text(backfill: Sequence[PartitionSet], heading: str) -> str:

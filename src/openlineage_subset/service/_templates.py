@@ -37,6 +37,7 @@ from markupsafe import Markup
 from openlineage_subset import __version__, json_escapes, printable
 from openlineage_subset.lineage import shown_time
 from openlineage_subset.report import attribute, job_label, marked, text
+from openlineage_subset.service._answer_runs import ANSWER_RUNS
 from openlineage_subset.service._links import answer_link, dataset_link, plan_anchor, run_link
 
 NAME_COLUMNS = 60
@@ -156,6 +157,7 @@ ENVIRONMENT.globals.update(
     NAME_COLUMNS=NAME_COLUMNS,
     MAX_LISTED=MAX_LISTED,
     MAX_LINKED=MAX_LINKED,
+    ANSWER_RUNS=ANSWER_RUNS,
 )
 
 

@@ -7,7 +7,9 @@
   :mod:`._partition_grid`), each a checkbox of a form that asks the answer page, its latest runs;
 - ``GET /answer?namespace=&name=&query=impact|provenance&p=JSON...``: the answer for each
   partition selected (``p``, a JSON object of column to value; ``ask``: ``COL=VALUE, ...``;
-  none: the whole dataset): the report's run graph and grids, the backfill plan to copy;
+  none: the whole dataset): the report's run graph and grids, the backfill plan to copy; an
+  answer of more runs than a page draws, its counts and a page of its runs (``start``: from
+  that place), with links to the others;
 - ``GET /runs``, ``GET /run?id=RUN``: the runs, one run's reads, writes and events;
 - ``GET|POST /login``, ``POST /logout``: with an API key, the key once in a form, then a
   cookie (HttpOnly, SameSite=Strict) holding a token derived from it;
@@ -28,10 +30,11 @@ import base64
 import dataclasses
 import hashlib
 import hmac
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlencode
 
 from markupsafe import Markup
 from starlette.datastructures import Headers, QueryParams
@@ -43,10 +46,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from openlineage_subset import printable_json
 from openlineage_subset.lineage import (
     DatasetRef,
+    ImpactQuery,
     ImpactReport,
     Lineage,
     LineageQueryError,
+    PartitionSet,
     PartitionsQuery,
+    ProvenanceQuery,
     ProvenanceReport,
     RunDetails,
     RunPartitions,
@@ -62,16 +68,21 @@ from openlineage_subset.lineage import (
     unseen_note,
 )
 from openlineage_subset.report import STYLE as REPORT_STYLE
+from openlineage_subset.report import answer_picture
 from openlineage_subset.report import body as report_body
-from openlineage_subset.report import impact_picture, provenance_picture
 from openlineage_subset.service import _pages
 from openlineage_subset.service._answer_runs import (
+    ANSWER_RUNS,
     ImpactRuns,
     ProvenanceRuns,
+    Summary,
     impact_runs,
+    listed,
     provenance_runs,
+    runs_behind,
+    start_from_text,
 )
-from openlineage_subset.service._links import LINKS
+from openlineage_subset.service._links import LINKS, dataset_link
 from openlineage_subset.service._partition_grid import NoRowsBefore, drawn_partitions
 from openlineage_subset.service._tasks_section import tasks_copy
 
@@ -301,46 +312,34 @@ def _answer_page(path: str, ref: DatasetRef, params: QueryParams) -> _pages.Page
     depth = None if depth_text is None else count_from_text("depth", depth_text)
     if query == "provenance" and since is not None:
         raise LineageQueryError("since is for impact; provenance follows the latest writers back")
-    sections, plans = [], []
-    for partition in asked or [None]:
-        runs: ImpactRuns | ProvenanceRuns
-        if query == "impact":
-            picture = impact_picture(
-                path,
-                ref.name,
-                partition=partition,
-                since=since,
-                depth=depth,
-                namespace=ref.namespace,
-            )
-            report = picture.answer  # the picture's own answer: one query per partition
-            assert isinstance(report, ImpactReport)
-            heading = part_heading(report.start)
-            plans.append(report.backfill)
-            copies: tuple[tuple[str, str], ...] = (
-                tasks_copy(report.tasks, f"impact of {heading}"),
-                ("Backfill plan (text)", _pages.plan_text(report.backfill, f"impact of {heading}")),
-                ("Backfill plan (JSON)", _pages.plan_json(report.backfill)),
-            )
-            unseen = None if report.seen else unseen_note(report.start)
-            runs = impact_runs(report)
-        else:
-            picture = provenance_picture(
-                path, ref.name, partition=partition, depth=depth, namespace=ref.namespace
-            )
-            found = picture.answer
-            assert isinstance(found, ProvenanceReport)
-            heading = part_heading(found.target)
-            copies = (
-                ("Provenance (text)", "\n".join(provenance_text(found)) + "\n"),
-                ("Provenance (JSON)", _json(found.as_json())),
-            )
-            unseen = None if found.seen else unseen_note(found.target)
-            runs = provenance_runs(found)
-        body = Markup(report_body(picture, links=LINKS))
-        sections.append(_pages.Section(heading, body, unseen, copies, runs))
+    start = params.get("start")
+    if start is not None and len(asked) > 1:
+        raise LineageQueryError("start pages the runs of one answer: select one partition")
+    sections, plans, summarised = [], [], 0
+    with Lineage(path) as lineage:
+        for partition in asked or [None]:
+            answer: ImpactReport | ProvenanceReport
+            if query == "impact":
+                answer = lineage.impact(
+                    ImpactQuery(ref.name, partition, since, depth, ref.namespace)
+                )
+            else:
+                answer = lineage.provenance(
+                    ProvenanceQuery(ref.name, partition, depth, ref.namespace)
+                )
+            total = _runs_in(answer)
+            first = _first_listed(start, total)  # checked for a small answer too
+            if total > ANSWER_RUNS:
+                sections.append(
+                    _summarised(path, ref, answer, partition, params, first, whole=not asked)
+                )
+                summarised += 1
+                continue
+            section, backfill = _drawn(lineage, answer)
+            sections.append(section)
+            plans += [backfill] if backfill is not None else []
     combined: list[tuple[str, str]] = []
-    if query == "impact" and len(plans) > 1:
+    if query == "impact" and len(sections) > 1 and not summarised:
         plan = _pages.merged(part for backfill in plans for part in backfill)
         heading = f"the {len(plans)} partitions selected of {ref}"
         combined = [
@@ -350,7 +349,121 @@ def _answer_page(path: str, ref: DatasetRef, params: QueryParams) -> _pages.Page
             ),
             ("Backfill plan of all selected (JSON)", _pages.plan_json(plan)),
         ]
+    elif query == "impact" and len(sections) > 1:
+        combined = [
+            (
+                "Backfill plan of all selected",
+                f"# not given here: {summarised} of the {len(sections)} partitions selected "
+                "have answers too large for one page (below); each says where its whole "
+                "answer is\n",
+            )
+        ]
     return _pages.answer_page(query, ref, sections, combined, [REPORT_STYLE])
+
+
+def _runs_in(answer: ImpactReport | ProvenanceReport) -> int:
+    """The runs of ``answer`` an answer page lists: affected, or behind the target."""
+    if isinstance(answer, ImpactReport):
+        return len(answer.runs)
+    return len(runs_behind(answer))
+
+
+def _first_listed(start: str | None, total: int) -> int:
+    try:
+        return start_from_text(start, total)
+    except ValueError as error:
+        raise LineageQueryError(str(error)) from None
+
+
+def _drawn(
+    lineage: Lineage, answer: ImpactReport | ProvenanceReport
+) -> tuple[_pages.Section, tuple[PartitionSet, ...] | None]:
+    """An answer's section, drawn whole (its graph and grids, every run, the text to copy), and
+    its backfill plan (None: a provenance)."""
+    picture = answer_picture(lineage.store, answer)
+    runs: ImpactRuns | ProvenanceRuns
+    if isinstance(answer, ImpactReport):
+        heading = part_heading(answer.start)
+        copies: tuple[tuple[str, str], ...] = (
+            tasks_copy(answer.tasks, f"impact of {heading}"),
+            ("Backfill plan (text)", _pages.plan_text(answer.backfill, f"impact of {heading}")),
+            ("Backfill plan (JSON)", _pages.plan_json(answer.backfill)),
+        )
+        unseen = None if answer.seen else unseen_note(answer.start)
+        runs = impact_runs(answer)
+        plan: tuple[PartitionSet, ...] | None = answer.backfill
+    else:
+        heading = part_heading(answer.target)
+        copies = (
+            ("Provenance (text)", "\n".join(provenance_text(answer)) + "\n"),
+            ("Provenance (JSON)", _json(answer.as_json())),
+        )
+        unseen = None if answer.seen else unseen_note(answer.target)
+        runs = provenance_runs(answer)
+        plan = None
+    body = Markup(report_body(picture, links=LINKS))
+    return _pages.Section(heading, body, unseen, copies, runs), plan
+
+
+def _summarised(
+    path: str,
+    ref: DatasetRef,
+    answer: ImpactReport | ProvenanceReport,
+    partition: Mapping[str, str | None] | None,
+    params: QueryParams,
+    first: int,
+    *,
+    whole: bool,
+) -> _pages.Section:
+    """An answer's section when it holds too many runs to draw: its counts, the runs from
+    ``first`` (:data:`ANSWER_RUNS` of them), links to the others; no graph, no grids."""
+    runs: ImpactRuns | ProvenanceRuns
+    if isinstance(answer, ImpactReport):
+        kind, heading, unseen_of = "impact", part_heading(answer.start), answer.start
+        total = len(answer.runs)
+        shown = listed(answer.runs, first)
+        runs = impact_runs(answer, shown)
+        counts = _pages.impact_counts(answer)
+    else:
+        kind, heading, unseen_of = "provenance", part_heading(answer.target), answer.target
+        behind = runs_behind(answer)  # the latest ended first, as the JSON API's pages
+        total = len(behind)
+        shown = listed(behind, first)
+        runs = ProvenanceRuns(behind[shown.start : shown.stop])
+        counts = _pages.provenance_counts(answer, total)
+
+    def page(at: int) -> str:
+        return _answer_path(ref, kind, partition, params, at)
+
+    summary = Summary(
+        counts=counts,
+        total=total,
+        first=first,
+        listed=len(shown),
+        previous=page(max(first - ANSWER_RUNS, 0)) if first else None,
+        next=page(shown.stop) if shown.stop < total else None,
+        narrower=dataset_link(ref),
+        whole=_pages.whole_answer(kind, ref, partition, params, path, whole=whole),
+    )
+    unseen = None if answer.seen else unseen_note(unseen_of)
+    return _pages.Section(heading, Markup(""), unseen, (), runs, summary)
+
+
+def _answer_path(
+    ref: DatasetRef,
+    kind: str,
+    partition: Mapping[str, str | None] | None,
+    params: QueryParams,
+    start: int,
+) -> str:
+    """The answer page of ``kind`` for ``partition`` of ``ref`` (None: the whole dataset), the
+    other parameters of ``params`` kept, listing its runs from ``start``."""
+    pairs = [("namespace", ref.namespace), ("name", ref.name), ("query", kind)]
+    if partition is not None:
+        pairs.append(("p", json.dumps(dict(partition), ensure_ascii=False)))
+    pairs += [(name, params[name]) for name in ("since", "depth") if params.get(name)]
+    pairs.append(("start", str(start)))
+    return "/answer?" + urlencode(pairs)
 
 
 def _json(value: Any) -> str:

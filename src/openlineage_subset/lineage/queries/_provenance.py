@@ -11,6 +11,7 @@ from openlineage_subset.lineage.model import (
     ProvenanceReport,
     ProvenanceStep,
     Unit,
+    Values,
     stronger,
 )
 from openlineage_subset.lineage.queries._questions import ProvenanceQuery
@@ -58,6 +59,19 @@ def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> Provenance
     return ProvenanceReport(target, query.depth, writers, seen, notes)
 
 
+def _first_listing(lists: list[frozenset[Values] | None]) -> dict[Values, int] | None:
+    """Where each listed partition's values are first listed in ``lists``; None when one of
+    them is not a list of partitions."""
+    if any(listed is None for listed in lists):
+        return None
+    first: dict[Values, int] = {}
+    for place, listed in enumerate(lists):
+        assert listed is not None
+        for values in listed:
+            first.setdefault(values, place)
+    return first
+
+
 class _ProvenanceWalk:
     """Follows writers back through their inputs, each run expanded once, ``limit`` levels."""
 
@@ -74,8 +88,24 @@ class _ProvenanceWalk:
         writes = self.engine.writers_of(dataset_id, [unit for unit, _ in units], before)
         chosen: dict[str, tuple[Access, Label]] = {}
         lists = [self.engine.listed_values(write) for write in writes]
+        # When every write lists its partitions, a known partition's latest writer is the
+        # first write (the latest first) that lists it: found in one pass over the lists, not
+        # by trying each write in turn for each partition (of a whole dataset: 328,500
+        # partitions by 1,095 writes, 150 s).
+        first = _first_listing(lists)
         for unit, unit_label in units:
             values = self.engine.plain_values_of(dataset_id, unit)
+            if first is not None and values is not None:
+                place = first.get(values)
+                if place is not None:  # as the loop below decides: found, so it breaks
+                    write = writes[place]
+                    label: Label = "definite" if unit_label == "definite" else "possible"
+                    previous = chosen.get(write.run.run_id)
+                    chosen[write.run.run_id] = (
+                        write,
+                        stronger(previous[1] if previous else None, label) or label,
+                    )
+                continue  # no write lists it: none writes it
             for write, listed in zip(writes, lists, strict=True):
                 if values is not None and listed is not None:
                     # A partition list and a known partition without nulls: as it decides.
@@ -86,7 +116,7 @@ class _ProvenanceWalk:
                     found = self.engine.write_overlap(write, unit)
                 if found is False:
                     continue
-                label: Label = "definite" if found and unit_label == "definite" else "possible"
+                label = "definite" if found and unit_label == "definite" else "possible"
                 previous = chosen.get(write.run.run_id)
                 best = stronger(previous[1] if previous else None, label) or label
                 chosen[write.run.run_id] = (write, best)

@@ -275,11 +275,18 @@ def test_a_location_an_earlier_version_kept_apart_is_joined_at_the_next_ingest(
         connection.execute(
             "INSERT INTO dataset_names VALUES ('hive://x', 'db.o', 99, 'table, symlink')"
         )
+        # and events named by the location, stored then as a dataset of its own
+        connection.execute(
+            "INSERT INTO datasets (dataset_id, namespace, name) "
+            "VALUES (100, 'file', '/warehouse/db.db/events')"
+        )
     text = _cli(capsys, "impact", "db.events", "--partition", "day=2024-11-03", "--db", str(db))
     assert "kept apart" in text  # said until joined
     _ingest(capsys, db, "location_reader.jsonl")
-    assert _datasets(db) & {("hive://x", "db.o"), ("hive://localhost:9083", "db.events")} == {
-        ("hive://localhost:9083", "db.events")
-    }
+    assert _datasets(db) & {
+        ("hive://x", "db.o"),
+        ("hive://localhost:9083", "db.events"),
+        ("file", "/warehouse/db.db/events"),
+    } == {("hive://localhost:9083", "db.events")}
     text = _cli(capsys, "impact", "db.o", "--partition", "day=2024-11-03", "--db", str(db))
     assert "kept apart" not in text and READER_03 in text

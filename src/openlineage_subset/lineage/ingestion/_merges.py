@@ -83,9 +83,11 @@ def heal_kept_apart(db: sqlite3.Connection) -> bool:
         "SELECT namespace, name FROM dataset_names GROUP BY namespace, name HAVING count(*) > 1"
     ).fetchall()
     for namespace, name in shared:
-        claimants = _claimants(db, (namespace, name))
-        if len(claimants) > 1:  # an earlier pass of this loop may have joined them
-            keep, *others = claimants
+        # The claimants, and the dataset stored under the name since (events named by it then
+        # were a dataset of their own); an earlier pass of this loop may have joined them.
+        holders = sorted(_holders(db, (namespace, name)))
+        if len(holders) > 1:
+            keep, *others = holders
             for gone in others:
                 merge_datasets(db, keep, gone)
             _rename(db, keep)

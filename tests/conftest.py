@@ -14,6 +14,10 @@ from tests.helpers import REFERENCE_SPEC, load_json
 settings.register_profile(
     "default", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+# `nox -s sdk` on the other Pythons: the same properties, fewer examples (`tests` runs the rest).
+settings.register_profile(
+    "other-python", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.register_profile(
     "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

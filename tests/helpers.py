@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hypothesis import settings
+
 from openlineage_subset import spec, spec_versions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,3 +50,10 @@ TYPE_LISTS = [
 ]
 """Type lists in every order: the tests of ``integer`` and ``number`` are themselves in
 parentheses, which once made ``["integer", "string"]`` compile to ``not (A) or B``."""
+
+
+def examples(times: int) -> int:
+    """``times`` the examples of the loaded hypothesis profile (150 by default, 2,000 under
+    HYPOTHESIS_PROFILE=thorough, 25 on nox's other Pythons): for a property whose telling cases
+    are rare among its inputs, more examples that still scale with the profile."""
+    return times * settings().max_examples

@@ -22,6 +22,7 @@ from openlineage_subset.lineage.model._conditions import (
     dimensions_of,
     quick_overlap,
 )
+from tests.helpers import examples
 
 DATES = ["2024-01-01", "2024-01-02", "2024-01-10", "2024-02-29", "2023-12-31"]
 TEXTS = ["DE", "PL", "de", "", "a b"]
@@ -88,7 +89,7 @@ def _reference(condition: dict[str, Any], values: dict[str, str | None]) -> bool
 
 
 @given(conditions, partitions)
-@settings(max_examples=1500)
+@settings(max_examples=examples(4))
 def test_the_quick_comparison_agrees_with_partition_overlap(
     condition: dict[str, Any], values: dict[str, str | None]
 ) -> None:
@@ -99,7 +100,7 @@ def test_the_quick_comparison_agrees_with_partition_overlap(
 
 
 @given(listings, partitions)
-@settings(max_examples=400)
+@settings(max_examples=examples(1))
 def test_the_listing_lookup_agrees_with_partition_overlap(
     condition: dict[str, Any], values: dict[str, str | None]
 ) -> None:
@@ -127,7 +128,7 @@ dated_partitions = st.fixed_dictionaries(
 
 
 @given(conditions | day_ranges, dated_partitions | partitions)
-@settings(max_examples=3000)
+@settings(max_examples=examples(6))
 def test_a_partition_outside_a_date_range_is_not_selected(
     condition: dict[str, Any], values: dict[str, str | None]
 ) -> None:
@@ -146,7 +147,7 @@ PLAIN = [*DATES, "DE", "PL", "de", "a b"]
     st.none() | st.sampled_from(PLAIN),
     st.none() | st.sampled_from(PLAIN),
 )
-@settings(max_examples=600)
+@settings(max_examples=examples(2))
 def test_a_coarser_partition_holds_those_with_its_values_as_text(
     value: str, day: str | None, country: str | None
 ) -> None:
@@ -159,7 +160,7 @@ def test_a_coarser_partition_holds_those_with_its_values_as_text(
 
 
 @given(listings, partitions, st.sampled_from(PLAIN), st.none() | st.sampled_from(PLAIN))
-@settings(max_examples=800)
+@settings(max_examples=examples(2))
 def test_a_coarser_partition_the_lists_miss_holds_no_listed_row(
     condition: dict[str, Any], listed: dict[str, str | None], value: str, other: str | None
 ) -> None:
@@ -199,7 +200,7 @@ read_conditions = st.recursive(plain_listings | plain_comparisons, _binary, max_
 
 
 @given(read_conditions, plain_partitions)
-@settings(max_examples=2000)
+@settings(max_examples=examples(4))
 def test_a_plain_partition_outside_a_read_s_listed_dates_is_not_selected(
     condition: dict[str, Any], values: dict[str, str | None]
 ) -> None:

@@ -14,6 +14,7 @@ from openlineage_subset import MAX_DEPTH
 from openlineage_subset.lineage.model._answers import indented_json
 from openlineage_subset.lineage.model._condition_text import ConditionText, rendered
 from openlineage_subset.lineage.model._conditions import in_column_order
+from tests.helpers import examples
 
 COLUMNS = st.sampled_from(["day", "country", "zone", "odd name", "a`b", "ünï"])
 VALUES = st.none() | st.sampled_from(["2024-10-15", "PL", "it's", "", "a\nb", "1", "-2.5"])
@@ -64,7 +65,7 @@ def _expected(condition: Any, order: tuple[str, ...]) -> str:
 
 
 @given(conditions, ORDERS, ORDERS)
-@settings(max_examples=1500)
+@settings(max_examples=examples(4))
 def test_the_text_is_render_s_in_column_order(
     condition: dict[str, Any], order: tuple[str, ...], other: tuple[str, ...]
 ) -> None:
@@ -91,7 +92,7 @@ or_chains = st.recursive(
 
 
 @given(or_chains, ORDERS)
-@settings(max_examples=500)
+@settings(max_examples=examples(1))
 def test_partition_lists_joined_by_or_are_written_directly(
     condition: dict[str, Any], order: tuple[str, ...]
 ) -> None:
@@ -137,7 +138,7 @@ json_values = st.recursive(
 
 
 @given(json_values, st.booleans())
-@settings(max_examples=800)
+@settings(max_examples=examples(2))
 def test_an_answer_s_indented_json_is_json_dumps_s(value: Any, ascii_only: bool) -> None:
     """``indented_json``, which the CLI prints and the UI shows, writes what
     ``json.dumps(..., indent=2)`` writes (floats and other types are left to it)."""

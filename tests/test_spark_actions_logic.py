@@ -78,3 +78,17 @@ def test_a_failed_action_fails_with_its_error_scrubbed() -> None:
     said = end["run"]["facets"]["errorMessage"]
     assert said["message"] == "Path does not exist: s3a://***@bucket/k"
     assert (said["stackTrace"], said["programmingLanguage"]) == ("at Spark\n", "JAVA")
+
+
+def test_a_query_that_never_ran_reads_nothing_and_is_named_by_what_it_named() -> None:
+    # Its analysis failed: no reader of what it named (an impact must not list it), and its
+    # job still says what it was about.
+    error = ("[UNRESOLVED_COLUMN.WITH_SUGGESTION] no_such_col", None)
+    start, end = _events(action="analyze", inputs=(), outputs=(), named=(SALES,), error=error)
+    assert all(validate(event, strict=True) == [] for event in (start, end))
+    assert end["eventType"] == "FAIL"
+    assert start["inputs"] == end["inputs"] == [] and end["outputs"] == []
+    assert end["job"]["name"] == "daily_sales.analyze.lake_sales"
+    # A run that read something is named by it, not by what a query named.
+    _, read = _events(action="count", outputs=(), named=({"name": "/other", "namespace": "f"},))
+    assert read["job"]["name"] == "daily_sales.count.lake_sales"

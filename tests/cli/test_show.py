@@ -124,3 +124,41 @@ def test_names_and_paths_are_shown_as_escapes_never_obeyed(
     assert f"sales{shown}" in captured.out and f"2024-10-15{shown}" in captured.out
     assert f"events{shown}.jsonl:2: skipped: not valid JSON" in captured.err
     assert f"missing{shown}.jsonl: no such file" in captured.err
+
+
+def _failed(run: str, message: object, **sides: list) -> dict:
+    event = _event(run, "FAIL", job=f"app.{run}", parent=APP, **sides)
+    event["run"]["facets"]["errorMessage"] = {"message": message, "programmingLanguage": "JAVA"}
+    return event
+
+
+def test_a_failed_run_shows_the_first_line_of_its_error() -> None:
+    long = "x" * 500
+    events = [
+        _event(APP, "START", job="app"),
+        # A query whose analysis failed read nothing: no dataset, and still its error.
+        _failed("analyze", "[UNRESOLVED_COLUMN] `no_such_col` cannot be resolved.\n\tat Spark\n"),
+        _failed("write", "\n  Job aborted\x1b[31m.\nCaused by: ...", inputs=[_dataset("a")]),
+        _failed("long", long),
+        _failed("unsaid", {"not": "text"}),
+    ]
+    lines = summary_lines(events)
+    assert lines[lines.index("run app.analyze  FAIL  (no datasets)") + 1] == (
+        "  error  [UNRESOLVED_COLUMN] `no_such_col` cannot be resolved."
+    )
+    assert lines[lines.index("run app.write  FAIL") + 1] == "  error  Job aborted\x1b[31m."
+    said = lines[lines.index("run app.long  FAIL  (no datasets)") + 1]
+    assert said.startswith("  error  xxx") and said.endswith("…") and len(said) < 220
+    unsaid = lines.index("run app.unsaid  FAIL  (no datasets)")
+    assert not any(line.startswith("  error") for line in lines[unsaid + 1 :])
+    assert not any("Spark" in line or "Caused" in line for line in lines)
+
+
+def test_show_prints_an_error_s_control_characters_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps(_failed("write", "Job aborted\x1b[31m")) + "\n")
+    assert main(["show", str(events)]) == 0
+    out = capsys.readouterr().out
+    assert "error  Job aborted" in out and "\x1b" not in out

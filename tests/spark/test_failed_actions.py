@@ -23,6 +23,8 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from openlineage_subset import validate
+from openlineage_subset.lineage import impact, ingest
+from openlineage_subset.producer import job_name
 from tests.spark.conftest import Capture, Lake, ol_subset
 
 pytestmark = pytest.mark.spark
@@ -57,9 +59,12 @@ def _one_fail(capture: Capture, error_class: str) -> dict[str, Any]:
     return fail
 
 
-def _named_inputs(fail: dict[str, Any]) -> list[tuple[str, str]]:
-    assert all("inputFacets" not in dataset for dataset in fail["inputs"]), "nothing was read"
-    return [(dataset["namespace"], dataset["name"]) for dataset in fail["inputs"]]
+def _read_nothing(fail: dict[str, Any], named: str | None) -> None:
+    """A query that never ran read nothing (no inputs: no answer may call it a reader), and
+    its job is named by the dataset it named (``named``; None: it named none)."""
+    assert fail["inputs"] == [], "a query that never ran read nothing"
+    ending = job_name("app", "analyze", [{"name": named}] if named else []).removeprefix("app")
+    assert fail["job"]["name"].endswith(ending), (fail["job"]["name"], ending)
 
 
 def test_an_unknown_column_is_a_fail_run_naming_what_it_was_to_read(
@@ -70,8 +75,7 @@ def test_an_unknown_column_is_a_fail_run_naming_what_it_was_to_read(
     if not TELLS_ANALYSIS_FAILURES:
         assert capture.runs() == {}
     else:
-        fail = _one_fail(capture, "UNRESOLVED_COLUMN")
-        assert _named_inputs(fail) == [("file", str(lake.plain))]
+        _read_nothing(_one_fail(capture, "UNRESOLVED_COLUMN"), str(lake.plain))
     assert capture.handle.counts["errors"] == 0
 
 
@@ -89,9 +93,7 @@ def test_a_missing_path_is_a_fail_run_naming_the_path(
         fails = _fail_runs(capture)
         assert len(fails) == 2
         for fail in fails:
-            assert _named_inputs(_check_analysis_fail(fail, "PATH_NOT_FOUND")) == [
-                ("file", str(missing))
-            ]
+            _read_nothing(_check_analysis_fail(fail, "PATH_NOT_FOUND"), str(missing))
     assert capture.handle.counts["errors"] == 0
 
 
@@ -118,11 +120,9 @@ def test_tables_unknown_column_and_unknown_table(
         assert capture.runs() == {}
     else:
         column, table, insert = _fail_runs(capture)
-        assert _named_inputs(_check_analysis_fail(column, "UNRESOLVED_COLUMN")) == [
-            ("file", str(lake.plain))
-        ]
+        _read_nothing(_check_analysis_fail(column, "UNRESOLVED_COLUMN"), str(lake.plain))
         # A table that does not exist names no dataset: the run is still there, with the error.
-        assert _named_inputs(_check_analysis_fail(table, "TABLE_OR_VIEW_NOT_FOUND")) == []
+        _read_nothing(_check_analysis_fail(table, "TABLE_OR_VIEW_NOT_FOUND"), None)
         assert insert["outputs"] == [], "an INSERT that failed at analysis changed nothing"
     assert capture.handle.counts["errors"] == 0
 
@@ -268,6 +268,15 @@ def test_every_action_of_a_script_is_a_run_and_lineage_says_nothing(
     for event in ends:
         if event["eventType"] == "FAIL":
             assert event["run"]["facets"]["errorMessage"]["message"]
+    # Who read the table: the count, and the write that failed as it ran; never the query whose
+    # analysis failed, which read nothing.
+    db = tmp_path / "lineage.db"
+    assert ingest([events], db).invalid == 0
+    readers = impact(db, str(lake.plain)).as_json()["runs"]
+    assert sorted((run["job"]["name"].split(".")[1], run["status"]) for run in readers) == [
+        ("count", "COMPLETE"),
+        ("write", "FAIL"),
+    ]
     out = tmp_path / "out"
     completed = sorted(
         (

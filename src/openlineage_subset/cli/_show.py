@@ -53,6 +53,8 @@ class _Run:
     state: str
     terminal: bool
     parent: str | None
+    error: str | None = None
+    """The first line of the error its terminal event's ``errorMessage`` facet gives."""
     datasets: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     """(direction, namespace, name) -> {"subset": facet or None, "lifecycle": change or None}"""
 
@@ -151,6 +153,7 @@ def _merged(events: Iterable[Mapping[str, Any]]) -> dict[str, _Run]:
             run = runs[run_id] = _Run(str(job.get("name")), event_type, False, None)
         if not run.terminal or event_type in TERMINAL_EVENT_TYPES:
             run.state, run.terminal = event_type, event_type in TERMINAL_EVENT_TYPES
+            run.error = _error_line(event) or run.error
         run.parent = _parent_run_id(event) or run.parent
         for side, facets_key, direction in _SIDES:
             for dataset in event.get(side) or ():
@@ -208,12 +211,13 @@ def _run_lines(
     orders: Mapping[tuple[str, str], Mapping[str, int]],
 ) -> list[str]:
     header = f"run {run.job}  {run.state}"
+    said = [] if run.error is None else [f"  error  {run.error}"]
     if not run.datasets:
         children = sum(1 for other in runs.values() if other.parent == run_id)
         if children:
-            return [f"{header}  (the application: parent of {children} runs)"]
-        return [f"{header}  (no datasets)"]
-    lines = [header]
+            return [f"{header}  (the application: parent of {children} runs)", *said]
+        return [f"{header}  (no datasets)", *said]
+    lines = [header, *said]
     labels = {key: _label(key[1], key[2], root) for key in run.datasets}
     width = max(len(label) for label in labels.values())
     for key, seen in run.datasets.items():
@@ -225,6 +229,25 @@ def _run_lines(
         lines.append(head + first)
         lines.extend(f"{'OR':>{len(head) - 1}} {item}" for item in more)
     return lines
+
+
+SHOWN_ERROR = 200
+"""The most characters of a failed run's error shown (its first line)."""
+
+
+def _error_line(event: Mapping[str, Any]) -> str | None:
+    """The first line of the message of an event's ``errorMessage`` run facet (cut to
+    :data:`SHOWN_ERROR` characters), if it has one.
+
+    >>> _error_line({"run": {"facets": {"errorMessage": {"message": "Boom\\n  at x"}}}})
+    'Boom'
+    """
+    facet = ((event.get("run") or {}).get("facets") or {}).get("errorMessage")
+    message = facet.get("message") if isinstance(facet, Mapping) else None
+    if not isinstance(message, str) or not message.strip():
+        return None
+    first = message.strip().splitlines()[0]
+    return first if len(first) <= SHOWN_ERROR else first[: SHOWN_ERROR - 1] + "…"
 
 
 def _parent_run_id(event: Mapping[str, Any]) -> str | None:

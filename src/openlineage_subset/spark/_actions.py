@@ -6,8 +6,9 @@ Two steps, with a frozen :class:`ActionFacts` handed from the first to the secon
   scans of its executed plan, with their subsets), the outputs its writes created, and the
   datasets a statement changed otherwise. Each of the three is read apart: one failing is
   counted and logged, and the run keeps the others. A failed action whose plan was never made
-  (its analysis or planning failed) read and wrote nothing: its inputs are the datasets its
-  query names, without subsets, and it has no outputs.
+  (its analysis or planning failed) read and wrote nothing: it has no inputs and no outputs,
+  and its job is named by the datasets its query names. Where whether the plan was made is
+  unknown, those datasets are its inputs, without subsets (it may have read any of them).
 - :func:`action_events` builds its START (dated when the action started) and COMPLETE or FAIL
   from those facts and the run it is a child of: pure Python, no JVM.
 """
@@ -70,6 +71,9 @@ class ActionFacts:
     """The datasets written or changed, as OpenLineage JSON (with their output facets)."""
     started_ns: int
     ended_ns: int
+    named: tuple[dict[str, Any], ...] = ()
+    """The datasets the query of an action that failed before it ran names (``namespace``,
+    ``name``): read by nothing, so not inputs; they name its job."""
     error: tuple[str, str | None] | None = None
     """The message and stack trace of a failed action's exception, as the JVM prints them
     (None when it succeeded). They may quote a location with its credentials: they go out only
@@ -89,11 +93,15 @@ def read_action(
     failed action, else None); None when it succeeded and read and changed no dataset (a failed
     action is always a run: its failure is what its user looks for)."""
     error = None if failure is None else java_error_text(failure)
-    if failure is not None and not _plan_made(context, func_name, query_execution):
+    made = None if failure is None else _plan_made(context, func_name, query_execution)
+    if failure is not None and made is not True:
+        named = tuple(_named_inputs(context, func_name, query_execution))
         return ActionFacts(
             action=func_name,
-            inputs=tuple(_named_inputs(context, func_name, query_execution)),
+            # never run: no reader of what it names (unknown: it may have read any of them)
+            inputs=() if made is False else named,
             outputs=(),
+            named=named,
             started_ns=started_ns,
             ended_ns=ended_ns,
             error=error,
@@ -221,15 +229,18 @@ def _named_inputs(
     )
 
 
-def _plan_made(context: CaptureContext, func_name: str, query_execution: QueryExecution) -> bool:
+def _plan_made(
+    context: CaptureContext, func_name: str, query_execution: QueryExecution
+) -> bool | None:
     """Whether a failed action's executed plan was made, so that reading it makes nothing
-    again (see ``_jvm/_failures``): not when its analysis failed."""
+    again (see ``_jvm/_failures``): not when its analysis failed; None: unknown (this Spark
+    keeps it elsewhere, or asking failed, which is counted and logged)."""
     if func_name == ANALYSIS_FAILED:
         return False
     made = context.guarded(
         "checking the plan of", func_name, lambda: [executed_plan_made(query_execution)]
     )
-    return bool(made and made[0])
+    return made[0] if made else None
 
 
 def action_events(
@@ -248,7 +259,7 @@ def action_events(
     outputs = facts.outputs
     job = JobRef(
         parent.namespace,
-        job_name(parent.name, facts.action, outputs or facts.inputs),
+        job_name(parent.name, facts.action, outputs or facts.inputs or facts.named),
         run_id,
     )
     facets = {

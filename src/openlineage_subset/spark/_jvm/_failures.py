@@ -38,13 +38,13 @@ _LAZY_FIELDS = ("lazyExecutedPlan", "executedPlan")
 of a Scala lazy value (Spark 3.5), null until made."""
 
 
-def executed_plan_made(query_execution: JavaObject) -> bool:
+def executed_plan_made(query_execution: JavaObject) -> bool | None:
     """Whether ``query_execution``'s executed plan was made (reading it then computes nothing
     and throws nothing). Read from the query's fields, never by asking for the plan.
 
     A Spark whose ``QueryExecution`` keeps the plan in neither known field is said once, and
-    its failed actions are read as if the plan was never made (the datasets their query
-    names, without subsets: sound).
+    None returned (unknown): its failed actions are read as if the plan may have run (the
+    datasets their query names as their inputs, without subsets: sound).
     """
     for name in _LAZY_FIELDS:
         field = _declared_field(name)
@@ -59,7 +59,7 @@ def executed_plan_made(query_execution: JavaObject) -> bool:
         "this Spark's QueryExecution keeps its executed plan where capture does not look: "
         "failed actions are reported with the datasets their query names, without subsets",
     )
-    return False
+    return None
 
 
 def _declared_field(name: str) -> JavaObject:

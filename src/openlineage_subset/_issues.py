@@ -87,13 +87,24 @@ def json_error_text(error: json.JSONDecodeError, *, one_line: bool) -> str:
     ...     print(json_error_text(error, one_line=True))
     the line is cut short: it ends at column 19, inside its JSON value
     >>> try:
+    ...     json.loads('{"a": [1,\\n  2,\\n')
+    ... except json.JSONDecodeError as error:
+    ...     print(json_error_text(error, one_line=False))
+    the text is cut short: it ends at line 2, column 5, inside its JSON value
+    >>> try:
     ...     json.loads('{"name": 1 2}')
     ... except json.JSONDecodeError as error:
     ...     print(json_error_text(error, one_line=True))
     Expecting ',' delimiter (column 12)
     """
-    where = f"column {error.colno}" if one_line else f"line {error.lineno}, column {error.colno}"
-    if error.pos >= len(error.doc.rstrip()):
+    line, column = error.lineno, error.colno
+    end = len(error.doc.rstrip())
+    cut = error.pos >= end
+    if cut:  # where its last character is followed, not where JSON looked after blanks
+        line = error.doc.count("\n", 0, end) + 1
+        column = end - error.doc.rfind("\n", 0, end)
+    where = f"column {column}" if one_line else f"line {line}, column {column}"
+    if cut:
         what = "line" if one_line else "text"
         return f"the {what} is cut short: it ends at {where}, inside its JSON value"
     return f"{error.msg} ({where})"

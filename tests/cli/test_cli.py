@@ -85,7 +85,7 @@ def test_arrays_of_documents(capsys: pytest.CaptureFixture[str], tmp_path: Path)
         ("", "empty file"),
         (
             '{"subset": ',
-            "not valid JSON: the text is cut short: it ends at line 1, column 12, inside its JSON "
+            "not valid JSON: the text is cut short: it ends at line 1, column 11, inside its JSON "
             "value",
         ),
         ("[]", "empty array"),
@@ -114,7 +114,11 @@ def test_a_line_cut_short_is_said_to_be_cut_short(
         f"{path}:2: error: not valid JSON: the line is cut short: it ends at column "
         f"{middle_of_a_string + 1}, inside its JSON value"
     ) in out
-    assert f"{path}:3: error: not valid JSON: the line is cut short" in out
+    # Cut after a comma, outside any string: where its text ends, not column 1 of what follows.
+    assert (
+        f"{path}:3: error: not valid JSON: the line is cut short: it ends at column "
+        f"{whole.index(',') + 2}, inside its JSON value"
+    ) in out
     assert "control character" not in out
 
 

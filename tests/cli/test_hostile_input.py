@@ -126,7 +126,7 @@ UNUSABLE_FILES: dict[str, tuple[bytes, str]] = {
     ),
     "not_json.json": (
         b'{"subset": ',
-        "not valid JSON: the text is cut short: it ends at line 1, column 12, inside its JSON "
+        "not valid JSON: the text is cut short: it ends at line 1, column 11, inside its JSON "
         "value",
     ),
     "nan.json": (_with_extra("NaN").encode(), "at $.subset.extra: NaN is not JSON"),

@@ -109,8 +109,12 @@ def test_a_dataset_is_found_by_the_end_of_its_name(lineage_db: Build) -> None:
     assert history(db, "eu/sales").target.dataset.name == f"{LAKE}/eu/sales"
     with pytest.raises(LineageQueryError, match=r"names 2 datasets[\s\S]*eu/sales"):
         history(db, "sales")
-    with pytest.raises(LineageQueryError, match=r"no dataset named 'sale'[\s\S]*like it"):
+    with pytest.raises(LineageQueryError, match=r"no dataset named 'sale'[\s\S]*like it") as raised:
         history(db, "sale")
+    # Each dataset suggested in a form a question takes: as answers print it.
+    suggested = str(raised.value).split("like it:\n")[1].split("\n")
+    assert f"  file:{LAKE}/sales" in suggested
+    assert all(history(db, line.strip()).entries is not None for line in suggested)
     with pytest.raises(LineageQueryError, match="in namespace 's3://b'"):
         history(db, "lake/sales", namespace="s3://b")
     assert history(db, f"{LAKE}/sales", namespace="file").entries

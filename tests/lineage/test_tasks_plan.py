@@ -178,7 +178,9 @@ def test_the_text_answer_lists_the_commands_and_not_the_other_day(lineage_db: Bu
     )
     assert DATES[0] not in tasks_part
     assert tasks_part.index("task aggregate") < tasks_part.index("task publish")
-    assert "job notebooks/explore run " + run_id(70) in tasks_part
+    # The job spelled as the runs above spell it.
+    assert "job notebooks.explore run " + run_id(70) in tasks_part
+    assert f" notebooks.explore run {run_id(70)} " in text[: text.index("Re-run, in dependency")]
 
 
 def test_a_task_run_never_posted_is_named_from_its_parent_without_a_date(

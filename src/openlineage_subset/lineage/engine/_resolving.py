@@ -16,6 +16,7 @@ from openlineage_subset.lineage.model import (
     named_columns,
 )
 from openlineage_subset.lineage.store import also_named
+from openlineage_subset.producer import dataset_label
 
 _SHOWN_CANDIDATES = 10
 
@@ -48,8 +49,8 @@ def resolve(db: sqlite3.Connection, name: str, namespace: str | None) -> int:
             f"{name!r} names {len(found)} datasets{where}; give more of the name, or "
             f"--namespace:\n  {listed}" + (f"\n  and {more} more" if more > 0 else "")
         )
-    names = [
-        f"{ns} {nm}"
+    names = [  # as answers print them, a form a question takes
+        dataset_label(ns, nm)
         for ns, nm in db.execute(
             "SELECT namespace, name FROM datasets WHERE ? IS NULL OR namespace = ? "
             "ORDER BY namespace, name",

@@ -32,6 +32,7 @@ from openlineage_subset.lineage.model._answers import (
     RunRef,
     TaskRerun,
     indented_json,
+    job_text,
     stronger,
 )
 from openlineage_subset.lineage.model._bounds import date_bounds, read_bounds
@@ -112,6 +113,7 @@ __all__ = [
     "equality_key",
     "in_column_order",
     "indented_json",
+    "job_text",
     "listed_partitions",
     "lists_no_partition",
     "location_paths",

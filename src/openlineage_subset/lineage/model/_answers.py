@@ -129,6 +129,15 @@ class PartitionRef:
         return {"dimensions": dict(self.dimensions), "identifier": self.identifier}
 
 
+def job_text(namespace: str, name: str) -> str:
+    """A job as every answer spells it: ``namespace.name``.
+
+    >>> job_text("airflow", "daily.load")
+    'airflow.daily.load'
+    """
+    return f"{namespace}.{name}"
+
+
 @dataclasses.dataclass(frozen=True)
 class RunRef:
     """A run as the database has merged it from its events."""
@@ -142,7 +151,7 @@ class RunRef:
 
     @property
     def job(self) -> str:
-        return f"{self.job_namespace}.{self.job_name}"
+        return job_text(self.job_namespace, self.job_name)
 
     def as_json(self) -> dict[str, Any]:
         return {

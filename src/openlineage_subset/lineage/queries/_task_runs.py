@@ -37,6 +37,7 @@ from openlineage_subset.lineage.model import (
     PartitionSet,
     TaskRerun,
     Unit,
+    job_text,
     shown_time,
     stronger,
 )
@@ -230,7 +231,7 @@ def task_heading(rerun: TaskRerun) -> str:
     """What to re-run, on one line: the DAG, task and logical date, or the job and its run."""
     task = rerun.task
     if task is None:
-        return f"job {rerun.job_namespace}/{rerun.job_name} run {rerun.run_ids[0]}"
+        return f"job {job_text(rerun.job_namespace, rerun.job_name)} run {rerun.run_ids[0]}"
     when = (
         f"logical date {shown_time(task.logical_date)}"
         if task.logical_date is not None

@@ -153,3 +153,19 @@ def test_an_older_layout_is_refused_with_what_to_do(tmp_path: Path) -> None:
         connection.execute("PRAGMA user_version = 2")
     with pytest.raises(LineageDatabaseError, match="layout version 2, which this version does"):
         provenance(db, "raw")
+
+
+def test_a_layout_7_database_gets_the_index_of_runs_by_parent(tmp_path: Path) -> None:
+    db = str(tmp_path / "lineage.db")
+    ingest([write_events(tmp_path / "events.jsonl", pipeline_history(2))], db)
+    with sqlite3.connect(db) as connection:
+        connection.execute("DROP INDEX run_parents_by_parent")
+        connection.execute("PRAGMA user_version = 7")
+    before = _answers(db)  # a query opens it: upgraded
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        plan = connection.execute(
+            "EXPLAIN QUERY PLAN SELECT run_id FROM run_parents WHERE parent_run_id = 'x'"
+        ).fetchall()
+    assert any("run_parents_by_parent" in str(step) for step in plan), plan
+    assert _answers(db) == before

@@ -10,6 +10,7 @@ are merged as OpenLineage merges them: of each facet, the one of the latest even
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from collections.abc import Iterable
 
 from openlineage_subset.lineage.engine import PartitionCatalog
@@ -69,6 +70,45 @@ class RunDetails:
     facets: tuple[FacetGroup, ...] = ()
     facets_not_kept: tuple[tuple[RunEvent, str], ...] = ()
     """Events whose facets the database does not hold, with why."""
+    parent_id: str | None = None
+    """The run its ``parent`` facet names (None: none)."""
+    parent: RunRef | None = None
+    """That run, where the database holds it."""
+    children: tuple[RunRef, ...] = ()
+    """The runs that name it as their parent, the first started first, at most
+    :data:`MAX_CHILDREN`."""
+    children_total: int = 0
+
+
+MAX_CHILDREN = 200
+"""The runs a run's page lists of those it started (a streaming query's batches, thousands)."""
+_RUN_COLUMNS = "r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at"
+
+
+def _family(
+    connection: sqlite3.Connection, run_id: str
+) -> tuple[str | None, RunRef | None, tuple[RunRef, ...], int]:
+    """The run's parent (its id, and the run where stored), and the runs it started (the
+    first :data:`MAX_CHILDREN`, and how many)."""
+    named = connection.execute(
+        "SELECT parent_run_id FROM run_parents WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    parent_id = named[0] if named else None
+    found = connection.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.run_id = ?", (parent_id,)
+    ).fetchone()
+    children = connection.execute(
+        f"SELECT {_RUN_COLUMNS} FROM run_parents p JOIN runs r ON r.run_id = p.run_id "
+        "WHERE p.parent_run_id = ? ORDER BY r.started_at, r.run_id LIMIT ?",
+        (run_id, MAX_CHILDREN),
+    ).fetchall()
+    total = len(children)
+    if total == MAX_CHILDREN:
+        (total,) = connection.execute(
+            "SELECT count(*) FROM run_parents WHERE parent_run_id = ?", (run_id,)
+        ).fetchone()
+    parent = None if found is None else RunRef(*found)
+    return parent_id, parent, tuple(RunRef(*child) for child in children), total
 
 
 def run_details(db: Database, run_id: str) -> RunDetails | None:
@@ -101,6 +141,7 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         ):
             access = RunAccess(DatasetRef(namespace, name), texts.text(dataset_id, condition))
             accesses[Side(direction)].append(access)
+        parent_id, parent, children, total = _family(connection, run_id)
     return RunDetails(
         RunRef(*row),
         events,
@@ -108,6 +149,10 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         tuple(accesses[Side.OUTPUT]),
         groups,
         not_kept,
+        parent_id,
+        parent,
+        children,
+        total,
     )
 
 

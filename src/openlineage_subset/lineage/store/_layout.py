@@ -48,12 +48,12 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
-names of datasets, no ``run_parents``, no settings) or 6 (no ``partition_tails``) is brought
-to 7 when first opened
-(:func:`upgrade`); older ones are refused, saying to ingest again."""
+names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``) or 7 (no
+index of runs by their parent) is brought to 8 when first opened (:func:`upgrade`); older
+ones are refused, saying to ingest again."""
 
 
 UPGRADABLE = 3
@@ -204,6 +204,8 @@ CREATE TABLE run_parents (
     logical_date     TEXT,
     nominal_time     TEXT   -- the nominalTime facet's start (stored form)
 ) WITHOUT ROWID;
+-- a run's page lists the runs it started
+CREATE INDEX run_parents_by_parent ON run_parents (parent_run_id);
 
 CREATE TABLE settings (
     name        TEXT PRIMARY KEY,  -- absent: the setting's default

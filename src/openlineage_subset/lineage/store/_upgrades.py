@@ -24,7 +24,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
     stored: their facets were not kept), and store the date range of each read that lists
     partitions and filters (which layout 4 stored none of). From 5: each run's parent, root
     and orchestrator task, from the facets kept (:func:`_add_run_parents`). From 6: the ends
-    of the partition keys (:func:`_add_partition_tails`)."""
+    of the partition keys (:func:`_add_partition_tails`). From 7: the index of runs by their
+    parent."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -74,6 +75,10 @@ def upgrade(connection: sqlite3.Connection) -> None:
         )
     if version < 7:
         _add_partition_tails(connection)
+    if version < 8:
+        connection.execute(
+            "CREATE INDEX IF NOT EXISTS run_parents_by_parent ON run_parents (parent_run_id)"
+        )
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

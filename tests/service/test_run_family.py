@@ -1,0 +1,80 @@
+"""A run's page links its parent run and the runs it started, both ways: from an action to its
+Spark application and back, from a parent no event of which is stored to nothing (said so),
+and a parent of more runs than a page lists says how many there are."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from openlineage_subset.lineage import ingest
+from tests.lineage.events import event, run_id, write_events
+
+pytest.importorskip("starlette", reason="the serve extra: pip install 'openlineage-subset[serve]'")
+
+APP, ORPHAN = 1, 2
+"""The application run, and a run whose parent was never posted."""
+_RUN_LINK = re.compile(r'href="/run\?id=([^"&]+)"')
+
+
+def _child(number: int, parent: int, minute: float) -> list[dict[str, object]]:
+    events = [
+        event(number, kind, minute + at, job=f"app.count.t{number}")
+        for kind, at in (("START", 0), ("COMPLETE", 0.5))
+    ]
+    for item in events:
+        facet = {
+            "_producer": "tests",
+            "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/ParentRunFacet.json",
+            "run": {"runId": run_id(parent)},
+            "job": {"namespace": "tests", "name": "app"},
+        }
+        item["run"] = {"runId": run_id(number), "facets": {"parent": facet}}
+    return events
+
+
+def _page(db: Path, number: int) -> str:
+    from openlineage_subset.service import EventSink, _app
+    from tests.service.helpers import asgi_call
+
+    sink = EventSink(db)
+    try:
+        app = _app.make_app(db, sink, max_body=1_000_000)
+        status, _, body = asgi_call(app, "GET", f"/run?id={run_id(number)}")
+    finally:
+        sink.close()
+    assert status == 200, body
+    return body.decode("utf-8")
+
+
+def test_a_run_links_its_parent_and_the_parent_its_runs(tmp_path: Path) -> None:
+    children = range(10, 10 + 260)  # more than a page lists
+    events = [event(APP, "START", 0, job="app")]
+    for number in children:
+        events += _child(number, APP, number)
+    events += _child(ORPHAN, 9999, 1)
+    db = tmp_path / "lineage.db"
+    assert ingest([write_events(tmp_path / "events.jsonl", events)], db).invalid == 0
+
+    parent_page = _page(db, APP)
+    assert f"Runs it started ({len(children)})" in parent_page
+    shown = int(re.search(r"The first (\d+) of (\d+)", parent_page).group(1))  # type: ignore[union-attr]
+    assert f"The first {shown} of {len(children)}, the first started first" in parent_page
+    assert 0 < shown < len(children)
+    listed = [found for found in _RUN_LINK.findall(parent_page) if found != run_id(APP)]
+    # the first started, each by its id and its job
+    assert listed == [run_id(number) for number in list(children)[:shown] for _ in range(2)]
+
+    child_page = _page(db, children[0])
+    parent_part = child_page[child_page.index("<dt>parent</dt>") :]
+    assert html.unescape(_RUN_LINK.search(parent_part).group(1)) == run_id(APP)  # type: ignore[union-attr]
+
+    orphan_page = _page(db, ORPHAN)
+    assert (
+        f'<dt>parent</dt><dd>{run_id(9999)} <span class="note">(no event of it in the database)'
+        in orphan_page
+    )
+    assert "Runs it started" not in orphan_page and "Runs it started" not in child_page

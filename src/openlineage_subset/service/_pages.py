@@ -112,9 +112,10 @@ def _shown(value: str | None) -> str:
 
 
 def _example(report: PartitionsReport) -> str:
-    """What to type for a partition of this dataset: its newest known one, else a made-up one."""
+    """What to type for a partition of this dataset: its newest known one, else the form alone
+    (no column of another dataset's)."""
     if not report.partitions:
-        return "day=2024-10-15, country=DE"
+        return "column=value, column=value"
     newest = report.partitions[-1].partition.dimensions
     return ", ".join(f"{name}={_shown(value)}" for name, value in newest)
 

@@ -175,7 +175,9 @@ def _table(grid: Grid, selected: Collection[str]) -> _Table:
         if grid.row_gaps[number]:
             rows.append(_Gap(grid.row_gaps[number]))
         where = cell.row(row)
-        rows.append(_Row([cell(row, column, where + part) for column, part in columns], row))
+        rows.append(
+            _Row([cell(row, column, cell.at(where, part)) for column, part in columns], row)
+        )
     if grid.row_gaps[-1]:
         rows.append(_Gap(grid.row_gaps[-1]))
     long = any(len(column) > 3 for column in grid.columns)
@@ -208,7 +210,9 @@ def _calendar(grid: Grid, selected: Collection[str]) -> _Table:
         for place, column in enumerate(grid.columns):
             part = cell.column(column)
             cells = [
-                cell(date, column, where + part) if shown else cell.hidden(where + part)
+                cell(date, column, cell.at(where, part))
+                if shown
+                else cell.hidden(cell.at(where, part))
                 for date, where, shown in drawn
             ]
             cells += void
@@ -251,8 +255,15 @@ class _Cells:
     def __init__(self, grid: Grid, selected: Collection[str]) -> None:
         self.cells = grid.cells
         self.selected = selected
-        self.down = _escaped(f"{grid.down}=")
-        self.across = _escaped(f", {'/'.join(grid.across)}=")
+        self.down_last = grid.down_last
+        across = "/".join(grid.across)
+        # Named in the dataset's column order, whichever of them goes down.
+        self.down = _escaped(f", {grid.down}=" if grid.down_last else f"{grid.down}=")
+        self.across = _escaped(f"{across}=" if grid.down_last else f", {across}=")
+
+    def at(self, row: str, column: str) -> str:
+        """Where a cell is: its row's part and its column's, in the dataset's column order."""
+        return column + row if self.down_last else row + column
 
     def row(self, value: str) -> str:
         """The row's part of where its cells are, escaped for an attribute."""

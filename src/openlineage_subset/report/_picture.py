@@ -81,6 +81,9 @@ class Grid:
     row_gaps: tuple[int, ...]
     """Rows left out (too many to draw) before each row, and after the last."""
     hidden_columns: int
+    down_last: bool = False
+    """Whether the row's column comes after the columns' in the dataset's column order (the
+    column with the most values goes down, whatever its place): a cell names them in order."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -399,6 +402,7 @@ def arranged(
         whole,
         tuple(row_gaps),
         sum(column_gaps),
+        bool(across) and columns_of.index(down) > columns_of.index(across[0]),
     )
 
 

@@ -1,0 +1,42 @@
+"""A grid cell names its partition as every other text does: its columns in the dataset's order
+(``day=..., country=...``), whichever of them the grid draws down (the one with most values),
+in both forms a grid takes (a table, a calendar)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from openlineage_subset.lineage import DatasetRef
+from openlineage_subset.report._cells import GridCell
+from openlineage_subset.report._grids import grid_html
+from openlineage_subset.report._picture import arranged
+
+DATASET = DatasetRef("file", "/lake/sales")
+
+
+@pytest.mark.parametrize(
+    ("days", "countries"),
+    [
+        (["2024-10-15", "2024-10-16"], ["DE", "FR", "IT", "PL", "US"]),  # countries down
+        ([f"2024-10-{n:02d}" for n in range(1, 9)], ["DE", "FR"]),  # a calendar of days
+        (["d1", "d2"], ["DE", "FR", "IT"]),  # a table, countries down
+    ],
+)
+def test_each_cell_names_its_partition_in_the_dataset_s_column_order(
+    days: list[str], countries: list[str]
+) -> None:
+    units = {
+        (("day", day), ("country", country)): GridCell("read", (f"read by run {day}",))
+        for day, country in itertools.product(days, countries)
+    }
+    grid = arranged(DATASET, units, ["day", "country"])
+    titles = [
+        title.split("&#10;")[0].split("\n")[0]
+        for title in re.findall(r'<td[^>]* title="([^"]*)"', grid_html(grid))
+    ]
+    named = [title for title in titles if "no such partition" not in title]
+    assert len(named) == len(units)
+    assert all(re.fullmatch(r"day=[^,]+, country=[A-Z]{2}", title) for title in named), named

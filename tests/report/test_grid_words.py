@@ -40,3 +40,23 @@ def test_each_cell_names_its_partition_in_the_dataset_s_column_order(
     named = [title for title in titles if "no such partition" not in title]
     assert len(named) == len(units)
     assert all(re.fullmatch(r"day=[^,]+, country=[A-Z]{2}", title) for title in named), named
+
+
+def test_a_dataset_with_a_column_of_dates_is_a_calendar_whatever_part_an_answer_draws() -> None:
+    # Two days of five countries and eight days of two: one form for the dataset, the days down
+    # (a calendar), where the column with most values went down before.
+    for days, countries in ((2, 5), (8, 2), (1, 30)):
+        units = {
+            (("day", f"2024-10-{day + 1:02d}"), ("country", f"C{country:02d}")): GridCell(
+                "read", ()
+            )
+            for day, country in itertools.product(range(days), range(countries))
+        }
+        assert arranged(DATASET, units, ["day", "country"]).down == "day", (days, countries)
+        assert '<tr class="month">' in grid_html(arranged(DATASET, units, ["day", "country"]))
+    # No column of dates: the one with most values down, as before.
+    units = {
+        (("region", region), ("shop", f"s{shop}")): GridCell("read", ())
+        for region, shop in itertools.product(("eu", "us"), range(6))
+    }
+    assert arranged(DATASET, units, ["region", "shop"]).down == "shop"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Literal
 
 from openlineage_subset.lineage import (
@@ -281,7 +281,7 @@ class _Builder:
         for place, name in enumerate(shape[1:], 1):
             distinct[name] = {other[place - 1] for other in columns.others}
             distinct[name].update(values[place] for values in marked_values)
-        down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
+        down = _down(columns_of, distinct)
         if down != shape[0] and len(shape) != 2:
             return None  # the columns across: values of the first column with others
         across = tuple(name for name in columns_of if name != down)
@@ -366,8 +366,9 @@ def arranged(
     *,
     latest: bool = False,
 ) -> Grid:
-    """The partitions ``units`` of ``dataset`` as a grid: the column with the most values down
-    (``order``: the dataset's partition columns, for the others across), at most
+    """The partitions ``units`` of ``dataset`` as a grid: a column of dates down, else the
+    column with the most values (:func:`_down`; ``order``: the dataset's partition columns,
+    for the others across), at most
     :data:`MAX_ROWS` rows (:data:`MAX_DAYS` of dates, drawn as a calendar) and
     :data:`MAX_COLUMNS` columns, within :data:`MAX_CELLS` cells (:func:`most_rows`): those
     around the cells not ``known`` first, or with ``latest`` the last rows (the newest
@@ -378,7 +379,7 @@ def arranged(
     if not columns_of:
         return Grid(dataset, None, (), (), (), {}, whole, (0,), 0)
     distinct = {name: {dict(unit).get(name, "") for unit in units} for name in columns_of}
-    down = max(columns_of, key=lambda name: (len(distinct[name]), -columns_of.index(name)))
+    down = _down(columns_of, distinct)
     across = tuple(name for name in columns_of if name != down)
     cells: dict[tuple[str, str], GridCell] = {}
     for unit, cell in units.items():
@@ -404,6 +405,17 @@ def arranged(
         sum(column_gaps),
         bool(across) and columns_of.index(down) > columns_of.index(across[0]),
     )
+
+
+def _down(columns: Sequence[str], distinct: Mapping[str, Collection[str | None]]) -> str:
+    """The partition column a grid draws down: the first whose values are dates (a calendar,
+    the same form on every page of the dataset, whatever part of it an answer draws), else the
+    one with the most values (the first of those)."""
+    for name in columns:
+        values = [value for value in distinct[name] if value]
+        if values and all(is_day(value) for value in values):
+            return name
+    return max(columns, key=lambda name: (len(distinct[name]), -columns.index(name)))
 
 
 def _run_line(run: RunRef) -> str:

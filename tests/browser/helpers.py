@@ -58,6 +58,17 @@ RAW_LONG = "pipe_lake_raw_events_from_the_regional_collectors_partitioned_by_day
 DAILY_LONG = "pipe_lake_quarterly_regional_events_rolled_up_by_country_daily_agg"
 ONCALL_DATES = ("2024-10-01", "2024-10-02", "2024-10-03")
 FAILED_DAY = ONCALL_DATES[-1]
+ERROR_MESSAGE = (
+    "Job aborted due to stage failure: Task 0 in stage 7.0 failed 4 times, most recent failure: "
+    + "Lost task 0.3 in stage 7.0 (TID 31) (executor 1): org.apache.spark.SparkException: "
+    + "[TASK_WRITE_FAILED] Task failed while writing rows to file:/lake/"
+    + DAILY_LONG * 3
+    + "\nCaused by: java.io.IOException: No space left on device"
+)
+"""The failed insert's error, as Spark's runs give it: one very long line, then another."""
+STACK_TRACE = "".join(
+    f"\tat org.apache.spark.scheduler.Frame{n}.run(Frame.scala:{n})\n" for n in range(60)
+)
 """The day whose ``daily_agg`` write failed last (after the pipeline's failed ``rolling``)."""
 
 
@@ -75,7 +86,7 @@ def oncall_events() -> list[dict[str, Any]]:
         status = "FAIL" if date == FAILED_DAY else "COMPLETE"
         reads = [(RAW_LONG, raw)]
         writes = [(DAILY_LONG, day(date))]
-        events += run(
+        inserted = run(
             number + 1,
             minute + 2,
             minute + 3,
@@ -84,6 +95,16 @@ def oncall_events() -> list[dict[str, Any]]:
             job=INSERT,
             status=status,
         )
+        if status == "FAIL":
+            error = {
+                "_producer": "tests",
+                "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json",
+                "message": ERROR_MESSAGE,
+                "programmingLanguage": "JAVA",
+                "stackTrace": STACK_TRACE,
+            }
+            inserted[-1]["run"] = {**inserted[-1]["run"], "facets": {"errorMessage": error}}
+        events += inserted
         events += run(
             number + 2, minute + 4, minute + 5, reads=[(DAILY_LONG, day(date))], job=COUNT
         )

@@ -1,6 +1,7 @@
 """The on-call night in a real headless Chromium, at 1,280 px: from the home page to the
 backfill plan of a failed partition in at most three clicks; every link of every page
-resolves; no page is wider than the window; the run graph opens whole.
+resolves; no page is wider than the window, a failed run's page with every facet unfolded
+either, and no table cell breaks a word; the run graph opens whole.
 
 The server holds the events of :func:`~tests.browser.helpers.oncall_events` (a failed write
 among long job and dataset names, as Spark's integration names them). Screenshots go to
@@ -154,3 +155,45 @@ def test_the_run_graph_opens_whole(page: Any, server: Server, shots: Path) -> No
             assert frame["y"] - 0.5 <= drawn["y"], name
             assert drawn["y"] + drawn["height"] <= frame["y"] + frame["height"] + 0.5, name
         svg.screenshot(path=str(shots / f"oncall-graph-{name}.png"))
+
+
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("td, th")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.textContent.matchAll(/[\\p{L}\\p{N}_]+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+        if (lines.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+"""The words of table cells (runs of letters, digits and ``_``) drawn on more than one line: a
+line may end after a ``/`` of a path or a ``-`` of a run id, never inside a word."""
+
+
+def test_a_failed_run_unfolded_fits_the_window_and_no_cell_breaks_a_word(
+    page: Any, server: Server, shots: Path
+) -> None:
+    page.goto(server.url + f"/run?id={FAILED_RUN}", wait_until="load")
+    error = page.locator("details.facet", has=page.locator("code", has_text="errorMessage"))
+    assert error.count() == 1
+    for _ in range(3):  # facets, then what they fold (the stack trace, the JSON)
+        page.locator("details:not([open]) > summary").evaluate_all("s => s.forEach(x => x.click())")
+    assert page.locator("details:not([open])").count() == 0
+    width = page.evaluate("document.documentElement.scrollWidth")
+    page.screenshot(path=str(shots / "oncall-failed-run-unfolded.png"), full_page=True)
+    assert width <= WIDTH, f"{width} px wide"
+    # The error's message with its own lines, its stack trace folded apart from it.
+    message = error.locator("pre.error-text").first.inner_text()
+    assert message.splitlines()[-1] == "Caused by: java.io.IOException: No space left on device"
+    stack = error.locator("details.stack pre.error-text").inner_text()
+    assert stack.count("    at org.apache.spark") == 60 and "\\" not in stack
+    for name, path in _pages().items():
+        page.goto(server.url + path, wait_until="load")
+        assert page.evaluate(BROKEN_WORDS) == [], name

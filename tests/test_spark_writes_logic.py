@@ -99,3 +99,59 @@ def test_a_completed_overwrite_keeps_its_lifecycle_and_a_failed_one_does_not() -
     (completed,) = output_datasets_from_writes([write], started_ms=None)
     assert dump(completed)["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
     assert "facets" not in _failed(write)
+
+
+JOB = "0190a1b2-0000-7000-8000-00000000beef"
+
+
+def _files(*partitions: str) -> tuple[tuple[str, int], ...]:
+    """The files a write of ``partitions`` left, one a partition, all of one job."""
+    return tuple(
+        (f"{ROOT}/{path}/part-0000{n}-{JOB}.c000.snappy.parquet", 1_700_000_000_000)
+        for n, path in enumerate(partitions)
+    )
+
+
+def _completed(write: WriteFacts, **config: Any) -> dict[str, Any]:
+    from openlineage_subset.spark import SubsetConfig
+
+    (dataset,) = output_datasets_from_writes(
+        [write], started_ms=1_700_000_000_000, config=SubsetConfig(**config)
+    )
+    dumped: dict[str, Any] = dump(dataset)
+    return dumped
+
+
+LEFT = ("business_date=2024-10-15/country=DE", "business_date=2024-10-16/country=PL")
+
+
+def test_an_overwrite_of_the_whole_dataset_is_all_of_it_and_lists_the_partitions_it_left() -> None:
+    # mode("overwrite") in static mode, no static value: everything there was is gone, and the
+    # partitions there are now are those this write left: each listed, beside the root.
+    output = _completed(_write(overwrite=True, files=_files(*LEFT), num_files=2))
+    assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
+    facet = output["outputFacets"]["subset"]
+    assert validate({"subset": facet}, strict=True) == []
+    condition = facet["outputCondition"]
+    for values in EVERY_PARTITION:  # all of it: the rest was deleted
+        directory = "/".join(f"{k}={v or '__HIVE_DEFAULT_PARTITION__'}" for k, v in values.items())
+        assert matches(condition, values, path=f"/lake/sales/{directory}/part-0.parquet")
+    assert condition["operator"] == "OR"
+    assert {"type": "location", "locations": [ROOT]} in (condition["left"], condition["right"])
+    from openlineage_subset.lineage import listed_partitions
+
+    listed, _ = listed_partitions(condition)
+    assert [identifier for _, identifier in listed] == list(LEFT)
+    assert [dict(dimensions) for dimensions, _ in listed] == [
+        {"business_date": "2024-10-15", "country": "DE"},
+        {"business_date": "2024-10-16", "country": "PL"},
+    ]
+
+
+def test_an_overwrite_whose_partitions_do_not_fit_is_the_whole_dataset() -> None:
+    many = tuple(f"business_date=2024-10-15/country=C{n:03}" for n in range(400))
+    write = _write(overwrite=True, files=_files(*many), num_files=len(many))
+    output = _completed(write, max_condition_bytes=4096)
+    assert "outputFacets" not in output, "condensed, a list says nothing the root does not"
+    # Unknown files (not listed): the whole dataset, as before.
+    assert "outputFacets" not in _completed(_write(overwrite=True))

@@ -162,3 +162,22 @@ def test_show_prints_an_error_s_control_characters_escaped(
     assert main(["show", str(events)]) == 0
     out = capsys.readouterr().out
     assert "error  Job aborted" in out and "\x1b" not in out
+
+
+def test_an_overwrite_of_the_whole_dataset_shows_the_partitions_it_left() -> None:
+    listed = _days("2024-10-15", "2024-10-16")
+    for root in ("file:/lake/sales", "/lake/sales"):  # as capture writes it, or a bare path
+        whole = {"type": "location", "locations": [root]}
+        for condition in (
+            {"type": "binary", "operator": "OR", "left": whole, "right": listed},
+            {"type": "binary", "operator": "OR", "left": listed, "right": whole},
+        ):
+            done = _event(ACTION, "COMPLETE", outputs=[_dataset("sales", condition, output=True)])
+            lines = summary_lines([done])
+            assert lines[1].endswith("(whole dataset), leaving PARTITION (day = '2024-10-15')")
+            assert lines[2].strip() == "OR PARTITION (day = '2024-10-16')"
+    # Another dataset's location is no "whole dataset".
+    other = {"type": "location", "locations": ["file:/lake/other"]}
+    condition = {"type": "binary", "operator": "OR", "left": other, "right": listed}
+    done = _event(ACTION, "COMPLETE", outputs=[_dataset("sales", condition, output=True)])
+    assert "whole dataset" not in "\n".join(summary_lines([done]))

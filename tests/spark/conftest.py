@@ -327,12 +327,27 @@ def written_identifiers(output: dict[str, Any]) -> set[str] | None:
     """The partition paths an output's subset facet lists, each with the dimensions its path
     says (None: no facet, the whole dataset)."""
     facet = (output.get("outputFacets") or {}).get("subset")
-    if facet is None:
+    if facet is None or left_by_whole(output) is not None:
         return None
     partitions = facet["outputCondition"]["partitions"]
     for partition in partitions:
         assert partition["dimensions"] == dims(partition["identifier"])
     return {partition["identifier"] for partition in partitions}
+
+
+def left_by_whole(output: dict[str, Any]) -> set[str] | None:
+    """The partition paths an overwrite of a whole partitioned dataset says it left (its root's
+    location OR them listed, each with the dimensions its path says); None when its output
+    says something else."""
+    condition = ((output.get("outputFacets") or {}).get("subset") or {}).get("outputCondition")
+    if not condition or condition["type"] != "binary" or condition["operator"] != "OR":
+        return None
+    whole, listed = sorted((condition["left"], condition["right"]), key=lambda side: side["type"])
+    assert whole == {"type": "location", "locations": [f"file:{output['name']}"]}, whole
+    assert listed["type"] == "partition", listed
+    for partition in listed["partitions"]:
+        assert partition["dimensions"] == dims(partition["identifier"])
+    return {partition["identifier"] for partition in listed["partitions"]}
 
 
 def covered_by_output(dataset: dict[str, Any], changed: set[str]) -> set[str]:

@@ -162,10 +162,19 @@ def test_the_table_is_created_then_one_partition_overwritten(demo: DemoRun) -> N
 
 
 def test_the_generated_lake_is_an_overwrite_of_the_whole_dataset(demo: DemoRun) -> None:
-    (write,) = _completed_with(demo.events, "outputs", demo.workdir / "lake" / "sales")
+    root = demo.workdir / "lake" / "sales"
+    (write,) = _completed_with(demo.events, "outputs", root)
     assert write["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "OVERWRITE"
-    assert "outputFacets" not in write, "static overwrite mode replaced everything there was"
-    assert "out  lake/sales  OVERWRITE (whole dataset)" in demo.done.stdout
+    # Static overwrite mode replaced everything there was: all of it (its root), OR each
+    # partition it left, every one on disk (a consumer knows them before anyone reads them).
+    condition = write["outputFacets"]["subset"]["outputCondition"]
+    assert condition["operator"] == "OR"
+    whole, listed = sorted((condition["left"], condition["right"]), key=lambda side: side["type"])
+    assert whole == {"type": "location", "locations": [f"file:{root}"]}
+    partitions = _partitions({"f": {"subset": {"c": listed}}}, "f", "c")
+    assert set(partitions) == partition_dirs(root) and len(partitions) > 4
+    assert all(partitions[relative] == dims(relative) for relative in partitions)
+    assert "out  lake/sales  OVERWRITE (whole dataset), leaving PARTITION (" in demo.done.stdout
 
 
 def test_the_demo_says_no_warning(demo: DemoRun) -> None:

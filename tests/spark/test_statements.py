@@ -22,6 +22,7 @@ from tests.spark.conftest import (
     SALES_SCHEMA,
     Capture,
     covered_by_output,
+    left_by_whole,
     partition_dirs,
     sales_rows,
 )
@@ -233,8 +234,10 @@ def test_writer_v2_create_and_what_the_session_catalog_refuses(
     rows.writeTo("st_v2").using("parquet").partitionedBy("country").create()
     location = _location(spark, "st_v2")
     output = _output(_one_run(capture), location)
-    # Spark writes a new table as an overwrite of its location: the whole (new) dataset.
-    assert _lifecycle(output) == "OVERWRITE" and "outputFacets" not in output
+    # Spark writes a new table as an overwrite of its location: the whole (new) dataset, with
+    # the partitions it left listed beside it.
+    assert _lifecycle(output) == "OVERWRITE"
+    assert left_by_whole(output) == partition_dirs(location) and partition_dirs(location)
     # The session catalog's file tables take no DataFrameWriterV2 appends: Spark refuses
     # before anything runs, so nothing changed and nothing is reported.
     with pytest.raises(AnalysisException):

@@ -16,6 +16,7 @@ from tests.spark.conftest import (
     covered_by_output,
     created_partitions,
     data_files,
+    left_by_whole,
     partition_dirs,
     sales_rows,
     written_identifiers,
@@ -29,7 +30,12 @@ def _sales(spark: SparkSession) -> DataFrame:
 
 
 def _written(capture: Capture, root: Path) -> set[str] | None:
-    """The partitions the one run that wrote ``root`` says it wrote (None: no facet)."""
+    """The partitions the one run that wrote ``root`` says it wrote (None: the whole dataset)."""
+    return written_identifiers(_output(capture, root))
+
+
+def _output(capture: Capture, root: Path) -> dict[str, Any]:
+    """The output naming ``root`` of the one run captured since that wrote it."""
     found = []
     for events in capture.runs().values():
         for event in events:
@@ -40,7 +46,7 @@ def _written(capture: Capture, root: Path) -> set[str] | None:
                 if output["name"] == str(root):
                     found.append(output)
     assert len(found) == 1, f"expected one run writing {root}, got {len(found)}"
-    return written_identifiers(found[0])
+    return found[0]
 
 
 def _location(spark: SparkSession, table: str) -> Path:
@@ -100,7 +106,10 @@ def test_static_overwrite_and_dynamic_overwrite(
     )
     assert len(created_partitions(before, root)) == 5 and len(deleted) == 10
     assert not any(Path(path).exists() for path in before)
-    assert _written(capture, root) is None
+    output = _output(capture, root)
+    assert written_identifiers(output) is None
+    # ... and the partitions it left are listed beside it: all there are now.
+    assert left_by_whole(output) == created_partitions(before, root) == partition_dirs(root)
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     try:
         _sales(spark).write.mode("overwrite").partitionBy("business_date", "country").parquet(
@@ -121,8 +130,11 @@ def test_tables(spark: SparkSession, capture: Capture, fresh_tables: list[str]) 
     fresh_tables += ["w_saved", "w_static", "w_ctas"]
     _sales(spark).write.partitionBy("business_date", "country").saveAsTable("w_saved")
     saved = _location(spark, "w_saved")
-    # Spark writes a new table as an overwrite of its location: the whole (new) dataset.
-    assert _written(capture, saved) is None
+    # Spark writes a new table as an overwrite of its location: the whole (new) dataset, with
+    # the partitions it left listed beside it.
+    output = _output(capture, saved)
+    assert written_identifiers(output) is None
+    assert left_by_whole(output) == partition_dirs(saved)
 
     before = data_files(saved)
     _sales(spark).where("id % 10 = 1 AND country = 'DE'").select(

@@ -222,7 +222,7 @@ def _run_lines(
     width = max(len(label) for label in labels.values())
     for key, seen in run.datasets.items():
         head = f"  {key[0]:<4} {labels[key]:<{width}}  "
-        first, *more = _condition_lines(seen["subset"], orders.get(key[1:], {}))
+        first, *more = _condition_lines(seen["subset"], orders.get(key[1:], {}), key[1:])
         lifecycle = seen["lifecycle"]
         if isinstance(lifecycle, Mapping) and lifecycle.get("lifecycleStateChange"):
             first = f"{lifecycle['lifecycleStateChange']} {first}"  # CREATE, OVERWRITE, ...
@@ -233,6 +233,28 @@ def _run_lines(
 
 SHOWN_ERROR = 200
 """The most characters of a failed run's error shown (its first line)."""
+
+
+def _left_by_whole(condition: Any, dataset: tuple[str, str]) -> dict[str, Any] | None:
+    """The partition list of ``condition`` when it is ``dataset``'s own location OR that list
+    (in either order); else None."""
+    if not isinstance(condition, Mapping) or condition.get("type") != "binary":
+        return None
+    left, right = condition.get("left"), condition.get("right")
+    if condition.get("operator") != "OR" or not (
+        isinstance(left, Mapping) and isinstance(right, Mapping)
+    ):
+        return None
+    wanted = {dataset_label(*dataset), dataset[1]}
+    for whole, listed in ((left, right), (right, left)):
+        if (
+            whole.get("type") == "location"
+            and whole.get("locations")
+            and all(place in wanted for place in whole["locations"])
+            and listed.get("type") == "partition"
+        ):
+            return dict(listed)
+    return None
 
 
 def _error_line(event: Mapping[str, Any]) -> str | None:
@@ -265,12 +287,20 @@ def _label(namespace: str, name: str, root: Path | None) -> str:
     return dataset_label(namespace, name)
 
 
-def _condition_lines(facet: Any, order: Mapping[str, int]) -> list[str]:
+def _condition_lines(
+    facet: Any, order: Mapping[str, int], dataset: tuple[str, str] = ("", "")
+) -> list[str]:
     """The rendered condition, one partition a line, its columns in ``order`` (then by name);
-    a long partition list is cut short."""
+    a long partition list is cut short. The whole ``dataset`` (namespace, name) OR the
+    partitions it holds (an overwrite of all of it, as capture says it) is said so."""
     if facet is None:
         return ["(whole dataset)"]
     condition = _condition_of(facet)
+    left = _left_by_whole(condition, dataset)
+    if left is not None:
+        key = "inputCondition" if facet.get("inputCondition") else "outputCondition"
+        first, *more = _condition_lines({**facet, key: left}, order)
+        return [f"(whole dataset), leaving {first}", *more]
     if condition is not None:
         key = "inputCondition" if facet.get("inputCondition") else "outputCondition"
         facet = {**facet, key: in_column_order(condition, order)}

@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from openlineage_subset_generated.latest import OutputDataset
 
-from openlineage_subset import all_of, field, output_facet, spec
+from openlineage_subset import all_of, any_of, dump, field, location, output_facet, spec
 from openlineage_subset.producer import (
     clean_location,
     dataset_identity,
+    json_size,
     partition_dimensions,
     partition_path,
     scrubbed_logger,
@@ -78,6 +80,8 @@ def output_datasets_from_writes(
         elif write.overwrite and not write.dynamic_overwrite:
             # Spark deleted every partition under the static values first, written or not.
             condition = _replaced_condition(segments, write, config)
+            if condition is None and write.partition_columns:
+                condition = _whole_and_left(write, started_ms, config)
         elif write.partition_columns or segments:
             partitions = written_partitions(write, started_ms)
             if partitions is not None:
@@ -119,6 +123,27 @@ def _replaced_condition(prefix: tuple[str, ...], write: WriteFacts, config: Subs
     if not segments:
         return None
     return _partition_condition(["/".join(segments)], config)
+
+
+def _whole_and_left(write: WriteFacts, started_ms: int | None, config: SubsetConfig) -> Any:
+    """What an overwrite of a whole partitioned dataset changed: all of it (its root, a
+    ``location``), OR the partitions it left listed beside it, so that whoever reads the event
+    knows every partition there is now (each one this write's). None (the whole dataset, no
+    facet) where they are not known, or do not fit the budget as a list: condensed, they would
+    say nothing the root does not."""
+    partitions = written_partitions(write, started_ms)
+    if not partitions or "" in partitions:
+        return None
+    root = location([clean_location(write.root)])
+    budget = config.max_condition_bytes - json_size(dump(root)) - _OR_BYTES
+    listed = _partition_condition(partitions, replace(config, max_condition_bytes=max(budget, 0)))
+    if not isinstance(listed, spec().models.PartitionSubsetCondition):
+        return None
+    return any_of([root, listed])
+
+
+_OR_BYTES = 60
+"""What a ``binary`` OR adds around its two sides, in JSON bytes (no more than)."""
 
 
 def written_partitions(write: WriteFacts, started_ms: int | None) -> list[str] | None:

@@ -177,6 +177,10 @@ BROKEN_WORDS = """() => {
 line may end after a ``/`` of a path or a ``-`` of a run id, never inside a word."""
 
 
+PARTITION_LINKS = 'a[href^="/dataset?"][href*="&p="]'
+"""Links to a dataset page with a partition selected."""
+
+
 def test_a_failed_run_unfolded_fits_the_window_and_no_cell_breaks_a_word(
     page: Any, server: Server, shots: Path
 ) -> None:
@@ -197,3 +201,10 @@ def test_a_failed_run_unfolded_fits_the_window_and_no_cell_breaks_a_word(
     for name, path in _pages().items():
         page.goto(server.url + path, wait_until="load")
         assert page.evaluate(BROKEN_WORDS) == [], name
+        # A partition a page links is drawn on one line (not cut after a "-" of its date).
+        lines = page.locator(PARTITION_LINKS).evaluate_all(
+            "links => links.map(a => new Set([...a.getClientRects()].map(r => r.top)).size)"
+        )
+        assert all(count == 1 for count in lines), (name, lines)
+    page.goto(server.url + f"/run?id={FAILED_RUN}", wait_until="load")
+    assert page.locator(PARTITION_LINKS).count() >= 2, "the run's read and write link theirs"

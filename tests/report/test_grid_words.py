@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,31 @@ def test_a_dataset_with_a_column_of_dates_is_a_calendar_whatever_part_an_answer_
         for region, shop in itertools.product(("eu", "us"), range(6))
     }
     assert arranged(DATASET, units, ["region", "shop"]).down == "shop"
+
+
+def test_an_answer_s_grid_drawn_from_the_column_values_names_cells_in_order(
+    tmp_path: Path,
+) -> None:
+    # The answer's grid laid out from each column's values alone (not every partition), shops
+    # down (more values) after region in the dataset's order.
+    from openlineage_subset.lineage import ingest
+    from openlineage_subset.report._picture import impact_picture
+    from tests.lineage.events import parts, run, write_events
+
+    shops = parts(*({"region": r, "shop": f"s{n}"} for r in ("eu", "us") for n in range(6)))
+    events = [
+        *run(1, 0, 1, writes=[("shops", shops)]),
+        *run(2, 2, 3, reads=[("shops", parts({"region": "eu", "shop": "s1"}))]),
+    ]
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "events.jsonl", events)], db)
+    picture = impact_picture(db, "shops", partition={"region": "eu", "shop": "s1"})
+    (grid,) = [grid for grid in picture.grids if grid.dataset.name.endswith("/shops")]
+    assert (grid.down, grid.down_last) == ("shop", True)
+    titles = [
+        title.split("&#10;")[0].split("\n")[0]
+        for title in re.findall(r'<td[^>]* title="([^"]*)"', grid_html(grid))
+    ]
+    named = [title for title in titles if "no such partition" not in title]
+    assert len(named) == 12
+    assert all(re.fullmatch(r"region=(eu|us), shop=s\d", title) for title in named), named

@@ -54,3 +54,24 @@ def test_what_to_type_is_of_the_dataset_s_own_columns_and_the_buttons_say_what_t
         assert (
             "Provenance of the partitions ticked or typed (none: of the whole dataset)" in buttons
         )
+
+
+def test_a_dataset_page_s_cells_name_their_partition_in_the_dataset_s_column_order(
+    tmp_path: Path,
+) -> None:
+    # region first in its partitions' paths, shop with more values: shops go down, and a cell
+    # still says region=..., shop=...
+    from tests.lineage.events import parts
+
+    shops = parts(
+        *({"region": region, "shop": f"s{n}"} for region in ("eu", "us") for n in range(6))
+    )
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "events.jsonl", run(1, 0, 1, writes=[("shops", shops)]))], db)
+    page = _dataset_page(db, "shops")
+    titles = [
+        html.unescape(title).split("\n")[0]
+        for title in re.findall(r'<td class="[a-z]+" title="([^"]*)"', page)
+    ]
+    assert len(titles) == 12
+    assert all(re.fullmatch(r"region=(eu|us), shop=s\d", title) for title in titles), titles

@@ -333,6 +333,7 @@ class _Builder:
             whole,
             tuple(row_gaps),
             sum(column_gaps),
+            _down_last(columns_of, down, across),
         )
 
 
@@ -403,7 +404,7 @@ def arranged(
         whole,
         tuple(row_gaps),
         sum(column_gaps),
-        bool(across) and columns_of.index(down) > columns_of.index(across[0]),
+        _down_last(columns_of, down, across),
     )
 
 
@@ -416,6 +417,11 @@ def _down(columns: Sequence[str], distinct: Mapping[str, Collection[str | None]]
         if values and all(is_day(value) for value in values):
             return name
     return max(columns, key=lambda name: (len(distinct[name]), -columns.index(name)))
+
+
+def _down_last(columns: Sequence[str], down: str, across: Sequence[str]) -> bool:
+    """Whether the column drawn down comes after those across in the dataset's order."""
+    return bool(across) and columns.index(down) > columns.index(across[0])
 
 
 def _run_line(run: RunRef) -> str:

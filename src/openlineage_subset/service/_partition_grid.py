@@ -278,7 +278,13 @@ def drawn_partitions(
     start = axis.values.index(rows[0])
     end = start + len(rows)  # the first value after the rows drawn
     gaps = (start, *([0] * (len(rows) - 1)), len(axis.values) - end)
-    grid = Grid(report.dataset, axis.first, across, rows, columns, cells, None, gaps, hidden)
+    # A cell names its columns in the dataset's order (its partitions have them so).
+    order = [name for name, _ in report.partitions[0].partition.dimensions] if cells else []
+    down_last = bool(across) and {axis.first, across[0]} <= set(order)
+    down_last = down_last and order.index(axis.first) > order.index(across[0])
+    grid = Grid(
+        report.dataset, axis.first, across, rows, columns, cells, None, gaps, hidden, down_last
+    )
     newer = None
     if end < len(axis.values):
         after = end + room  # as many rows after the last drawn as fit (their columns may differ)

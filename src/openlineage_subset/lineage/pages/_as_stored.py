@@ -94,9 +94,11 @@ def _family(
         "SELECT parent_run_id FROM run_parents WHERE run_id = ?", (run_id,)
     ).fetchone()
     parent_id = named[0] if named else None
-    found = connection.execute(
-        f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.run_id = ?", (parent_id,)
-    ).fetchone()
+    found = None
+    if parent_id is not None:
+        found = connection.execute(
+            f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.run_id = ?", (parent_id,)
+        ).fetchone()
     children = connection.execute(
         f"SELECT {_RUN_COLUMNS} FROM run_parents p JOIN runs r ON r.run_id = p.run_id "
         "WHERE p.parent_run_id = ? ORDER BY r.started_at, r.run_id LIMIT ?",

@@ -34,6 +34,7 @@ from codegen._schema_keywords import (
     TYPE_TESTS,
     Schema,
     declared_type,
+    discriminator_values,
     find_discriminator,
     type_test,
 )
@@ -348,7 +349,8 @@ class ExtraRules:
             target = self._ref(branch["$ref"])
             if target is not None:
                 definition = self.lenient[branch["$ref"].removeprefix("#/$defs/")]
-                entries.append(f"{definition['properties'][key]['const']!r}: {target}")
+                for value in discriminator_values(definition["properties"][key]) or ():
+                    entries.append(f"{value!r}: {target}")
         if not entries:
             return
         table = self._constant(pointer, "EXTRA_BRANCHES", "{" + ", ".join(entries) + "}")

@@ -33,6 +33,7 @@ from codegen._schema_keywords import (
     SUPPORTED,
     TYPE_TESTS,
     Schema,
+    discriminator_values,
     find_discriminator,
     lone_type,
     types_test,
@@ -204,12 +205,14 @@ class SchemaCompiler:
             return
         if extra is False:
             check = ["e.append(((k,), 'unexpected property ' + repr(k)))"]
+            loop = "for k in x:"  # the values are not looked at: only the keys are wrong
         else:
             check = list(self._check_value("v", "k", extra, pointer + "/additionalProperties"))
+            loop = "for k, v in x.items():"
         if properties:
             known = self.constant(pointer, "PROPERTIES", f"frozenset({sorted(properties)!r})")
             check = list(nested(f"k not in {known}", check))
-        yield "for k, v in x.items():"
+        yield loop
         yield from ("    " + line for line in check)
 
     def _check_value(self, value: str, key: str, schema: Schema, pointer: str) -> Iterator[str]:
@@ -314,16 +317,15 @@ class SchemaCompiler:
     def _dispatch(
         self, key: str, schemas: list[Schema], pointer: str, is_object: bool
     ) -> Iterator[str]:
-        entries = []
+        entries, values = [], []
         for schema in schemas:
-            target_name = schema["$ref"].removeprefix("#/$defs/")
-            const = self.defs[target_name]["properties"][key]["const"]
-            entries.append(f"{const!r}: {self._ref_function(schema['$ref'], pointer)}")
+            target = self.defs[schema["$ref"].removeprefix("#/$defs/")]
+            function = self._ref_function(schema["$ref"], pointer)
+            for value in discriminator_values(target["properties"][key]) or ():
+                entries.append(f"{value!r}: {function}")
+                values.append(repr(value))
         table = self.constant(pointer, "BRANCHES", "{" + ", ".join(entries) + "}")
-        known = ", ".join(
-            repr(self.defs[s["$ref"].removeprefix("#/$defs/")]["properties"][key]["const"])
-            for s in schemas
-        )
+        known = ", ".join(values)
         # A value already known to be an object needs no second type check.
         yield f"d = x.get({key!r})" + ("" if is_object else " if isinstance(x, dict) else None")
         yield f"branch = {table}.get(d) if isinstance(d, str) else None"

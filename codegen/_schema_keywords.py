@@ -102,8 +102,22 @@ def lone_type(schema: Schema, *, ignored: frozenset[str]) -> str | None:
     return None
 
 
+def discriminator_values(schema: Schema) -> tuple[str, ...] | None:
+    """The strings a property allows by a ``const`` or an ``enum`` of strings: the values by
+    which a discriminator picks the branch holding that property, else None."""
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("const"), str):
+        return (schema["const"],)
+    values = schema.get("enum")
+    if isinstance(values, list) and values and all(isinstance(v, str) for v in values):
+        return tuple(values)
+    return None
+
+
 def find_discriminator(defs: dict[str, Schema], schemas: list[Schema]) -> str | None:
-    """A property every branch requires with a distinct string ``const``, if there is one."""
+    """A property every branch requires with string values of its own (a ``const``, or an
+    ``enum`` of strings) that no other branch allows, if there is one."""
     targets = []
     for schema in schemas:
         if not (isinstance(schema, dict) and set(schema) - ANNOTATIONS == {"$ref"}):
@@ -114,16 +128,14 @@ def find_discriminator(defs: dict[str, Schema], schemas: list[Schema]) -> str | 
         targets.append(target)
     candidates = None
     for target in targets:
-        consts = {
+        keys = {
             name
             for name, prop in target.get("properties", {}).items()
-            if isinstance(prop, dict)
-            and isinstance(prop.get("const"), str)
-            and name in target.get("required", [])
+            if discriminator_values(prop) is not None and name in target.get("required", [])
         }
-        candidates = consts if candidates is None else candidates & consts
+        candidates = keys if candidates is None else candidates & keys
     for name in sorted(candidates or ()):
-        values = [t["properties"][name]["const"] for t in targets]
+        values = [v for t in targets for v in discriminator_values(t["properties"][name]) or ()]
         if len(set(values)) == len(values):
             return str(name)
     return None

@@ -45,6 +45,9 @@ KEYWORD_SCHEMAS: dict[str, Any] = {
     "one-of-discriminated": {
         "oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}],
     },
+    "one-of-discriminated-by-enum": {
+        "oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/C"}],
+    },
     "not": {"not": {"required": ["run", "job"]}},
     "boolean-false": {"properties": {"a": False}},
     "annotations": {"description": "d", "title": "t", "example": 1, "format": "uuid"},
@@ -55,6 +58,12 @@ DEFS = {
         "type": "object",
         "required": ["kind", "n"],
         "properties": {"kind": {"const": "b"}, "n": {"type": "integer"}},
+    },
+    "C": {
+        "type": "object",
+        "required": ["kind", "m"],
+        "properties": {"kind": {"enum": ["c", "d"]}, "m": {"type": "string"}},
+        "additionalProperties": False,
     },
 }
 TARGETED = st.sampled_from(
@@ -84,6 +93,9 @@ TARGETED = st.sampled_from(
         {"kind": "b"},
         {"kind": "b", "n": 1},
         {"kind": "c"},
+        {"kind": "d", "m": "x"},
+        {"kind": "c", "m": 1},
+        {"kind": "c", "m": "x", "n": 1},
         {"run": 1},
         {"run": 1, "job": 2},
         {"a": [1, True]},
@@ -115,6 +127,17 @@ def test_compiled_keyword_agrees_with_jsonschema(name: str) -> None:
 def test_discriminated_one_of_names_the_known_values() -> None:
     validator = _compiled(KEYWORD_SCHEMAS["one-of-discriminated"])
     assert validator({"kind": "c"}) == [(("kind",), "unknown kind 'c', expected one of 'a', 'b'")]
+
+
+def test_a_discriminator_may_be_an_enum_of_strings() -> None:
+    """A branch allowing several values (``{"enum": ["c", "d"]}``) is picked by each of them, so
+    its own issue is reported, not the closest branch's guess."""
+    validator = _compiled(KEYWORD_SCHEMAS["one-of-discriminated-by-enum"])
+    assert validator({"kind": "d"}) == [((), "missing required property 'm'")]
+    assert validator({"kind": "c", "m": "x"}) == []
+    assert validator({"kind": "e"}) == [
+        (("kind",), "unknown kind 'e', expected one of 'a', 'c', 'd'")
+    ]
 
 
 @pytest.mark.parametrize(

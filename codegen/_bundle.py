@@ -87,6 +87,28 @@ def build_bundle(store: SchemaStore, version: str, facet: SchemaDocument) -> Bun
     return bundle
 
 
+def facet_only(bundle: Bundle) -> Bundle:
+    """``bundle`` with only the definitions the facet document reaches: its own (root and
+    ``$defs``) and those they reference, directly or not. A custom facet's module so holds the
+    facet and the core definitions it extends (``OutputDatasetFacet``, ``BaseFacet``), not a
+    second copy of the whole event model."""
+    pending = bundle.defs_of(bundle.facet)
+    kept: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name not in kept:
+            kept.add(name)
+            pending += [ref.removeprefix("#/$defs/") for ref in _refs(bundle.defs[name])]
+    return Bundle(
+        version=bundle.version,
+        facet=bundle.facet,
+        documents=bundle.documents,
+        defs={name: schema for name, schema in bundle.defs.items() if name in kept},
+        origins={name: url for name, url in bundle.origins.items() if name in kept},
+        roots={uri: name for uri, name in bundle.roots.items() if name in kept},
+    )
+
+
 def _referenced_documents(store: SchemaStore, start: SchemaDocument) -> list[SchemaDocument]:
     seen = {start.uri: start}
     pending = [start]

@@ -37,8 +37,13 @@ def check_generator_version() -> None:
             )
 
 
-def generate_models(bundle: Bundle, header: str) -> str:
-    """Python source of the dataclasses for every definition in ``bundle``."""
+def generate_models(bundle: Bundle, header: str, *, enums_as_literals: bool = False) -> str:
+    """Python source of the dataclasses for every definition in ``bundle``.
+
+    With ``enums_as_literals`` a property's ``enum`` becomes a ``Literal`` of its values, not an
+    ``Enum`` class: the custom facets' values are codes (``yyyy-MM``, ``dayOfMonth``) that make
+    poor member names (``YYYY_M_MDD``), and a literal string is what their users write.
+    """
     cases = special_cases()
     defs = model_defs(bundle)
     root_name = bundle.roots[bundle.facet.uri]
@@ -111,6 +116,8 @@ def generate_models(bundle: Bundle, header: str) -> str:
             "--use-schema-description",
             "--use-field-description",
         ]
+        if enums_as_literals:
+            command += ["--enum-field-as-literal", "all"]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise CodegenError(

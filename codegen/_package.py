@@ -1,19 +1,24 @@
 """Lay out the generated package: one module per facet version, the shared support code, the
-registry of versions, and a copy of the schemas as package data (so a wheel carries them)."""
+registry of versions, and a copy of the schemas as package data (so a wheel carries them).
+
+This project's custom facets (``schemas/custom/facets/<version>/<Name>.json``) get modules of
+their own below ``custom/`` (``custom/partition_mapping/v1_0_0``) and a registry there; the
+subset facet's registry (``SPEC_VERSIONS``...) never lists them."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from codegen._bundle import Bundle, build_bundle, strict_defs
+from codegen._bundle import Bundle, build_bundle, facet_only, strict_defs
 from codegen._errors import CodegenError
 from codegen._models import generate_models
-from codegen._store import FACET_FILE, SchemaStore
+from codegen._store import FACET_FILE, CustomFacet, SchemaStore, is_custom
 from codegen._validators import compile_lenient_and_strict
 from codegen.runtime import _support
 
@@ -21,6 +26,10 @@ SUPPORT_SOURCE = Path(_support.__file__)
 
 PACKAGE = "openlineage_subset_generated"
 PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+CUSTOM_PACKAGE = f"{PACKAGE}.custom"
+_CUSTOM_FACET_NAME = re.compile(
+    r"(?P<stem>[A-Z][A-Za-z0-9]*?)(?:Input|Output)?(?:Dataset|Run|Job)Facet"
+)
 
 
 def module_name(version: str) -> str:
@@ -52,6 +61,7 @@ def render_package(store: SchemaStore) -> dict[str, str]:
     latest = module_name(list(versions)[-1])
     files[f"{PACKAGE}/latest.py"] = _latest(latest, files[f"{PACKAGE}/{latest}/models.py"])
     files[f"{PACKAGE}/__init__.py"] = _registry(versions, store)
+    files.update(_custom_files(store))
     files[f"{PACKAGE}/_support.py"] = _header(
         ["codegen/runtime/_support.py (a verbatim copy)"]
     ) + SUPPORT_SOURCE.read_text(encoding="utf-8")
@@ -154,6 +164,122 @@ def _version_files(bundle: Bundle, schema_root: Path) -> dict[str, str]:
     }
 
 
+def custom_facet_module(name: str) -> str:
+    """Python package of a custom facet, named without its kind:
+    ``PartitionMappingOutputDatasetFacet`` -> ``partition_mapping``."""
+    match = _CUSTOM_FACET_NAME.fullmatch(name)
+    if match is None:
+        raise CodegenError(
+            f"custom facet {name!r}: its file name must be a facet's name, in PascalCase and "
+            "ending in the facet's kind (...OutputDatasetFacet, ...DatasetFacet, ...RunFacet, "
+            "...JobFacet), as OpenLineage names facets"
+        )
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", match["stem"]).lower()
+
+
+def custom_facet_key(facet: CustomFacet) -> str:
+    """The facet key a custom facet schema's root names: its one property, a ``$ref`` to the
+    definition named as the file (``olsubset_partitionMapping``)."""
+    properties = facet.document.content.get("properties")
+    wanted = {"$ref": f"#/$defs/{facet.name}"}
+    if not isinstance(properties, dict) or len(properties) != 1:
+        raise CodegenError(
+            f"{facet.document.path}: the root of a custom facet schema has one property, the "
+            f"facet key, whose value is {wanted} (as OpenLineage's facet schemas do)"
+        )
+    ((key, value),) = properties.items()
+    if value != wanted:
+        raise CodegenError(
+            f"{facet.document.path}: the facet key {key!r} must hold {wanted}, the definition "
+            f"named as the file; found {value}"
+        )
+    return str(key)
+
+
+def _custom_files(store: SchemaStore) -> dict[str, str]:
+    """The modules of every custom facet version, and the registry of custom facets by key."""
+    files: dict[str, str] = {}
+    modules: dict[str, dict[str, str]] = {}
+    owners: dict[str, str] = {}
+    for facet in store.custom_facets():
+        key = custom_facet_key(facet)
+        package = custom_facet_module(facet.name)
+        # Two facets under one key, or in one package, would overwrite each other's modules.
+        for owned in (key, package):
+            owner = owners.setdefault(owned, facet.name)
+            if owner != facet.name:
+                raise CodegenError(f"custom facets {owner} and {facet.name} share {owned!r}")
+        module = f"{CUSTOM_PACKAGE}.{package}.{module_name(facet.version)}"
+        modules.setdefault(key, {})[facet.version] = module
+        files[f"{PACKAGE}/custom/{package}/__init__.py"] = (
+            _header([f"schemas/custom/facets/<version>/{facet.name}.json"])
+            + f'"""{facet.name}, a custom facet of this project\n'
+            + f'(key {key!r}): one module per version."""\n'
+        )
+        files.update(_custom_version_files(store, facet, key, module))
+    entries = "".join(
+        f"    {key!r}: {{\n"
+        + "".join(f"        {version!r}: {module!r},\n" for version, module in versions.items())
+        + "    },\n"
+        for key, versions in modules.items()
+    )
+    files[f"{PACKAGE}/custom/__init__.py"] = (
+        _header(["every schema under schemas/custom/facets/"])
+        + '"""Registry of this project\'s custom facets (not OpenLineage\'s): the module of each\n'
+        + "version by facet key, oldest first. The subset facet's registry (the package's\n"
+        + '``__init__``) lists none."""\n\n'
+        + f"MODULES: dict[str, dict[str, str]] = {{\n{entries}}}\n"
+    )
+    return files
+
+
+def _custom_version_files(
+    store: SchemaStore, facet: CustomFacet, key: str, module: str
+) -> dict[str, str]:
+    """One custom facet version's module: the facet and the core definitions it extends."""
+    bundle = facet_only(build_bundle(store, facet.version, facet.document))
+    sources = ["schemas/" + doc.path.relative_to(store.root).as_posix() for doc in bundle.documents]
+    header = _header(sources)
+    core_version = bundle.core.uri.split("/")[-2]
+    constants = {
+        "FACET_KEY": repr(key),
+        "FACET_NAME": repr(facet.name),
+        "FACET_VERSION": repr(facet.version),
+        "FACET_SCHEMA_URL": repr(facet.document.uri),
+        "FACET_DEF_URL": repr(f"{facet.document.uri}#/$defs/{facet.name}"),
+        "FACET_ROOT": repr(bundle.roots[facet.document.uri]),
+        "CORE_SCHEMA_URL": repr(bundle.core.uri),
+        "FACET_DEFS: tuple[str, ...]": _tuple(tuple(facet.document.content.get("$defs", {}))),
+        "SCHEMA_FILES: tuple[str, ...]": _tuple(tuple(sources)),
+    }
+    exported = [name.partition(":")[0] for name in constants]
+    init = (
+        header
+        + f'"""{facet.name} {facet.version}, a custom facet of this project\n'
+        + f"(key {key!r}) extending the OpenLineage {core_version} core: models (dataclasses),\n"
+        + "validators and strict validators (formats asserted). ``FACET_DEF_URL`` is the\n"
+        + '``_schemaURL`` a facet of this version carries."""\n\n'
+        + f"from {module} import models, strict_validators, validators\n\n"
+        + "".join(f"{name} = {value}\n" for name, value in constants.items())
+        + "\n__all__ = [\n"
+        + "".join(
+            f"    {name!r},\n"
+            for name in sorted([*exported, "models", "strict_validators", "validators"])
+        )
+        + "]\n"
+    )
+    validators, strict_validators = compile_lenient_and_strict(
+        bundle.defs, strict_defs(bundle), lenient_module=f"{module}.validators", header=header
+    )
+    base = module.replace(".", "/")
+    return {
+        f"{base}/__init__.py": init,
+        f"{base}/models.py": generate_models(bundle, header, enums_as_literals=True),
+        f"{base}/validators.py": validators,
+        f"{base}/strict_validators.py": strict_validators,
+    }
+
+
 def _latest(module: str, models_source: str) -> str:
     names = sorted(_public_names(models_source))
     return (
@@ -186,15 +312,17 @@ def _tuple(items: tuple[str, ...]) -> str:
 
 def _registry(versions: Mapping[str, object], store: SchemaStore) -> str:
     names = list(versions)
+    spec_ids = [uri for uri in store.documents if not is_custom(uri)]
     modules = "".join(f"    {v!r}: {(PACKAGE + '.' + module_name(v))!r},\n" for v in names)
     return (
         _header(["every schema under schemas/"])
-        + '"""Registry of the generated spec versions, oldest first (the last is the newest).'
+        + '"""Registry of the generated spec versions, oldest first (the last is the newest).\n'
+        "``SCHEMA_IDS`` are OpenLineage's schemas; this project's custom facets are in ``custom``."
         + '"""\n\n'
         f"SPEC_VERSIONS: tuple[str, ...] = {_tuple(tuple(names))}\n"
         f"LATEST_SPEC_VERSION = {names[-1]!r}\n"
         f"MODULES: dict[str, str] = {{\n{modules}}}\n"
-        f"SCHEMA_IDS: tuple[str, ...] = {_tuple(tuple(sorted(store.documents)))}\n"
+        f"SCHEMA_IDS: tuple[str, ...] = {_tuple(tuple(sorted(spec_ids)))}\n"
     )
 
 

@@ -17,6 +17,10 @@ every warning it gives from :class:`OpenLineageSubsetWarning` (each keeps its ol
 ``InputSubsetFacet``, ``OutputSubsetFacet``, ``SubsetCondition`` and ``EventBase`` are the
 bases of those models in every spec version, for ``isinstance`` checks that hold after a bump.
 
+The project's one custom facet, ``olsubset_partitionMapping`` (how an output's partition
+columns derive from an input's), is built, checked and applied by ``partition_mapping_facet``,
+``partition_mapping_issues`` and ``apply_steps``.
+
 The second part of ``__all__`` (after the user API) is internal to the package: what the
 package's other rooms (``producer``, ``lineage``, ``cli``...) use of the SDK (the one strict
 JSON reader, bounded line reading, printable text, nesting depth), never promised to users.
@@ -71,6 +75,14 @@ from openlineage_subset._lines import (
     read_lines,
 )
 from openlineage_subset._nesting import MAX_DEPTH, check_nesting
+from openlineage_subset._partition_mapping import (
+    PARTITION_MAPPING_FACET,
+    PARTITION_MAPPING_SCHEMA_URL,
+    apply_steps,
+    partition_mapping_event_issues,
+    partition_mapping_facet,
+    partition_mapping_issues,
+)
 from openlineage_subset._printable import escapes, json_escapes, printable, printable_json
 from openlineage_subset._render import dimension_text, render
 from openlineage_subset._schemas import reference_validator, schema_registry
@@ -91,6 +103,8 @@ from openlineage_subset._versions import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "PARTITION_MAPPING_FACET",
+    "PARTITION_MAPPING_SCHEMA_URL",
     "EventBase",
     "FieldRef",
     "InputSubsetFacet",
@@ -107,6 +121,7 @@ __all__ = [
     "__version__",
     "all_of",
     "any_of",
+    "apply_steps",
     "dump",
     "field",
     "input_facet",
@@ -117,6 +132,8 @@ __all__ = [
     "parse_event",
     "parse_facet",
     "partition",
+    "partition_mapping_facet",
+    "partition_mapping_issues",
     "partition_overlap",
     "partitions",
     "reference_validator",
@@ -151,6 +168,7 @@ __all__ += [
     "parse_condition",
     "parse_json",
     "parse_max_line_bytes",
+    "partition_mapping_event_issues",
     "printable",
     "printable_json",
     "read_at_most",

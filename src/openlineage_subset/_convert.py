@@ -335,20 +335,26 @@ def _union_converter(members: tuple[Any, ...], owner: type) -> Converter:
 
 
 def _discriminator(classes: list[type]) -> tuple[str, dict[str, type]]:
-    """The field whose ``Literal`` value tells the classes of a union apart, and the table."""
+    """The field whose ``Literal`` values tell the classes of a union apart, and the table (a
+    class may have several: ``Literal["year", "month"]``, each of its own)."""
     literals = []
     for cls in classes:
         hints = typing.get_type_hints(cls)
         literals.append(
             {
-                json_name: typing.get_args(hints[attr])[0]
+                json_name: typing.get_args(hints[attr])
                 for attr, json_name, _ in model_properties(cls)
                 if typing.get_origin(hints[attr]) is Literal
             }
         )
     for key in sorted(set.intersection(*(set(found) for found in literals))):
-        table = {found[key]: cls for found, cls in zip(literals, classes, strict=True)}
-        if len(table) == len(classes):
+        pairs = [
+            (value, cls)
+            for found, cls in zip(literals, classes, strict=True)
+            for value in found[key]
+        ]
+        table = dict(pairs)
+        if len(table) == len(pairs):
             return key, table
     raise TypeError(f"no Literal field tells {[c.__name__ for c in classes]} apart")
 

@@ -137,6 +137,18 @@ value_error: ValueError = SubsetDocumentError("bad", [issue])
 package_warning: type[ols.OpenLineageSubsetWarning] = UnknownSpecVersionWarning
 not_ours: ols.OpenLineageSubsetError = KeyError("a user's")  # type: ignore[assignment]
 
+# -- the custom facet olsubset_partitionMapping ---------------------------------------------------
+
+mapping = {"field": "day", "input": {"namespace": "file", "name": "/lake/raw"}, "inputField": "day"}
+assert_type(ols.PARTITION_MAPPING_FACET, str)
+assert_type(ols.PARTITION_MAPPING_SCHEMA_URL, str)
+mapped = ols.partition_mapping_facet([{**mapping, "steps": []}], producer="https://example.com")
+assert_type(mapped, dict[str, JsonValue])
+ols.partition_mapping_facet([mapping], "https://example.com")  # type: ignore[call-arg]  # keyword-only
+assert_type(ols.partition_mapping_issues(mapped), list[str])
+assert_type(ols.apply_steps("2024-10-02", [{"op": "dateAdd", "days": 1}]), str | None)
+ols.apply_steps("2024-10-02", {"op": "year"})  # type: ignore[arg-type]  # a list of steps
+
 # -- spec versions and the reference schemas ------------------------------------------------------
 
 assert_type(ols.spec(), SpecVersion)

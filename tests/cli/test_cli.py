@@ -228,6 +228,41 @@ def test_documents_without_a_subset_facet_are_said_so_and_fail_only_when_require
     assert status == 1 and "runId" in out
 
 
+def test_an_events_partition_mapping_facets_are_checked_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The custom facet ``olsubset_partitionMapping`` of an event's output, when it names the
+    facet's schema, is reported like a subset facet: where, what, under which rule."""
+    facets = json.loads((ROOT / "tests/data/partition_mapping/output_facets.json").read_text())
+    (key,) = facets
+    event = {
+        "eventType": "COMPLETE",
+        "eventTime": "2024-10-15T10:00:00Z",
+        "producer": PRODUCER,
+        "schemaURL": CORE_URL,
+        "run": {"runId": "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a11"},
+        "job": {"namespace": "spark", "name": "monthly"},
+        "outputs": [{"namespace": "file", "name": "/lake/monthly", "outputFacets": facets}],
+    }
+    good = _write(tmp_path, "good.json", json.dumps(event))
+    assert _run(capsys, "--strict", good)[0] == 0
+    facets[key]["mappings"][1]["steps"][1]["pattern"] = "MM/yyyy"
+    facets[key]["_producer"] = "not a URI"
+    bad = _write(tmp_path, "bad.json", json.dumps(event))
+    status, out = _run(capsys, bad)
+    assert status == 1
+    where = f"{bad}: $.outputs[0].outputFacets.{key}"
+    assert f"{where}.mappings[1].steps[1].pattern: expected one of" in out
+    assert "_producer" not in out  # a format: strict mode's
+    status, out = _run(capsys, "--strict", "--format", "json", bad)
+    (result,) = json.loads(out)["results"]
+    rules = {issue["path"].rsplit(".", 1)[-1]: issue["rule"] for issue in result["issues"]}
+    assert rules == {"pattern": "schema", "_producer": "strict"}
+    facets[key].update(_producer=PRODUCER, _schemaURL="https://example.com/PartitionMapping.json")
+    other = _write(tmp_path, "other.json", json.dumps(event))
+    assert _run(capsys, "--strict", other)[0] == 0  # another producer's facet under the key
+
+
 def test_version_is_the_installed_one(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
         main(["--version"])

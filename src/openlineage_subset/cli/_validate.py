@@ -5,7 +5,8 @@ files (one document per line) and folders of them; ``-`` is standard input, read
 Exit status: 0 all valid, 1 something invalid, 2 some input unusable, 141 (128 + SIGPIPE) when
 the reader of the output went away before the end (``| head``): the command stops quietly and
 never claims success for what it did not check. Every message names the file (and line), the
-JSON path and the problem.
+JSON path and the problem. An event's ``olsubset_partitionMapping`` output facets (this
+project's custom facet) that name its schema are checked too.
 
 It takes its input as hostile:
 
@@ -55,6 +56,7 @@ from openlineage_subset import (
     max_line_bytes,
     misplaced_subset_facets,
     parse_json,
+    partition_mapping_event_issues,
     read_at_most,
     read_lines,
     too_big,
@@ -155,6 +157,7 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result.issues = validate(result.document, strict=strict)
+            result.issues += _partition_mapping_issues(result.issues, result.document, strict)
         result.warnings = [str(warning.message) for warning in caught]
         if not strict:  # strict: issues of the validation; lenient: said, not counted
             result.warnings += [str(issue) for issue in misplaced_subset_facets(result.document)]
@@ -162,6 +165,18 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
         result.checked = True
         result.issues.append(ValidationIssue("$", f"no subset facet: {result.no_subset}"))
     result.document = None  # a JSON Lines input holds one document at a time
+
+
+def _partition_mapping_issues(
+    reported: list[ValidationIssue], document: Any, strict: bool
+) -> list[ValidationIssue]:
+    """The issues of an event's ``olsubset_partitionMapping`` facets that ``validate`` has not
+    reported already (the core schema checks a facet's ``_producer`` and ``_schemaURL`` too)."""
+    if not isinstance(document, dict) or document_kind(document) != "event":
+        return []
+    seen = {(issue.path, issue.message) for issue in reported}
+    found = partition_mapping_event_issues(document, strict=strict)
+    return [issue for issue in found if (issue.path, issue.message) not in seen]
 
 
 def read_input(path_text: str, limit: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[_Result]:

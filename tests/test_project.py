@@ -3,6 +3,7 @@ README stays a front page (short, its links lead somewhere)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -10,6 +11,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+from openlineage_subset_generated import custom as custom_facets
 
 from openlineage_subset import spec
 from tests.helpers import ROOT
@@ -45,12 +48,20 @@ def test_wheel_carries_package_generated_models_and_schemas(tmp_path: Path) -> N
     names = set(zipfile.ZipFile(wheel).namelist())
     newest = spec().module
     package = newest.__name__.replace(".", "/")
+    custom = [
+        importlib.import_module(module)
+        for versions in custom_facets.MODULES.values()
+        for module in versions.values()
+    ]
+    assert custom, "the custom facets' modules are in the wheel too"
     for expected in (
         "openlineage_subset/__init__.py",
         "openlineage_subset/py.typed",
         f"{package}/models.py",
         f"{package}/validators.py",
         *(f"openlineage_subset_generated/{source}" for source in newest.SCHEMA_FILES),
+        *(f"{module.__name__.replace('.', '/')}/validators.py" for module in custom),
+        *(f"openlineage_subset_generated/{module.SCHEMA_FILES[0]}" for module in custom),
     ):
         assert expected in names, expected
     assert not any(name.startswith(("codegen/", "tests/")) for name in names)

@@ -176,6 +176,7 @@ def _outputs(
                 started_ms,
                 context.config,
                 failed=failed,
+                scans=plan.scans if plan else (),
             )
         ],
     )

@@ -65,6 +65,9 @@ class ScanFacts:
     jdbc: JdbcSource | None = None
     """A JDBC scan's database and table (its ``filters`` are those the database applied, and
     the Filter above); it has no paths."""
+    attributes: tuple[tuple[str, int], ...] = ()
+    """(name, id) of the partition columns among the attributes the scan outputs: where a
+    write's query uses them (see ``spark/_mappings.py``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +90,12 @@ class WriteFacts:
     """An overwrite that replaced only the partitions it wrote (dynamic partition overwrite, and
     every Hive table overwrite); otherwise an overwrite replaced all the partitions matching its
     static partition values, written or not."""
+    query: Node | None = None
+    """The query written, as Spark optimized it (its logical plan): where partitions are written
+    dynamically, for the partition mappings (``spark/_mappings.py``)."""
+    partition_ids: tuple[int | None, ...] = ()
+    """The id of the query's attribute each partition column takes its values from (None: a
+    static value, or unknown), in the order of ``partition_columns``."""
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def input_datasets_from_scans(
             for identity, condition in _jdbc_reads(facts, facts.jdbc, config, report):
                 by_dataset.setdefault(identity, []).append(condition)
             continue
-        for read in _reads_or_whole(facts, config, report):
+        for read in reads_or_whole(facts, config, report):
             try:
                 identity = dataset_identity(read.root)
             except ValueError as error:
@@ -124,7 +124,7 @@ def _jdbc_reads(
     return [(identity, condition) for identity in read.datasets]
 
 
-def _reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> list[Read]:
+def reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> list[Read]:
     """The reads of a scan; if their conditions fail, the datasets read whole (no facet)."""
     try:
         return reads_of_scan(facts, config)

@@ -20,13 +20,24 @@ is in the JVM layer (``spark/_jvm/_writes.py``); this module is pure Python over
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from openlineage_subset_generated.latest import OutputDataset
 
-from openlineage_subset import all_of, any_of, dump, field, location, output_facet, spec
+from openlineage_subset import (
+    PARTITION_MAPPING_FACET,
+    SubsetDocumentError,
+    all_of,
+    any_of,
+    dump,
+    field,
+    location,
+    output_facet,
+    partition_mapping_facet,
+    spec,
+)
 from openlineage_subset.producer import (
     clean_location,
     dataset_identity,
@@ -35,11 +46,13 @@ from openlineage_subset.producer import (
     partition_path,
     scrubbed_logger,
     split_dataset_root,
+    warn_once,
 )
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._facts import WriteFacts
+from openlineage_subset.spark._facts import ScanFacts, WriteFacts
 from openlineage_subset.spark._jvm import CLOCK_SLACK_MS
+from openlineage_subset.spark._mappings import partition_mappings
 from openlineage_subset.spark._reads import partition_condition
 from openlineage_subset.spark._translate import redact_condition
 
@@ -54,6 +67,7 @@ def output_datasets_from_writes(
     config: SubsetConfig | None = None,
     *,
     failed: bool = False,
+    scans: Sequence[ScanFacts] = (),
 ) -> list[OutputDataset]:
     """``OutputDataset`` models with the partitions each write created (none if unpartitioned).
 
@@ -64,6 +78,10 @@ def output_datasets_from_writes(
     tasks may have left files in any partition, and a dynamic overwrite that failed while
     committing may have deleted partitions it never replaced. No ``lifecycleStateChange``: the
     overwrite did not complete.
+
+    ``scans``: the action's scans; where the plan proves that an output partition column comes
+    from an input's (see ``spark/_mappings.py``), the output has an
+    ``olsubset_partitionMapping`` facet saying so.
     """
     config = config or SubsetConfig()
     models = spec().models
@@ -89,11 +107,13 @@ def output_datasets_from_writes(
                 condition = _partition_condition(paths, config)
         if condition is not None and config.redact_columns:
             condition = redact_condition(condition, config.redacts)
-        facets = (
-            None
-            if condition is None
-            else {"subset": output_facet(condition, producer=config.producer)}
-        )
+        facets: dict[str, Any] = {}
+        if condition is not None:
+            facets["subset"] = output_facet(condition, producer=config.producer)
+        if not failed and condition is not None:
+            mapping = _mapping_facet(write, scans, config)
+            if mapping is not None:
+                facets[PARTITION_MAPPING_FACET] = mapping
         dataset_facets = None
         if write.overwrite and not failed:
             dataset_facets = {
@@ -105,10 +125,31 @@ def output_datasets_from_writes(
             }
         datasets.append(
             models.OutputDataset(
-                namespace=namespace, name=name, facets=dataset_facets, output_facets=facets
+                namespace=namespace,
+                name=name,
+                facets=dataset_facets,
+                output_facets=facets or None,
             )
         )
     return datasets
+
+
+def _mapping_facet(write: WriteFacts, scans: Sequence[ScanFacts], config: SubsetConfig) -> Any:
+    """The ``olsubset_partitionMapping`` facet of a write, or None where nothing is proven.
+    One that cannot be built is left out, said once: the output keeps its other facets."""
+    mappings = partition_mappings(write, scans, config)
+    if not mappings:
+        return None
+    try:
+        built = partition_mapping_facet(mappings, producer=config.producer)
+    except SubsetDocumentError as error:
+        warn_once(write.root, f"written without its partition mapping: {error}")
+        return None
+    return spec().models.OutputDatasetFacet(
+        producer=config.producer,
+        schema_url=str(built["_schemaURL"]),
+        additional_properties={"mappings": built["mappings"]},
+    )
 
 
 def _replaced_condition(prefix: tuple[str, ...], write: WriteFacts, config: SubsetConfig) -> Any:

@@ -9,6 +9,7 @@ scan is read by ``_jdbc``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -43,6 +44,8 @@ _FILE_PATH = re.compile(r"\{path=(.*?); isDirectory=", re.DOTALL)
 _FILE_PATH_END = "; isDirectory="
 _URI_OR_PATH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
 _HSET_SEPARATOR = "\u0000"
+_ATTRIBUTE = re.compile(r"(?P<name>.*)#(?P<id>\d+)L?\Z", re.DOTALL)
+"""An attribute as Spark prints it: ``day#19`` (``n#3L`` for a long)."""
 
 Ancestors = list[tuple[str, JavaObject]]
 """The nodes above a scan, root first, each with its kind."""
@@ -58,12 +61,33 @@ def read_scan(
     """
     filters = list(_filters_above(ancestors))
     if kind == FILE_SCAN:
-        return _file_scan(jscan, filters, executed=executed)
-    if kind == BATCH_SCAN:
-        return _batch_scan(jscan, filters)
-    if kind == ROW_SCAN:
+        facts: ScanFacts | None = _file_scan(jscan, filters, executed=executed)
+    elif kind == BATCH_SCAN:
+        facts = _batch_scan(jscan, filters)
+    elif kind == ROW_SCAN:
         return row_scan(jscan, filters)
-    return _hive_scan(jscan, filters)
+    else:
+        facts = _hive_scan(jscan, filters)
+    if facts is None or not facts.partition_columns:
+        return facts
+    return dataclasses.replace(facts, attributes=_partition_attributes(jscan, facts))
+
+
+def _partition_attributes(jscan: JavaObject, facts: ScanFacts) -> tuple[tuple[str, int], ...]:
+    """(name, id) of the partition columns the scan outputs (``day#19``), in one round trip
+    or two; none where they cannot be read (no partition mapping then)."""
+    try:
+        printed = strings_of(jscan.output())
+    except Exception:  # an output it cannot print: the mappings are left unproven
+        log.debug("scan output unavailable", exc_info=True)
+        return ()
+    columns = set(facts.partition_columns)
+    found = []
+    for text in printed:
+        match = _ATTRIBUTE.match(text)
+        if match and match["name"] in columns:
+            found.append((match["name"], int(match["id"])))
+    return tuple(found)
 
 
 def whole_scan(kind: str, jscan: JavaObject, error: Exception) -> ScanFacts | None:

@@ -8,6 +8,7 @@ back in one py4j round trip.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -21,6 +22,7 @@ from openlineage_subset.spark._jvm._bridge import (
     string_of,
     strings_of,
 )
+from openlineage_subset.spark._trees import Node, decode
 
 log = scrubbed_logger("openlineage_subset.spark")
 
@@ -34,6 +36,14 @@ _FILE_STATUS = re.compile(
     re.DOTALL,
 )
 _ATTRIBUTE_ID = re.compile(r"#\d+L?\Z")
+MAX_QUERY_JSON = 4 << 20
+"""The longest ``toJSON()`` of a write's query read for partition mappings (characters)."""
+
+
+def attribute_id(text: str) -> int | None:
+    """The id of an attribute as Spark prints it (``day#19`` -> 19); None if it has none."""
+    match = re.search(r"#(\d+)L?\Z", text)
+    return int(match.group(1)) if match else None
 
 
 def write_facts(
@@ -74,9 +84,9 @@ def _command_write_facts(
     if kind == "InsertIntoHiveDirCommand":  # INSERT OVERWRITE [LOCAL] DIRECTORY ... STORED AS
         return [_directory_write(query_execution, command)]
     # Attribute names only: the command's toJSON() would carry its whole logical query.
-    partition_columns = tuple(
-        _ATTRIBUTE_ID.sub("", name) for name in strings_of(command.partitionColumns())
-    )
+    printed = strings_of(command.partitionColumns())
+    partition_columns = tuple(_ATTRIBUTE_ID.sub("", name) for name in printed)
+    partition_ids = tuple(attribute_id(name) for name in printed)
     if kind == "InsertIntoHiveTable":
         table = command.table()
         root = str(table.location().toString())
@@ -97,8 +107,12 @@ def _command_write_facts(
         dynamic = overwrite and _dynamic_partition_overwrite(command)
     metrics = command.metrics()
     files = None
+    query = None
     if list_files and partition_columns and set(static) != set(partition_columns):
         files = _list_data_files(query_execution, root, len(partition_columns))
+        query = _written_query(query_execution, command, kind)
+        if kind == "InsertIntoHiveTable":
+            partition_ids = _ids_by_name(query, partition_columns)
     return [
         WriteFacts(
             command=kind,
@@ -111,8 +125,56 @@ def _command_write_facts(
             num_parts=_metric(metrics, "numParts"),
             overwrite=overwrite,
             dynamic_overwrite=dynamic,
+            query=query,
+            partition_ids=tuple(
+                None if column in static else attribute
+                for column, attribute in zip(partition_columns, partition_ids, strict=False)
+            ),
         )
     ]
+
+
+def _written_query(query_execution: JavaObject, command: JavaObject, kind: str) -> Node | None:
+    """The command's query as Spark optimized it, for the partition mappings; None when it
+    cannot be read or is too large to walk (no mapping then, never a failed capture).
+
+    Taken from the action's optimized plan, where the command is (through the single-child
+    nodes above it): the command run holds its query as adaptive execution left it, with
+    finished stages in place of the plans they ran.
+    """
+    try:
+        node = query_execution.optimizedPlan()
+        while str(node.getClass().getSimpleName()) != kind:
+            children = node.children()
+            if int(children.size()) != 1:
+                node = command
+                break
+            node = children.apply(0)
+        text = str(node.query().toJSON())
+        if len(text) > MAX_QUERY_JSON:
+            log.debug("a write's query of %d characters is not walked for mappings", len(text))
+            return None
+        return decode(json.loads(text))
+    except Exception:
+        log.debug("a write's query could not be read for mappings", exc_info=True)
+        return None
+
+
+def _ids_by_name(query: Node | None, columns: Sequence[str]) -> tuple[int | None, ...]:
+    """A Hive insert's partition columns, by the names of its query's output (its last
+    columns, named as the table's by Spark's analysis)."""
+    if query is None:
+        return tuple(None for _ in columns)
+    names: dict[str, int] = {}
+    node = query
+    while "projectList" not in node.fields and len(node.children) == 1:
+        node = node.children[0]
+    for flat in node.fields.get("projectList") or ():
+        head = flat[0] if flat else {}
+        name = head.get("name")
+        if isinstance(name, str) and isinstance(head.get("exprId"), dict):
+            names[name.lower()] = int(head["exprId"]["id"])
+    return tuple(names.get(column.lower()) for column in columns)
 
 
 def _directory_write(query_execution: JavaObject, command: JavaObject) -> WriteFacts:

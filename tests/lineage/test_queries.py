@@ -125,7 +125,17 @@ def test_json_answers_have_stable_keys(lineage_db: Build) -> None:
     answer = impact(db, "raw", partition={"day": "d1"}).as_json()
     assert list(answer) == ["query", "start", "since", "depth", "runs", "backfill", "seen", "tasks"]
     first = answer["runs"][0]
-    assert list(first) == ["runId", "job", "status", "startedAt", "endedAt", "label", "hops", "via"]
+    assert list(first) == [
+        "runId",
+        "job",
+        "status",
+        "startedAt",
+        "endedAt",
+        "label",
+        "hops",
+        "via",
+        "mappedBy",
+    ]
     assert first["startedAt"] == "2024-10-15T00:04:00Z"
     assert list(first["via"]) == ["dataset", "partitions", "condition", "upstreamRunId"]
     assert list(answer["backfill"][0]) == ["dataset", "whole", "definite", "possible"]

@@ -2,7 +2,8 @@
 
 The parts are the catalog of datasets and partitions (:mod:`._partition_catalog`), the
 timeline of their readers and writers (:mod:`._timeline`), the evaluation of conditions on
-partitions (:mod:`._evaluation`), the conditions' text (:mod:`._access_text`) and the
+partitions (:mod:`._evaluation`), the partition mappings writes state (:mod:`._mappings`), the
+conditions' text (:mod:`._access_text`) and the
 resolving of names (:mod:`._resolving`). Each reads the database for one query and keeps what
 the query asks many times; none reaches into another's state.
 
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 
 from openlineage_subset.lineage.engine._access_text import AccessText
 from openlineage_subset.lineage.engine._evaluation import Evaluation
+from openlineage_subset.lineage.engine._mappings import PartitionMappings
 from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalog
 from openlineage_subset.lineage.engine._resolving import check_columns, resolve
 from openlineage_subset.lineage.engine._timeline import Access, Timeline
@@ -62,6 +64,10 @@ class Engine:
         self.written = evaluation.written
         self.read_units = evaluation.read_units
         self.selected = evaluation.selected
+        # The partition mappings writes state: which written partitions a read one reaches.
+        mappings = PartitionMappings(store.connection)
+        self.narrowed = mappings.narrowed
+        self.states_mappings = mappings.states_any
 
 
 def region(

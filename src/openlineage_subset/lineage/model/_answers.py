@@ -197,6 +197,9 @@ class AffectedRun:
     """Its read condition, rendered; None: it read the whole dataset."""
     upstream_run_id: str | None
     """The affected run whose output it read; None: it read the starting region."""
+    mapped_by: tuple[str, ...] = ()
+    """The output partition columns its writes' partition mappings narrowed what it recomputes
+    by (none: all it wrote)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -211,6 +214,7 @@ class AffectedRun:
                 "condition": self.condition,
                 "upstreamRunId": self.upstream_run_id,
             },
+            "mappedBy": list(self.mapped_by),
         }
 
 

@@ -129,6 +129,11 @@ def impact_text(report: ImpactReport) -> list[str]:
         lines.append(f"            read {item.dataset}: {read}")
         lines += _wrapped(f"            where {item.condition or 'whole dataset'}", 18)
         lines.append(f"            hop {item.hops}, from {via}")
+        if item.mapped_by:
+            lines.append(
+                f"            recomputes only what it maps from it (mapped by "
+                f"{', '.join(item.mapped_by)})"
+            )
     lines += ["", "Backfill plan: recompute"]
     if not report.backfill:
         lines.append("  nothing: no affected run completed a write")

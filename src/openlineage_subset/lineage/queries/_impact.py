@@ -7,7 +7,7 @@ import dataclasses
 import datetime as _dt
 from collections.abc import Mapping
 
-from openlineage_subset.lineage.engine import Engine, read_label, region
+from openlineage_subset.lineage.engine import Access, Engine, read_label, region
 from openlineage_subset.lineage.model import (
     AffectedRun,
     ImpactReport,
@@ -93,7 +93,6 @@ def _affected(
         [_Reached(start_id, tuple((u, "definite") for u in start_units), start_time, True, 1, None)]
     )
     found: dict[str, AffectedRun] = {}
-    backfill: dict[int, dict[Unit, Label]] = {}
     written: dict[str, dict[int, dict[Unit, Label]]] = {}
     while queue:
         reached = queue.popleft()
@@ -116,39 +115,33 @@ def _affected(
             label, matched = read_label(engine, read, reached.units, known)
             if label is None:
                 continue
-            previous = found.get(read.run.run_id)
-            if previous is not None and stronger(previous.label, label) == previous.label:
+            run_id = read.run.run_id
+            previous = found.get(run_id)
+            again = previous is not None and stronger(previous.label, label) == previous.label
+            if again and not engine.states_mappings(run_id):
                 continue  # seen already with this label or a stronger one: once per label
-            found[read.run.run_id] = AffectedRun(
-                read.run,
-                label,
-                reached.hops,
-                engine.partitions(read.dataset_id).dataset(),
-                None
-                if None in matched
-                else engine.partitions(read.dataset_id).partition_refs(matched),
-                engine.rendered(read),
-                reached.upstream,
-            )
+            if not again:
+                found[run_id] = AffectedRun(
+                    read.run,
+                    label,
+                    reached.hops,
+                    engine.partitions(read.dataset_id).dataset(),
+                    None
+                    if None in matched
+                    else engine.partitions(read.dataset_id).partition_refs(matched),
+                    engine.rendered(read),
+                    reached.upstream,
+                    previous.mapped_by if previous is not None else (),
+                )
             if read.run.status != "COMPLETE" or read.run.ended_at is None:
                 continue  # nothing it wrote is known to be there
-            for write in engine.outputs(read.run):
-                units = engine.written(write, label)
-                parts = backfill.setdefault(write.dataset_id, {})
-                own = written.setdefault(read.run.run_id, {}).setdefault(write.dataset_id, {})
-                for unit, unit_label in units:
-                    parts[unit] = stronger(parts.get(unit), unit_label) or unit_label
-                    own[unit] = stronger(own.get(unit), unit_label) or unit_label
-                queue.append(
-                    _Reached(
-                        write.dataset_id,
-                        tuple(units),
-                        read.run.ended_at,
-                        False,
-                        reached.hops + 1,
-                        read.run.run_id,
-                    )
-                )
+            queue.extend(_followed(engine, read, label, matched, reached.hops, found, written))
+    backfill: dict[int, dict[Unit, Label]] = {}
+    for parts in written.values():
+        for dataset_id, units in parts.items():
+            whole_plan = backfill.setdefault(dataset_id, {})
+            for unit, unit_label in units.items():
+                whole_plan[unit] = stronger(whole_plan.get(unit), unit_label) or unit_label
     runs = tuple(sorted(found.values(), key=lambda item: (item.run.started_at, item.run.run_id)))
     plan = tuple(
         sorted(
@@ -160,3 +153,38 @@ def _affected(
         )
     )
     return runs, plan, written
+
+
+def _followed(
+    engine: Engine,
+    read: Access,
+    label: Label,
+    matched: list[Unit],
+    hops: int,
+    found: dict[str, AffectedRun],
+    written: dict[str, dict[int, dict[Unit, Label]]],
+) -> list[_Reached]:
+    """What an affected run wrote that its read reaches and was not followed yet with a label
+    as strong: all it wrote, or the partitions its writes' mappings take the read ones to.
+    Noted in ``written`` (and the mapping columns in its ``found`` entry); to follow next."""
+    run_id = read.run.run_id
+    following = []
+    for write in engine.outputs(read.run):
+        units, mapped_by = engine.narrowed(
+            run_id, write.dataset_id, read.dataset_id, matched, engine.written(write, label)
+        )
+        if mapped_by:
+            known = found[run_id]
+            mapped = tuple(sorted({*known.mapped_by, *mapped_by}))
+            found[run_id] = dataclasses.replace(known, mapped_by=mapped)
+        own = written.setdefault(run_id, {}).setdefault(write.dataset_id, {})
+        new = [(u, ul) for u, ul in units if stronger(own.get(u), ul) != own.get(u)]
+        if not new:
+            continue
+        for unit, unit_label in new:
+            own[unit] = stronger(own.get(unit), unit_label) or unit_label
+        assert read.run.ended_at is not None  # followed only when it completed
+        following.append(
+            _Reached(write.dataset_id, tuple(new), read.run.ended_at, False, hops + 1, run_id)
+        )
+    return following

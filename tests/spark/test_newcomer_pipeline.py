@@ -20,6 +20,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pyspark
 import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
@@ -58,7 +59,8 @@ def test_the_newcomer_s_pipeline(spark: SparkSession, capture: Capture, tmp_path
     events = [event for run in capture.runs().values() for event in run]
     jobs = {event["job"]["name"].rsplit(".", 2)[-2]: event["run"]["runId"] for event in events}
     failed = {e["run"]["runId"] for e in events if e["eventType"] == "FAIL"}
-    assert len(failed) == 1  # the analysis failure is a run
+    # the analysis failure is a run where Spark tells listeners of it (4 and later)
+    assert len(failed) == (1 if int(pyspark.__version__.split(".")[0]) >= 4 else 0)
     source = tmp_path / "events.jsonl"
     source.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
     db = tmp_path / "lineage.db"

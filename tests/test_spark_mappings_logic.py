@@ -4,6 +4,7 @@ against what Spark computes, on plans Spark makes)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from openlineage_subset.spark._config import SubsetConfig
@@ -212,3 +213,35 @@ def test_a_plan_of_an_unknown_shape_maps_nothing_and_raises_nothing() -> None:
         projectList=[[{"class": E + "Alias", "num-children": 1, "child": 0}, *attr("day", 1)]],
     )
     assert mappings(broken, ("day", 1)) == set()
+
+
+def test_a_write_s_output_carries_its_facet_and_a_failed_one_none() -> None:
+    from openlineage_subset import PARTITION_MAPPING_FACET, dump, partition_mapping_issues
+    from openlineage_subset.spark._writes import output_datasets_from_writes
+
+    uuid = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    write = WriteFacts(
+        command="InsertIntoHadoopFsRelationCommand",
+        root="file:/lake/out",
+        table=None,
+        partition_columns=("day",),
+        static_partitions={},
+        files=((f"file:/lake/out/day=2024-11-02/part-00000-{uuid}.c000.parquet", 10_000),),
+        num_files=1,
+        num_parts=1,
+        query=decode(plan("Project", RAW_RELATION, projectList=[attr("day", 1)])),
+        partition_ids=(1,),
+    )
+    (done,) = output_datasets_from_writes([write], 5_000, SubsetConfig(), scans=(RAW,))
+    facet = dump(done)["outputFacets"][PARTITION_MAPPING_FACET]
+    assert partition_mapping_issues(facet) == []
+    assert [(m["field"], m["input"]["name"]) for m in facet["mappings"]] == [("day", "/lake/raw")]
+    (failed,) = output_datasets_from_writes(
+        [write], 5_000, SubsetConfig(), scans=(RAW,), failed=True
+    )
+    assert PARTITION_MAPPING_FACET not in (dump(failed).get("outputFacets") or {})
+    # ids that do not line up with the columns: no mapping, the output still there
+    odd = dataclasses.replace(write, partition_ids=())
+    (kept,) = output_datasets_from_writes([odd], 5_000, SubsetConfig(), scans=(RAW,))
+    assert PARTITION_MAPPING_FACET not in dump(kept)["outputFacets"]
+    assert "subset" in dump(kept)["outputFacets"]

@@ -158,7 +158,7 @@ def partition_mappings(
     for (namespace, name), indexes in sorted(by_dataset.items()):
         if any(index not in walked.reach for index in indexes):
             continue  # a scan of it the walk did not reach through the query
-        for column, attribute in zip(write.partition_columns, write.partition_ids, strict=True):
+        for column, attribute in zip(write.partition_columns, write.partition_ids, strict=False):
             if attribute is None:
                 continue
             common = set.intersection(

@@ -35,14 +35,14 @@ _FILE_STATUS = re.compile(
     r"(?:; length=\d+; replication=\d+; blocksize=\d+)?; modification_time=(?P<mtime>\d+);",
     re.DOTALL,
 )
-_ATTRIBUTE_ID = re.compile(r"#\d+L?\Z")
+_ATTRIBUTE_ID = re.compile(r"#(\d+)L?\Z")
 MAX_QUERY_JSON = 4 << 20
 """The longest ``toJSON()`` of a write's query read for partition mappings (characters)."""
 
 
 def attribute_id(text: str) -> int | None:
     """The id of an attribute as Spark prints it (``day#19`` -> 19); None if it has none."""
-    match = re.search(r"#(\d+)L?\Z", text)
+    match = _ATTRIBUTE_ID.search(text)
     return int(match.group(1)) if match else None
 
 

@@ -222,19 +222,11 @@ def _walk(node: Node, scans: dict[int, list[tuple[int, ScanFacts]]]) -> _Walked:
         projected = [_expression(flat) for flat in node.fields["projectList"]]
         return _Walked(_projected(child.reach, projected, None), _named_ids(projected))
     if kind == "Aggregate":
-        grouping = {
-            _attribute(tree)
-            for tree in map(_expression, node.fields["groupingExpressions"])
-            if tree.kind == "AttributeReference"
-        }
+        grouping = _attributes_of(node.fields["groupingExpressions"])
         outputs = [_expression(flat) for flat in node.fields["aggregateExpressions"]]
         return _Walked(_projected(child.reach, outputs, grouping), _named_ids(outputs))
     if kind == "Window":
-        spec = {
-            _attribute(tree)
-            for tree in map(_expression, node.fields["partitionSpec"])
-            if tree.kind == "AttributeReference"
-        }
+        spec = _attributes_of(node.fields["partitionSpec"])
         windowed = [_expression(flat) for flat in node.fields["windowExpressions"]]
         reach = {
             scan: frozenset(key for key in keys if key[0] in spec)
@@ -471,8 +463,18 @@ def _flat_lists(value: Any) -> Iterable[list[dict[str, Any]]]:
                 yield from _flat_lists(item)
 
 
-def _expression(flat: list[dict[str, Any]]) -> Node:
+Flat = list[dict[str, Any]]
+"""An expression as ``toJSON()`` writes it: its nodes in pre-order."""
+
+
+def _expression(flat: Flat) -> Node:
     return decode(flat)
+
+
+def _attributes_of(expressions: list[Flat]) -> set[int]:
+    """The ids of the expressions that are plain columns (grouping keys, PARTITION BY)."""
+    trees = map(_expression, expressions)
+    return {_attribute(tree) for tree in trees if tree.kind == "AttributeReference"}
 
 
 def _attribute(tree: Node) -> int:

@@ -10,8 +10,8 @@ below follows from the script's logic and the rules of docs/lineage.md, never fr
 - stage C reads ``lake/clean`` filtered on ``amount``, a column that is not a partition column,
   and writes ``lake/summary`` (not partitioned: the whole dataset).
 
-So a ``lake/raw`` partition of a day in ``B_DAYS`` definitely affects B (hop 1), then everything
-B wrote (both ``lake/clean`` days: a run's outputs are affected as a whole), then C only
+So a ``lake/raw`` partition of a day in ``B_DAYS`` definitely affects B (hop 1), then what B
+wrote of that day only (B's plan passes the day through: its write is mapped by day), then C only
 *possibly* (hop 2): whether its rows pass ``amount > 10`` is not decided by partition values.
 A partition of the day B did not read affects nothing.
 """
@@ -159,13 +159,14 @@ def test_a_partition_stage_b_read_affects_b_definitely_and_c_possibly(pipeline: 
     assert stage_b["via"]["dataset"]["name"] == str(pipeline.root / "lake" / "raw")
     assert _names(stage_b["via"]["partitions"]) == [f"day={day}/country={country}"]
     assert stage_b["via"]["upstreamRunId"] is None
+    assert stage_b["mappedBy"] == ["day"]
     assert (stage_c["label"], stage_c["hops"], stage_c["status"]) == ("possible", 2, "COMPLETE")
     assert stage_c["via"]["dataset"]["name"] == str(pipeline.root / "lake" / "clean")
-    assert _names(stage_c["via"]["partitions"]) == [f"day={d}" for d in B_DAYS]
+    assert _names(stage_c["via"]["partitions"]) == [f"day={day}"]
     assert stage_c["via"]["upstreamRunId"] == stage_b["runId"]
     assert "amount" in stage_c["via"]["condition"]
     assert _backfill(answer, pipeline.root) == {
-        "lake/clean": (None, [f"day={d}" for d in B_DAYS], []),
+        "lake/clean": (None, [f"day={day}"], []),
         "lake/summary": ("possible", [], []),
     }
 

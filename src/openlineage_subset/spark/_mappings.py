@@ -70,22 +70,6 @@ _SAME_TEXT_CASTS = {
     ("byte", "long"),
     ("string", "string"),
 }
-_ROW_BY_ROW = frozenset(
-    {
-        "Filter",
-        "Sort",
-        "Repartition",
-        "RepartitionByExpression",
-        "RebalancePartitions",
-        "WriteFiles",
-        "SubqueryAlias",
-        "ResolvedHint",
-        "BatchEvalPython",
-        "ArrowEvalPython",
-        "Sample",
-        "Generate",
-    }
-)
 _SAME_OUTPUT = frozenset(
     {
         "Filter",
@@ -99,6 +83,9 @@ _SAME_OUTPUT = frozenset(
         "Sample",
     }
 )
+"""Row by row, their output the child's."""
+_ROW_BY_ROW = _SAME_OUTPUT | {"BatchEvalPython", "ArrowEvalPython", "Generate"}
+"""Each output row made of one input row: every key holds (the last three add columns)."""
 _LIMITS = frozenset({"GlobalLimit", "LocalLimit", "Tail", "Offset", "GlobalLimitAndOffset"})
 """Which rows they keep depends on other rows: no key survives them (their output is the
 child's)."""

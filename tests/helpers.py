@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +59,14 @@ def examples(times: int) -> int:
     HYPOTHESIS_PROFILE=thorough, 25 on nox's other Pythons): for a property whose telling cases
     are rare among its inputs, more examples that still scale with the profile."""
     return times * settings().max_examples
+
+
+def run_codegen(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m codegen ARGS`` in the repository, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )

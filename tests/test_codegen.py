@@ -18,21 +18,11 @@ from codegen._errors import CodegenError
 from codegen._package import module_name, render_package
 from codegen._store import load_store
 from openlineage_subset import spec_versions
-from tests.helpers import ROOT, unknown_version
+from tests.helpers import ROOT, run_codegen, unknown_version
 
 NEWEST = spec_versions()[-1]
 BUMPED = unknown_version()
 FACET = Path(f"spec/facets/{NEWEST}/BaseSubsetDatasetFacet.json")
-
-
-def _codegen(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "codegen", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def _copy_schemas(tmp_path: Path) -> Path:
@@ -42,7 +32,7 @@ def _copy_schemas(tmp_path: Path) -> Path:
 
 
 def test_generated_is_in_sync_with_schemas() -> None:
-    done = _codegen("--check")
+    done = run_codegen("--check")
     assert done.returncode == 0, done.stderr
 
 
@@ -64,7 +54,7 @@ def test_check_names_stale_missing_and_extra_files(tmp_path: Path) -> None:
     models.write_text(models.read_text() + "\n# edited by hand\n")
     (output / "openlineage_subset_generated" / module / "validators.py").unlink()
     (output / "openlineage_subset_generated" / "stray.py").write_text("")
-    done = _codegen("--check", "--output", str(output))
+    done = run_codegen("--check", "--output", str(output))
     assert done.returncode == 1
     for name in (
         f"{module}/models.py",
@@ -72,8 +62,8 @@ def test_check_names_stale_missing_and_extra_files(tmp_path: Path) -> None:
         "openlineage_subset_generated/stray.py",
     ):
         assert name in done.stderr
-    assert _codegen("--output", str(output)).returncode == 0
-    assert _codegen("--check", "--output", str(output)).returncode == 0
+    assert run_codegen("--output", str(output)).returncode == 0
+    assert run_codegen("--check", "--output", str(output)).returncode == 0
     assert not (output / "openlineage_subset_generated" / "stray.py").exists()
 
 
@@ -117,7 +107,7 @@ def test_schema_problems_are_reported_without_traceback(
     tmp_path: Path, edit: Any, fragment: str
 ) -> None:
     schemas = _edit_facet_schema(tmp_path, edit)
-    done = _codegen("--schemas", str(schemas), "--output", str(tmp_path / "out"))
+    done = run_codegen("--schemas", str(schemas), "--output", str(tmp_path / "out"))
     assert done.returncode == 2
     assert fragment in done.stderr and "Traceback" not in done.stderr
 
@@ -187,7 +177,7 @@ def test_spec_bump_is_a_folder_and_one_command(tmp_path: Path) -> None:
     bumped.parent.mkdir()
     bumped.write_text(json.dumps(_bumped_schema(), indent=2))
     output = tmp_path / "generated"
-    done = _codegen("--schemas", str(schemas), "--output", str(output))
+    done = run_codegen("--schemas", str(schemas), "--output", str(output))
     assert done.returncode == 0, done.stderr
     package = output / "openlineage_subset_generated"
     assert (package / module_name(BUMPED) / "models.py").is_file()

@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from codegen._errors import CodegenError
 from codegen._package import PACKAGE, custom_facet_module, render_package
 from codegen._store import load_store
 from openlineage_subset import spec_versions
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_codegen
 
 RAW = "https://raw.githubusercontent.com/openlineage-subset/openlineage-subset/main/"
 """Where the repository's files are served from: a custom schema's ``$id`` is RAW + its path."""
@@ -33,16 +31,6 @@ MAPPING = max(
     (path for path in CUSTOM_FACETS if path.stem == "PartitionMappingOutputDatasetFacet"),
     key=lambda path: tuple(int(part) for part in path.parent.name.split("-")),
 )
-
-
-def _codegen(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "codegen", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def _schema(path: Path) -> dict[str, Any]:
@@ -103,13 +91,13 @@ def test_check_names_a_stale_or_missing_custom_module(tmp_path: Path) -> None:
     models = folder / "models.py"
     models.write_text(models.read_text(encoding="utf-8") + "\n# edited by hand\n")
     (folder / "strict_validators.py").unlink()
-    done = _codegen("--check", "--output", str(output))
+    done = run_codegen("--check", "--output", str(output))
     assert done.returncode == 1
     relative = folder.relative_to(output).as_posix()
     assert f"{relative}/models.py" in done.stderr
     assert f"{relative}/strict_validators.py" in done.stderr
-    assert _codegen("--output", str(output)).returncode == 0
-    assert _codegen("--check", "--output", str(output)).returncode == 0
+    assert run_codegen("--output", str(output)).returncode == 0
+    assert run_codegen("--check", "--output", str(output)).returncode == 0
 
 
 @pytest.mark.parametrize(
@@ -147,7 +135,7 @@ def test_a_custom_schema_error_is_reported_without_traceback(tmp_path: Path) -> 
     schema = _schema(path)
     schema["properties"]["another"] = {"type": "string"}
     path.write_text(json.dumps(schema), encoding="utf-8")
-    done = _codegen("--schemas", str(schemas), "--output", str(tmp_path / "out"))
+    done = run_codegen("--schemas", str(schemas), "--output", str(tmp_path / "out"))
     assert done.returncode == 2
     assert "one property, the facet key" in done.stderr and "Traceback" not in done.stderr
 

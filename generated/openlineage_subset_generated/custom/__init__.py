@@ -9,4 +9,7 @@ MODULES: dict[str, dict[str, str]] = {
     "olsubset_partitionMapping": {
         "1-0-0": "openlineage_subset_generated.custom.partition_mapping.v1_0_0",
     },
+    "olsubset_streamingBatch": {
+        "1-0-0": "openlineage_subset_generated.custom.streaming_batch.v1_0_0",
+    },
 }

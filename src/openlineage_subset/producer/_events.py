@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openlineage_subset_generated.latest import EventType, Job, Run, RunEvent, RunFacet
+from openlineage_subset_generated.latest import EventType, Job, JobFacet, Run, RunEvent, RunFacet
 
 from openlineage_subset import __version__, dump
 from openlineage_subset.producer._secrets import scrub_text
@@ -197,6 +197,7 @@ def run_event(
     run_facets: Mapping[str, RunFacet] | None = None,
     inputs: Sequence[dict[str, Any]] = (),
     outputs: Sequence[dict[str, Any]] = (),
+    job_facets: Mapping[str, JobFacet] | None = None,
 ) -> dict[str, Any]:
     """A RunEvent of the newest spec version as JSON; ``inputs`` and ``outputs`` are datasets
     as JSON already.
@@ -212,7 +213,11 @@ def run_event(
         producer=producer,
         schema_url=RunEvent.SCHEMA_URL,
         run=Run(run_id=job.run_id, facets=dict(run_facets) if run_facets else None),
-        job=Job(namespace=job.namespace, name=job.name),
+        job=Job(
+            namespace=job.namespace,
+            name=job.name,
+            facets=dict(job_facets) if job_facets else None,
+        ),
     )
     event: dict[str, Any] = dump(envelope)
     event["inputs"] = list(inputs)
@@ -220,7 +225,7 @@ def run_event(
     return event
 
 
-def start_and_end(
+def start_and_end(  # noqa: PLR0913  (keyword-only: each a part of the two events)
     job: JobRef,
     *,
     producer: str,
@@ -230,6 +235,7 @@ def start_and_end(
     inputs: Sequence[dict[str, Any]] = (),
     outputs: Sequence[dict[str, Any]] = (),
     error: RunFacet | None = None,
+    job_facets: Mapping[str, JobFacet] | None = None,
 ) -> list[dict[str, Any]]:
     """The START and COMPLETE events of one run (FAIL, with ``error`` as its ``errorMessage``
     facet, when ``error`` is given). START names the outputs without their output facets: what
@@ -249,6 +255,7 @@ def start_and_end(
         run_facets=run_facets,
         inputs=inputs,
         outputs=[{k: v for k, v in o.items() if k != "outputFacets"} for o in outputs],
+        job_facets=job_facets,
     )
     end_facets = dict(run_facets)
     if error is not None:
@@ -261,5 +268,6 @@ def start_and_end(
         run_facets=end_facets,
         inputs=inputs,
         outputs=outputs,
+        job_facets=job_facets,
     )
     return [start, end]

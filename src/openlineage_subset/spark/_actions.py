@@ -15,7 +15,7 @@ Two steps, with a frozen :class:`ActionFacts` handed from the first to the secon
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from openlineage_subset import dump
@@ -41,11 +41,12 @@ from openlineage_subset.spark._jvm import (
     java_error_text,
     named_relations,
     plan_facts,
+    sink_facts,
     v2_write_facts,
     write_facts,
 )
-from openlineage_subset.spark._reads import input_datasets_from_scans
-from openlineage_subset.spark._writes import output_datasets_from_writes
+from openlineage_subset.spark._reads import batch_file_scan, input_datasets_from_scans
+from openlineage_subset.spark._writes import output_datasets_from_writes, sink_output_datasets
 
 STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
 """Plan roots of the statements that change a dataset other than by a file write."""
@@ -88,10 +89,12 @@ def read_action(
     started_ns: int,
     ended_ns: int,
     failure: object,
+    in_batch: bool = False,
 ) -> ActionFacts | None:
     """What the action of ``query_execution`` read and changed (``failure``: the exception of a
     failed action, else None); None when it succeeded and read and changed no dataset (a failed
-    action is always a run: its failure is what its user looks for)."""
+    action is always a run: its failure is what its user looks for). ``in_batch``: it ran in a
+    stream's micro-batch, whose DataFrame it read as the files of that batch."""
     error = None if failure is None else java_error_text(failure)
     made = None if failure is None else _plan_made(context, func_name, query_execution)
     if failure is not None and made is not True:
@@ -112,6 +115,8 @@ def read_action(
         "reading the plan of", func_name, lambda: [plan_facts(query_execution, executed=True)]
     )
     plan = walked[0] if walked else None
+    if plan is not None and in_batch:
+        plan = replace(plan, scans=tuple(batch_file_scan(scan) for scan in plan.scans))
     inputs = _inputs(context, func_name, plan)
     outputs = _outputs(
         context, func_name, query_execution, plan, started_ms=started_ms, failed=failure is not None
@@ -132,6 +137,65 @@ def read_action(
         ended_ns=ended_ns,
         error=error,
     )
+
+
+def read_batch(
+    context: CaptureContext,
+    query_execution: QueryExecution,
+    batch_id: int,
+    *,
+    started_ns: int,
+    ended_ns: int,
+    failure: object,
+) -> ActionFacts:
+    """What one micro-batch of a stream read (the scans of its executed plan: a file source's
+    batch is a scan of exactly the files it took) and wrote (its sink: a file sink's record of
+    the batch names the files it committed). A sink that is no dataset of its own
+    (``foreachBatch``, whose actions are runs of their own, memory, console) is no output;
+    one whose datasets are not known to capture (Kafka...) is said once."""
+    error = None if failure is None else java_error_text(failure)
+    name = "a stream's micro-batch"
+    plan = None
+    if failure is None or _plan_made(context, name, query_execution):
+        walked = context.guarded(
+            "reading the plan of", name, lambda: [plan_facts(query_execution, executed=True)]
+        )
+        plan = walked[0] if walked else None
+    inputs = _inputs(context, name, plan)
+    sinks = context.guarded(
+        "reading the sink of", name, lambda: [sink_facts(query_execution, batch_id)]
+    )
+    outputs: list[dict[str, Any]] = []
+    if sinks:
+        sink = sinks[0]
+        if sink.path is not None and sink.files is None and failure is None:
+            context.report_degraded(sink.path, f"written whole: {sink.problem}")
+        elif sink.path is None and sink.kind not in _NO_OUTPUT_SINKS:
+            context.report_degraded(
+                f"(a stream's {sink.kind})",
+                "its batches' output is not named: capture knows no dataset of it",
+            )
+        outputs = context.guarded(
+            "reading the outputs of",
+            name,
+            lambda: [
+                dump(d)
+                for d in sink_output_datasets(sink, context.config, failed=failure is not None)
+            ],
+        )
+    return ActionFacts(
+        action=name,
+        inputs=tuple(inputs),
+        outputs=tuple(outputs),
+        started_ns=started_ns,
+        ended_ns=ended_ns,
+        error=error,
+    )
+
+
+_NO_OUTPUT_SINKS = frozenset({"ForeachBatchSink"})
+"""Sinks whose batches write nothing themselves: ``foreachBatch``'s actions are runs of their
+own, children of the batch."""
 
 
 def _inputs(
@@ -245,10 +309,17 @@ def _plan_made(
 
 
 def action_events(
-    facts: ActionFacts, *, parent: JobRef, run_id: str, spark_version: str, producer: str
+    facts: ActionFacts,
+    *,
+    parent: JobRef,
+    run_id: str,
+    spark_version: str,
+    producer: str,
+    application: str | None = None,
 ) -> list[dict[str, Any]]:
     """START and COMPLETE/FAIL of one action's run ``run_id``, a child of ``parent``, with its
-    datasets (the START's outputs without their output facets: nothing was written yet).
+    datasets (the START's outputs without their output facets: nothing was written yet). Its
+    job is named after ``application`` (by default the parent's name).
 
     >>> facts = ActionFacts(action="count", inputs=({"namespace": "file", "name": "/s"},),
     ...                     outputs=(), started_ns=0, ended_ns=10**9)
@@ -260,7 +331,7 @@ def action_events(
     outputs = facts.outputs
     job = JobRef(
         parent.namespace,
-        job_name(parent.name, facts.action, outputs or facts.inputs or facts.named),
+        job_name(application or parent.name, facts.action, outputs or facts.inputs or facts.named),
         run_id,
     )
     facets = {

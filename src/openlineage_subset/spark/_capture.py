@@ -57,7 +57,7 @@ from openlineage_subset.producer import (
     warn_once,
     watch_uncaught,
 )
-from openlineage_subset.spark._actions import ActionFacts, action_events, read_action
+from openlineage_subset.spark._actions import ActionFacts, action_events, read_action, read_batch
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._connect import ConnectSessions
 from openlineage_subset.spark._context import CaptureContext
@@ -71,12 +71,14 @@ from openlineage_subset.spark._jvm import (
     application_listener_available,
     conf_with_prefix,
     drain_listener_bus,
+    execution_batch,
     first_error_line,
     is_stopped,
     require_classic,
     session_key,
 )
 from openlineage_subset.spark._rdds import rdd_job_events
+from openlineage_subset.spark._streams import STREAMING_BATCH, StreamBatch, StreamRuns, batch_of
 
 if TYPE_CHECKING:  # the spark extra
     from pyspark.sql import SparkSession
@@ -126,6 +128,8 @@ class CaptureHandle:
     """What the runs of Connect client sessions and of actions are made with (built once)."""
     connect: ConnectSessions = field(init=False)
     """The runs of Spark Connect client sessions, each the parent of its own actions."""
+    streams: StreamRuns = field(init=False)
+    """The runs of streaming queries, each the parent of its micro-batches' runs."""
     jobs: JobListener | None = field(default=None, init=False)
     """What hands the jobs run outside SQL executions (RDD actions) to :meth:`_capture_job`
     (none where the application's listener is missing)."""
@@ -144,9 +148,13 @@ class CaptureHandle:
             record_error=self.record_error,
         )
         self.connect = ConnectSessions(self.context)
+        self.streams = StreamRuns(self.application, self.spark.version, self.config.producer)
         if application_listener_available():
             self.listener = ApplicationListener(
-                self._capture_action, self._reading_failed, self._connect_session_ended
+                self._capture_action,
+                self._reading_failed,
+                self._connect_session_ended,
+                self._query_event,
             )
             self.jobs = JobListener(self._capture_job, self._reading_failed)
         else:
@@ -236,6 +244,10 @@ class CaptureHandle:
         except Exception as problem:
             self.record_error("ending the runs of open Spark Connect sessions", problem)
         try:
+            self.submit(self.streams.close(time.time_ns()))
+        except Exception as problem:
+            self.record_error("ending the runs of streaming queries still running", problem)
+        try:
             self.catalog_watch.stop()
         except Exception:  # Spark stopped: its catalog calls no one any more
             log.debug("could not stop watching the catalog (Spark stopped?)", exc_info=True)
@@ -312,11 +324,22 @@ class CaptureHandle:
             return self.application
 
     def _capture_action(
-        self, func_name: str, query_execution: QueryExecution, duration_ns: int, failure: object
+        self,
+        func_name: str,
+        query_execution: QueryExecution,
+        duration_ns: int,
+        failure: object,
+        within: str = "",
     ) -> None:
         """One action, as Spark's listener hands it over (``failure``: the exception of a
-        failed action, else None): its events, or nothing if it read and changed no dataset."""
+        failed action, else None; ``within``: Spark's description of the stream batch it ran
+        in): its events, or nothing if it read and changed no dataset. A stream's micro-batch
+        (``func_name`` :data:`STREAMING_BATCH`) is always a run."""
         if self.closed:
+            return
+        batch = batch_of(within) if within else None
+        if func_name == STREAMING_BATCH:
+            self._capture_batch(query_execution, batch, duration_ns, failure)
             return
         self.watch_catalog()
         try:
@@ -328,8 +351,9 @@ class CaptureHandle:
                 started_ns=ended - duration_ns,
                 ended_ns=ended,
                 failure=failure,
+                in_batch=batch is not None,
             )
-            events = [] if facts is None else self._action_events(facts, query_execution)
+            events = [] if facts is None else self._action_events(facts, query_execution, batch)
             if events:
                 self._own_counts.add(CaptureCount.ACTIONS)
                 self.submit(events)
@@ -337,15 +361,69 @@ class CaptureHandle:
             self.record_error(f"capturing the {func_name!r} action", error)
 
     def _action_events(
-        self, facts: ActionFacts, query_execution: QueryExecution
+        self, facts: ActionFacts, query_execution: QueryExecution, batch: StreamBatch | None
     ) -> list[dict[str, Any]]:
-        return action_events(
+        """An action's events; one run inside a stream batch is that batch's child (and the
+        first sign of its query, when capture started after it: the query's START first)."""
+        opened = [] if batch is None else self.streams.started(batch, facts.started_ns)
+        parent = self.parent_of(query_execution) if batch is None else self.streams.batch_ref(batch)
+        return opened + action_events(
             facts,
-            parent=self.parent_of(query_execution),
+            parent=parent,
             run_id=new_run_id(),
             spark_version=self.context.spark_version,
             producer=self.config.producer,
+            application=None if batch is None else self.application.name,
         )
+
+    def _capture_batch(
+        self,
+        query_execution: QueryExecution,
+        batch: StreamBatch | None,
+        duration_ns: int,
+        failure: object,
+    ) -> None:
+        """One micro-batch of a stream: its run, a child of its query's."""
+        try:
+            ended = time.time_ns()
+            if batch is None:
+                batch = execution_batch(query_execution)
+            facts = read_batch(
+                self.context,
+                query_execution,
+                batch.batch_id,
+                started_ns=ended - duration_ns,
+                ended_ns=ended,
+                failure=failure,
+            )
+            events = self.streams.started(batch, facts.started_ns)
+            events += self.streams.batch_events(batch, facts)
+            self._own_counts.add(CaptureCount.ACTIONS)
+            self.submit(events)
+        except Exception as error:
+            self.record_error("capturing a stream's micro-batch", error)
+
+    def _query_event(
+        self,
+        query_id: str,
+        run_id: str,
+        name: str | None,
+        error: tuple[str, str | None] | None,
+        started: bool,
+    ) -> None:
+        """A streaming query started (its run's START) or terminated (COMPLETE, or FAIL with
+        the exception that ended it)."""
+        if self.closed:
+            return
+        try:
+            query = StreamBatch(query_id, run_id, -1, name)
+            now = time.time_ns()
+            if started:
+                self.submit(self.streams.started(query, now))
+            else:
+                self.submit(self.streams.terminated(query, now, error))
+        except Exception as error_:
+            self.record_error("capturing the start or end of a streaming query", error_)
 
     def _capture_job(self, job: RddJobFacts) -> None:
         """One Spark job run outside SQL executions (an RDD action), as the job listener hands

@@ -68,6 +68,12 @@ class ScanFacts:
     attributes: tuple[tuple[str, int], ...] = ()
     """(name, id) of the partition columns among the attributes the scan outputs: where a
     write's query uses them (see ``spark/_mappings.py``)."""
+    dataset_root: str | None = None
+    """The directory the paths read belong to as one dataset, where Spark says (a stream
+    source's path, a ``basePath``): the dataset is named after it, the paths are locations."""
+    files: tuple[str, ...] | None = None
+    """The files a DataFrame scan under an RDD read (``FileScanRDD``), where they were listed:
+    a stream batch's, for the actions a ``foreachBatch`` function runs on it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,3 +185,36 @@ class RddJobFacts:
     """The job is PySpark's look at a first element as it converts between Python objects and
     Hadoop's writables (before ``saveAsSequenceFile``, as ``sequenceFile`` reads): part of the
     save or of the read's own actions, not an action."""
+
+
+@dataclass(frozen=True)
+class SinkFacts:
+    """A micro-batch's sink, as plain data."""
+
+    kind: str
+    """The sink's class (``FileStreamSink``, ``ForeachBatchSink``, ``MemorySink``...), or the
+    root of the plan when it holds no sink."""
+    path: str | None = None
+    """A file sink's output path, qualified."""
+    files: tuple[str, ...] | None = None
+    """The files a file sink committed in this batch; None when its record could not be read
+    (``problem`` says why)."""
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class StreamBatch:
+    """One micro-batch of one run of a streaming query, as Spark describes it."""
+
+    query_id: str
+    """The query's id: the same across restarts from its checkpoint."""
+    run_id: str
+    """This start of the query (a new one at each restart)."""
+    batch_id: int
+    name: str | None = None
+    """The query's name (``queryName``), when it has one."""
+
+    @property
+    def query(self) -> str:
+        """What names the query's jobs: its name, else its id."""
+        return self.name or self.query_id

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from openlineage_subset_generated._support import SubsetCondition
@@ -142,6 +142,29 @@ def reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> li
         return reads
 
 
+def batch_file_scan(facts: ScanFacts) -> ScanFacts:
+    """A scan read inside a stream's micro-batch (by a ``foreachBatch`` function): an RDD's
+    file scan is the batch's files, named as locations of the directory they share (the
+    stream's source; a partition directory is cut off by the naming rules). Any other scan is
+    as it is.
+
+    >>> scan = ScanFacts("FileScanRDD", None, ("file:/in",), directories=("file:/in",),
+    ...                  files=("file:/in/a.json", "file:/in/b.json"))
+    >>> batch = batch_file_scan(scan)
+    >>> batch.root_paths, batch.dataset_root
+    (('file:/in/a.json', 'file:/in/b.json'), 'file:/in')
+    """
+    if facts.source != "FileScanRDD" or not facts.files:
+        return facts
+    shared = facts.files[0].rpartition("/")[0]
+    for path in facts.files[1:]:
+        while shared and not path.startswith(shared + "/"):
+            shared = shared.rpartition("/")[0]
+    if not shared or shared.endswith(":"):
+        return facts
+    return replace(facts, root_paths=facts.files, dataset_root=shared, directories=None)
+
+
 def _dataset_roots(
     facts: ScanFacts, config: SubsetConfig
 ) -> list[tuple[str, tuple[str, ...], bool]]:
@@ -150,6 +173,8 @@ def _dataset_roots(
         return [(clean_location(facts.table_location), (), True)]
     rules = config.trim_rules
     pattern = glob_root(facts.given_path) if facts.given_path else None
+    if facts.dataset_root is not None:
+        pattern = clean_location(facts.dataset_root)
     glob_dataset = split_dataset_root(pattern, rules)[0] if pattern else None
     roots: dict[str, list[str]] = {}
     for raw in facts.root_paths:

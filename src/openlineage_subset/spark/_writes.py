@@ -50,7 +50,7 @@ from openlineage_subset.producer import (
 )
 from openlineage_subset.spark._changes import LIFECYCLE_SCHEMA
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._facts import ScanFacts, WriteFacts
+from openlineage_subset.spark._facts import ScanFacts, SinkFacts, WriteFacts
 from openlineage_subset.spark._jvm import CLOCK_SLACK_MS
 from openlineage_subset.spark._mappings import partition_mappings
 from openlineage_subset.spark._reads import partition_condition
@@ -132,6 +132,55 @@ def output_datasets_from_writes(
             )
         )
     return datasets
+
+
+def sink_output_datasets(
+    sink: SinkFacts, config: SubsetConfig, *, failed: bool = False
+) -> list[OutputDataset]:
+    """The output of a stream's micro-batch with a file sink: the partitions of the files it
+    committed in that batch (for an unpartitioned sink, the files themselves as locations).
+
+    A batch that failed, or whose sink record could not be read, names the sink's dataset
+    whole (no facet): what it committed is unknown. A sink with no path (``foreachBatch``,
+    memory, console, Kafka...) is no output here.
+    """
+    if sink.path is None:
+        return []
+    root, segments = split_dataset_root(clean_location(sink.path), config.trim_rules)
+    namespace, name = dataset_identity(root)
+    facets: dict[str, Any] = {}
+    if sink.files is not None and not failed:
+        condition = _committed_condition(sink.path, sink.files, segments, config)
+        if condition is not None and config.redact_columns:
+            condition = redact_condition(condition, config.redacts)
+        if condition is not None:
+            facets["subset"] = output_facet(condition, producer=config.producer)
+    return [
+        spec().models.OutputDataset(namespace=namespace, name=name, output_facets=facets or None)
+    ]
+
+
+def _committed_condition(
+    path: str, files: Sequence[str], segments: Sequence[str], config: SubsetConfig
+) -> Any:
+    """What a file sink's batch wrote: the partition directories of its files, or, where they
+    lie at the sink's root, the files; None for a batch that committed nothing listed."""
+    root = clean_location(path).rstrip("/")
+    directories = set()
+    for file in files:
+        cleaned = clean_location(file)
+        if not cleaned.startswith(root + "/"):
+            return None  # a file outside the sink: the record is not what it seems
+        directories.add(cleaned[len(root) + 1 :].rpartition("/")[0])
+    if not directories:
+        return None
+    prefix = "/".join(segments)
+    if "" in directories and not prefix:
+        return location(sorted(clean_location(file) for file in files))
+    paths = sorted({"/".join(p for p in (prefix, d) if p) for d in directories})
+    if not all("=" in part for p in paths for part in p.split("/")):
+        return location(sorted({f"{root}/{d}" if d else root for d in directories}))
+    return _partition_condition(paths, config)
 
 
 def _mapping_facet(write: WriteFacts, scans: Sequence[ScanFacts], config: SubsetConfig) -> Any:

@@ -19,6 +19,8 @@ Which module holds what:
 - ``_jdbc``: a JDBC read's or write's database and table, and the filters the database
   applied;
 - ``_writes``: what one executed write command wrote (``write_facts``);
+- ``_streams``: a stream's micro-batch: its sink, and the files a file sink committed in it
+  (``sink_facts``), from the sink's own record of the batch;
 - ``_catalog``: the watch on the external catalog (``CatalogWatch``) and catalog tables;
 - ``_statements``: what a DDL, ``LOAD DATA`` or DataSource V2 write statement changed
   (``change_facts``, one reader per command, and ``v2_write_facts``);
@@ -88,6 +90,7 @@ from openlineage_subset.spark._jvm._statements import (
     change_facts,
     v2_write_facts,
 )
+from openlineage_subset.spark._jvm._streams import execution_batch, sink_facts
 from openlineage_subset.spark._jvm._writes import write_facts
 
 log = scrubbed_logger("openlineage_subset.spark")
@@ -114,6 +117,7 @@ __all__ = [
     "connect_service",
     "drain_listener_bus",
     "executed_plan_made",
+    "execution_batch",
     "find_session",
     "first_error_line",
     "is_spark_connect",
@@ -127,6 +131,7 @@ __all__ = [
     "session_conf",
     "session_key",
     "session_uuid",
+    "sink_facts",
     "spark_errors",
     "stop_connect_server",
     "v2_write_facts",

@@ -39,6 +39,11 @@ CLASSES = Path(__file__).parent / "classes"
 """Where the build put the compiled Java class (a class path root)."""
 FORWARDER = "openlineage_subset.jvm.ListenerEventForwarder"
 EXECUTION_END = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd"
+EXECUTION_START = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
+"""Kept in the JVM (never handed over): a stream batch's description, for its executions' ends."""
+_STREAM_EVENTS = "org.apache.spark.sql.streaming.StreamingQueryListener$"
+QUERY_STARTED = _STREAM_EVENTS + "QueryStartedEvent"
+QUERY_TERMINATED = _STREAM_EVENTS + "QueryTerminatedEvent"
 LISTENER_INTERFACE = "org.apache.spark.scheduler.SparkListenerInterface"
 _NOTHING = object()
 """No second argument: the forwarder handed over an event, not an action's facts."""
@@ -47,6 +52,9 @@ QUEUE = "openlineage-subset"
 
 OnError = Callable[[str, BaseException], None]
 """``on_error(what was being done, error)``: how a failure to read an event is reported."""
+OnQuery = Callable[[str, str, str | None, "tuple[str, str | None] | None", bool], None]
+"""``on_query(query_id, run_id, name, error, started)``: a streaming query started (``started``),
+or terminated (``error``: the message and stack trace of the exception that ended it)."""
 OnSessionEnd = Callable[[str, str, int], None]
 """``on_session_end(user_id, session_id, at_ms)``: a Spark Connect server closed a client's
 session (the client stopped it, or left and its timeout passed)."""
@@ -71,40 +79,64 @@ class ApplicationListener(JvmCallback):
     """
 
     def __init__(
-        self, on_action: OnAction, on_error: OnError, on_session_end: OnSessionEnd | None = None
+        self,
+        on_action: OnAction,
+        on_error: OnError,
+        on_session_end: OnSessionEnd | None = None,
+        on_query: OnQuery | None = None,
     ) -> None:
         self.on_action = on_action
         self.on_error = on_error
         self.on_session_end = on_session_end
+        self.on_query = on_query
         self._proxy: JavaObject = None
         """The ``SparkListenerInterface`` proxy registered on the listener bus."""
 
     def accept(self, event: JavaObject, held: JavaObject = _NOTHING) -> None:
-        """Called by the Java forwarder, on the listener's queue thread: once per action, as
-        ``accept("name NUL duration_ns", query_execution)`` or, for an action that failed,
-        ``accept("name NUL 0", [query_execution, failure])`` (the forwarder reads those facts
-        of the event and drops executions that are no action); and once per Spark Connect
-        session closed, as ``accept(event)``."""
+        """Called by the Java forwarder, on the listener's queue thread: once per action (and
+        per stream micro-batch), as ``accept("name NUL duration_ns NUL batch", query_execution)``
+        or, for one that failed, ``accept("name NUL 0 NUL batch", [query_execution, failure])``
+        (the forwarder reads those facts of the event and drops executions that are no action;
+        ``batch`` is the description of the stream batch it ran in, else empty); and once per
+        Spark Connect session closed and streaming query started or terminated, as
+        ``accept(event)``."""
         try:
             if held is _NOTHING:
-                closed = (str(event.userId()), str(event.sessionId()), int(event.eventTime()))
-                if self.on_session_end is not None:
-                    self.on_session_end(*closed)
+                self._other_event(event)
                 return
-            name, _, duration = str(event).partition("\u0000")
+            name, _, rest = str(event).partition("\u0000")
+            duration, _, within = rest.partition("\u0000")
             if isinstance(held, java_array_type()):
                 failed: Any = held  # [query execution, failure]: two round trips
-                action = (name, failed[0], 0, failed[1])
+                action = (name, failed[0], 0, failed[1], within)
             else:
-                action = (name, held, int(duration), None)
+                action = (name, held, int(duration), None, within)
         except Exception as error:
             self.on_error("reading the end of an action from Spark's listener bus", error)
             return
         self.on_action(*action)
 
+    def _other_event(self, event: JavaObject) -> None:
+        kind = str(event.getClass().getName())
+        if kind == SESSION_CLOSED:
+            closed = (str(event.userId()), str(event.sessionId()), int(event.eventTime()))
+            if self.on_session_end is not None:
+                self.on_session_end(*closed)
+        elif kind == QUERY_STARTED and self.on_query is not None:
+            name = event.name()
+            self.on_query(str(event.id()), str(event.runId()), _text(name), None, True)
+        elif kind == QUERY_TERMINATED and self.on_query is not None:
+            exception = event.exception()
+            error = None
+            if exception.isDefined():
+                trace = str(exception.get())
+                error = (trace.split("\n", 1)[0], trace)
+            self.on_query(str(event.id()), str(event.runId()), None, error, False)
+
     def register(self, spark: Any) -> None:
         """Listen to the application of ``spark`` (a classic session) from now on."""
-        proxy, _ = forwarder_proxy(spark, self, (EXECUTION_END, SESSION_CLOSED))
+        events = (EXECUTION_END, EXECUTION_START, SESSION_CLOSED, QUERY_STARTED, QUERY_TERMINATED)
+        proxy, _ = forwarder_proxy(spark, self, events)
         spark.sparkContext._jsc.sc().listenerBus().addToQueue(proxy, QUEUE)
         self._proxy = proxy
 
@@ -118,6 +150,11 @@ class ApplicationListener(JvmCallback):
             "java.util.function.Consumer",
             "java.util.function.BiConsumer",
         ]
+
+
+def _text(value: JavaObject) -> str | None:
+    """A Java string that may be null, as Python text."""
+    return None if value is None else str(value)
 
 
 def forwarder_proxy(

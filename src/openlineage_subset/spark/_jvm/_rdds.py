@@ -255,16 +255,16 @@ def _input_format(rdd: JavaObject) -> str:
 
 
 def _file_scan_read(rdd: JavaObject) -> ScanFacts:
-    """The directories of the files a DataFrame scan turned into an RDD reads."""
+    """The directories of the files a DataFrame scan turned into an RDD reads (and the files)."""
     partitions = rdd.filePartitions()
-    directories = set()
+    files = set()
     for index in range(int(partitions.size())):
         for text in strings_of_array(partitions.apply(index).files()):
             path = scanned_file(text)
             if path is not None:
-                directories.add(path.rpartition("/")[0])
-    found = tuple(sorted(directories))
-    return ScanFacts("FileScanRDD", None, found, directories=found)
+                files.add(path)
+    found = tuple(sorted({path.rpartition("/")[0] for path in files}))
+    return ScanFacts("FileScanRDD", None, found, directories=found, files=tuple(sorted(files)))
 
 
 def _writes(stage: JavaObject) -> tuple[RddWriteFacts, ...]:

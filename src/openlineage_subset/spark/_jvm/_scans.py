@@ -126,6 +126,20 @@ def is_dynamic(tree: Node) -> bool:
     )
 
 
+def _base_path(relation: JavaObject) -> str | None:
+    """The ``basePath`` of a relation given no single path: a stream source's batch (an index
+    of the files the batch took, with the source's path as its base), or a read of several
+    paths under one base."""
+    options = relation.options()
+    if _option(options.get("path")) is not None:
+        return None
+    for key in ("basepath", "basePath"):  # a stream's options are case-insensitive, lower
+        base = _option(options.get(key))
+        if base is not None:
+            return _qualified(relation.sparkSession(), base)
+    return None
+
+
 def _file_scan(jscan: JavaObject, above: list[Node], *, executed: bool) -> ScanFacts:
     relation = jscan.relation()
     location = relation.location()
@@ -149,6 +163,7 @@ def _file_scan(jscan: JavaObject, above: list[Node], *, executed: bool) -> ScanF
         format=_format_name(relation.fileFormat()),
         root_paths=root_paths,
         given_path=_qualified(relation.sparkSession(), _option(relation.options().get("path"))),
+        dataset_root=_base_path(relation),
         table=table,
         table_location=table_location,
         partition_columns=partition_columns,

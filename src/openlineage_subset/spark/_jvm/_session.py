@@ -15,10 +15,11 @@ from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm._bridge import JavaObject, JvmCallback
 
-OnAction = Callable[[str, QueryExecution, int, object], None]
+OnAction = Callable[[str, QueryExecution, int, object, str], None]
 """What :class:`ActionListener` calls for each action: ``on_action(func_name, query_execution,
-duration_ns, failure)``, with ``failure`` the JVM exception of a failed action (and
-``duration_ns`` 0), None after one that succeeded."""
+duration_ns, failure, within)``, with ``failure`` the JVM exception of a failed action (and
+``duration_ns`` 0), None after one that succeeded; ``within``: Spark's description of the stream
+micro-batch the action ran in (by a ``foreachBatch`` function), else empty."""
 
 
 class SparkConnectNotSupportedError(TypeError, OpenLineageSubsetError):
@@ -120,10 +121,10 @@ class ActionListener(JvmCallback):
         one each time a Python object crosses, so unregistering needs the very one registered."""
 
     def onSuccess(self, func_name: str, query_execution: JavaObject, duration_ns: int) -> None:
-        self.on_action(str(func_name), query_execution, int(duration_ns), None)
+        self.on_action(str(func_name), query_execution, int(duration_ns), None, "")
 
     def onFailure(self, func_name: str, query_execution: JavaObject, exception: JavaObject) -> None:
-        self.on_action(str(func_name), query_execution, 0, exception)
+        self.on_action(str(func_name), query_execution, 0, exception, "")
 
     def register(self, spark: Any) -> None:
         """Have ``spark``'s session call this listener after every action from now on."""

@@ -19,6 +19,15 @@
  * it: on this queue's thread, which therefore never waits for Python; the hand-over to Python
  * runs on a thread of its own, in the order the jobs ended.
  *
+ * Structured Streaming runs each micro-batch as a SQL execution with no name (so no action by
+ * Spark's rule) whose query execution is an IncrementalExecution: those are handed over too, as
+ * the action "streamingBatch". Spark describes a batch's executions, and those a foreachBatch
+ * function runs inside it, with the batch's identity (the query's name, id, run id and batch id,
+ * in the job description it sets); that description, read from the execution's start, is handed
+ * over with each such execution's end, so that Python can make the batch the parent of the
+ * actions run inside it. Executions named by Spark whose query execution is the batch's own (a
+ * DataSource V2 sink's collect) are the batch itself: dropped.
+ *
  * Nothing thrown while handing an event over reaches the listener bus: Spark stops the whole
  * application when a listener throws an Error (a class py4j cannot load, a stack overflow), and
  * lineage must never break the job. What is caught is said on standard error.
@@ -50,6 +59,17 @@ public final class ListenerEventForwarder implements InvocationHandler {
     /** The event that ends a SQL execution, whose facts are read here (see executionEnded). */
     private static final String EXECUTION_END =
             "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd";
+    /** The event that starts a SQL execution: its description is kept for stream batches. */
+    private static final String EXECUTION_START =
+            "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart";
+    /** The simple class name of a micro-batch's query execution (its package moved in Spark 4.1). */
+    private static final String BATCH_EXECUTION = "IncrementalExecution";
+    /** What a stream batch's job description holds (its query's run id), and Spark writes. */
+    private static final String BATCH_MARK = "\nrunId = ";
+    /** The action name a micro-batch is handed over with. */
+    public static final String STREAMING_BATCH = "streamingBatch";
+    /** The most descriptions kept of executions not ended yet (a bound, never reached). */
+    private static final int MAX_DESCRIPTIONS = 10_000;
     /** The job property Spark sets on every job a SQL execution runs. */
     private static final String EXECUTION_ID = "spark.sql.execution.id";
 
@@ -59,6 +79,8 @@ public final class ListenerEventForwarder implements InvocationHandler {
     /** The jobs started outside SQL executions and not ended yet: {start, stage, end, problem}. */
     private final Map<Object, Object[]> jobs = new ConcurrentHashMap<>();
     private final ExecutorService delivery;
+    /** Executions running in a stream batch and not ended yet: their descriptions, by id. */
+    private final Map<Object, String> batchDescriptions = new ConcurrentHashMap<>();
 
     /**
      * @param consumer what receives the forwarded events
@@ -110,7 +132,9 @@ public final class ListenerEventForwarder implements InvocationHandler {
                 if (!forwarded.contains(kind)) {
                     return null;
                 }
-                if (kind.equals(EXECUTION_END) && consumer instanceof BiConsumer) {
+                if (kind.equals(EXECUTION_START)) {
+                    executionStarted(args[0]);
+                } else if (kind.equals(EXECUTION_END) && consumer instanceof BiConsumer) {
                     executionEnded(args[0]);
                 } else {
                     consumer.accept(args[0]);
@@ -159,28 +183,50 @@ public final class ListenerEventForwarder implements InvocationHandler {
         }
     }
 
+    /** Keeps the description of an execution that runs in a stream batch, until it ends. */
+    private void executionStarted(Object start) throws ReflectiveOperationException {
+        Object description = call(start, "description");
+        if (description instanceof String && ((String) description).contains(BATCH_MARK)) {
+            if (batchDescriptions.size() >= MAX_DESCRIPTIONS) {
+                batchDescriptions.clear();  // ends lost: Python then names no batch for them
+            }
+            batchDescriptions.put(call(start, "executionId"), (String) description);
+        }
+    }
+
     /**
      * Hands the end of a SQL execution that is an action (it has a name and a query execution,
-     * Spark's own rule for query execution listeners) to the consumer in one call, its facts
-     * read here: {@code accept("name NUL duration in ns", qe)} for an action that succeeded,
-     * {@code accept("name NUL 0", new Object[] {qe, failure})} for one that failed. Asked of the
-     * event in Python, they took ten round trips through py4j per action.
+     * Spark's own rule for query execution listeners), or a stream's micro-batch, to the
+     * consumer in one call, its facts read here: {@code accept("name NUL duration in ns NUL
+     * batch", qe)} for one that succeeded, {@code accept("name NUL 0 NUL batch", new Object[]
+     * {qe, failure})} for one that failed; "batch" is the description of the stream batch it
+     * ran in (empty when none). Asked of the event in Python, they took ten round trips through
+     * py4j per action.
      */
     @SuppressWarnings("unchecked")
     private void executionEnded(Object end) throws ReflectiveOperationException {
+        String batch = batchDescriptions.remove(call(end, "executionId"));
         Object executionName = call(end, "executionName");
         Object queryExecution = call(end, "qe");
-        if (queryExecution == null || !Boolean.TRUE.equals(call(executionName, "isDefined"))) {
-            return;  // not an action: Spark's query execution listeners are not told of it either
+        if (queryExecution == null) {
+            return;
         }
-        String action = String.valueOf(call(executionName, "get"));
+        boolean named = Boolean.TRUE.equals(call(executionName, "isDefined"));
+        boolean batchItself = BATCH_EXECUTION.equals(queryExecution.getClass().getSimpleName());
+        if (named == batchItself) {
+            // Unnamed and no batch: not an action, Spark's listeners are not told of it either.
+            // Named, of a batch's own query execution: that batch, handed over at its own end.
+            return;
+        }
+        String action = named ? String.valueOf(call(executionName, "get")) : STREAMING_BATCH;
+        String facts = "\u0000" + (batch == null ? "" : batch);
         Object failure = call(end, "executionFailure");
         BiConsumer<String, Object> handler = (BiConsumer<String, Object>) consumer;
         if (Boolean.TRUE.equals(call(failure, "isDefined"))) {
             Object[] failed = {queryExecution, call(failure, "get")};
-            handler.accept(action + "\u0000" + 0, failed);
+            handler.accept(action + "\u0000" + 0 + facts, failed);
         } else {
-            handler.accept(action + "\u0000" + call(end, "duration"), queryExecution);
+            handler.accept(action + "\u0000" + call(end, "duration") + facts, queryExecution);
         }
     }
 

@@ -126,6 +126,12 @@ def add_lineage_parser(commands: Any) -> None:
             query.add_argument(
                 "--since", metavar="TIME", help="affected data is what was there from TIME on"
             )
+            query.add_argument(
+                "--location",
+                metavar="PATH",
+                help="a file or directory of the dataset (a bad file that landed): only the "
+                "runs that may have read it are affected",
+            )
         if name in ("impact", "provenance"):
             query.add_argument("--depth", metavar="N", type=int, help="at most N run hops")
         _common(query, dataset=True)
@@ -340,6 +346,7 @@ def _impact(args: argparse.Namespace) -> int:
             since=args.since,
             depth=args.depth,
             namespace=args.namespace,
+            location=args.location,
         )
 
     return _answer(args, query, Lineage.impact, impact_text)

@@ -128,7 +128,7 @@ def make_app(
         Route(
             "/api/v1/impact",
             query(
-                (*dataset, "partition", "since", "depth", *_PAGE),
+                (*dataset, "partition", "since", "depth", "location", *_PAGE),
                 lambda a: _Paged(
                     a,
                     "impact",
@@ -139,6 +139,7 @@ def make_app(
                         depth=a.one("depth"),
                         namespace=a.one("namespace"),
                         option="partition",
+                        location=a.one("location"),
                     ),
                 ),
                 lambda lineage, asked: asked.impact(lineage),

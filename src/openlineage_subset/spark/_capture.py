@@ -61,7 +61,7 @@ from openlineage_subset.spark._actions import ActionFacts, action_events, read_a
 from openlineage_subset.spark._config import SubsetConfig
 from openlineage_subset.spark._connect import ConnectSessions
 from openlineage_subset.spark._context import CaptureContext
-from openlineage_subset.spark._facts import RddJobFacts
+from openlineage_subset.spark._facts import RddJobFacts, StreamBatch
 from openlineage_subset.spark._handles import QueryExecution
 from openlineage_subset.spark._jvm import (
     ActionListener,
@@ -78,7 +78,7 @@ from openlineage_subset.spark._jvm import (
     session_key,
 )
 from openlineage_subset.spark._rdds import rdd_job_events
-from openlineage_subset.spark._streams import STREAMING_BATCH, StreamBatch, StreamRuns, batch_of
+from openlineage_subset.spark._streams import STREAMING_BATCH, StreamRuns, batch_of
 
 if TYPE_CHECKING:  # the spark extra
     from pyspark.sql import SparkSession

@@ -235,11 +235,15 @@ class ImpactReport:
     tasks: tuple[TaskRerun, ...] = ()
     """The backfill plan by what to re-run: the orchestrator task runs (or, for runs without
     one, the runs themselves) of the affected runs, in the order of ``runs``."""
+    location: str | None = None
+    """The file or directory of the dataset asked about (a bad file that landed): only its
+    readers that may have read it are affected."""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "query": "impact",
             "start": self.start.as_json(),
+            **({"location": self.location} if self.location is not None else {}),
             "since": None if self.since is None else shown_time(self.since),
             "depth": self.depth,
             "runs": [run.as_json() for run in self.runs],

@@ -20,7 +20,7 @@ from typing import Any
 
 from openlineage_subset import guessed_type
 from openlineage_subset.lineage.model._answers import Dimensions
-from openlineage_subset.producer import unescape_path_name
+from openlineage_subset.producer import clean_location, glob_root, unescape_path_name
 
 Values = tuple[str | None, ...]
 """A partition's values, in the order of its sorted columns."""
@@ -374,6 +374,50 @@ def lists_no_partition(condition: Any) -> bool:
         and condition.get("type") == "partition"
         and condition.get("partitions") == []
     )
+
+
+def excludes_location(condition: Any, place: str) -> bool:
+    """Whether ``condition`` proves that its access touched nothing at ``place`` (a file or
+    directory, as :func:`~openlineage_subset.producer.clean_location` writes it): a location
+    list naming neither ``place``, nor a directory above it, nor anything below it (and a
+    binary AND of which one side does so, an OR of which both do). Anything else may touch it.
+
+    >>> read = {"type": "location", "locations": ["file:/in/a.json", "file:/in/b.json"]}
+    >>> excludes_location(read, "file:/in/c.json"), excludes_location(read, "file:/in/b.json")
+    (True, False)
+    >>> excludes_location(read, "file:/in"), excludes_location({"type": "compare"}, "file:/x")
+    (False, False)
+    """
+    if not isinstance(condition, dict):
+        return False
+    kind = condition.get("type")
+    if kind == "location":
+        places = condition.get("locations")
+        if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
+            return False
+        return not any(_place_overlaps(listed, place) for listed in places)
+    if kind == "binary":
+        left = excludes_location(condition.get("left"), place)
+        right = excludes_location(condition.get("right"), place)
+        operator_ = condition.get("operator")
+        return (left or right) if operator_ == "AND" else (left and right)
+    return False
+
+
+_WILDCARDS = frozenset("*?[{")
+
+
+def _place_overlaps(listed: str, place: str) -> bool:
+    """Whether a listed location and ``place`` may share a file (either holds the other)."""
+    try:
+        listed = clean_location(listed)
+    except ValueError:
+        return True  # a location that cannot be read may be anything
+    if not _WILDCARDS.isdisjoint(listed):
+        # A glob a producer left in: it may match anything below the directory it starts in.
+        listed = glob_root(listed) or listed.rpartition("/")[0]
+    listed, place = listed.rstrip("/"), place.rstrip("/")
+    return listed == place or place.startswith(listed + "/") or listed.startswith(place + "/")
 
 
 def only_partitions(condition: Any) -> list[Mapping[str, Any]] | None:

@@ -109,7 +109,8 @@ def impact_text(report: ImpactReport) -> list[str]:
     """The impact answer as lines of text."""
     since = f", data present from {shown_time(report.since)}" if report.since else ""
     depth = f", at most {report.depth} run hop(s)" if report.depth else ""
-    lines = [f"Impact of {part_heading(report.start)}{since}{depth}", *report.notes, ""]
+    at = f", location {report.location}" if report.location else ""
+    lines = [f"Impact of {part_heading(report.start)}{at}{since}{depth}", *report.notes, ""]
     if not report.seen:
         return [*lines, unseen_note(report.start)]
     if not report.runs:
@@ -123,7 +124,10 @@ def impact_text(report: ImpactReport) -> list[str]:
         + (f"; {stopped} did not complete (their outputs go no further)" if stopped else "")
     )
     for item in report.runs:
-        read = "all of it" if item.partitions is None else _partitions(item.partitions)
+        if item.partitions is not None:
+            read = _partitions(item.partitions)
+        else:  # no partition it read is known: all of it, or the part its condition says
+            read = "the part below" if item.condition else "all of it"
         via = "the starting region" if item.upstream_run_id is None else item.upstream_run_id
         lines.append(f"  {item.label.upper():9} {_run(item.run)}")
         lines.append(f"            read {item.dataset}: {read}")

@@ -10,7 +10,7 @@ import datetime as _dt
 from collections.abc import Mapping, Sequence
 
 from openlineage_subset.lineage.model import LineageQueryError, normal_time
-from openlineage_subset.producer import NULL_PARTITION
+from openlineage_subset.producer import NULL_PARTITION, clean_location
 
 LARGEST_COUNT = 1_000_000_000
 """The largest ``depth`` or ``limit`` a query takes: more is no limit in practice, and a number
@@ -37,6 +37,28 @@ def checked_since(since: str | _dt.datetime | None) -> str | None:
             "or 2024-10-15"
         )
     return found
+
+
+def checked_location(location: str | None) -> str | None:
+    """``location`` as events write locations (``file:/...`` for a local path, credentials and
+    query string dropped), None for none.
+
+    >>> checked_location("/lake/inbox/part-3.json"), checked_location("s3://b/in/x.json")
+    ('file:/lake/inbox/part-3.json', 's3://b/in/x.json')
+    """
+    if location is None:
+        return None
+    if not isinstance(location, str) or not location.strip() or "\x00" in location:
+        raise LineageQueryError(
+            f"location: {location!r} is not a path; give a file or directory of the dataset, "
+            "like /lake/inbox/part-3.json or s3://bucket/inbox/part-3.json"
+        )
+    try:
+        return clean_location(location.strip())
+    except ValueError as error:
+        raise LineageQueryError(
+            f"location: {location!r} cannot be read as a path: {error}"
+        ) from None
 
 
 def checked_count(name: str, value: int | None) -> int | None:

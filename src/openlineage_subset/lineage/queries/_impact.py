@@ -15,6 +15,7 @@ from openlineage_subset.lineage.model import (
     PartitionSet,
     Unit,
     Values,
+    excludes_location,
     stronger,
 )
 from openlineage_subset.lineage.queries._questions import ImpactQuery
@@ -30,6 +31,7 @@ def impact(
     since: str | _dt.datetime | None = None,
     depth: int | None = None,
     namespace: str | None = None,
+    location: str | None = None,
 ) -> ImpactReport:
     """What depends on a dataset (or one partition of it): the runs affected, and what to redo.
 
@@ -39,14 +41,17 @@ def impact(
     as far as partition values decide, *possible* when that depends on other columns. What an
     affected run that completed wrote is affected from its completion on, and so on, ``depth``
     run hops at most. ``dataset`` is a dataset name or the end of one after a ``/``;
-    ``namespace`` tells apart datasets of one name. Raises :class:`LineageQueryError` for an
-    unknown or ambiguous dataset (:class:`UnknownPartitionColumnError` for a partition column
-    the dataset never had), :class:`LineageDatabaseError` for a database it cannot read. A
-    partition no recorded run read or wrote is answered with ``seen`` False.
+    ``namespace`` tells apart datasets of one name. ``location``: a file or directory of the
+    dataset (a bad file that landed in a stream's source, say): of its readers, only those
+    whose conditions may include it are affected (a run that lists other files is not).
+    Raises :class:`LineageQueryError` for an unknown or ambiguous dataset
+    (:class:`UnknownPartitionColumnError` for a partition column the dataset never had),
+    :class:`LineageDatabaseError` for a database it cannot read. A partition no recorded run
+    read or wrote is answered with ``seen`` False.
 
     The example in docs/lineage.md runs a three-step pipeline end to end.
     """
-    query = ImpactQuery(dataset, partition, since, depth, namespace)
+    query = ImpactQuery(dataset, partition, since, depth, namespace, location)
     with opened(db) as store:
         return impact_answer(store, query)
 
@@ -60,11 +65,23 @@ def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
     start = engine.partitions(start_id).partition_set(dict.fromkeys(start_units, "definite"))
     since = query.since
     assert not isinstance(since, _dt.datetime)  # made a stored time when the query was made
-    runs, backfill, written = _affected(engine, start_id, start_units, since, query.depth)
+    runs, backfill, written = _affected(
+        engine, start_id, start_units, since, query.depth, query.location
+    )
     seen = bool(runs) or engine.seen(start_id, start_units)
     notes = tuple(kept_apart_notes(store.connection, [start_id]))
     tasks = task_reruns(store.connection, runs, written, engine.partitions)
-    return ImpactReport(start, since, query.depth, runs, backfill, seen, notes=notes, tasks=tasks)
+    return ImpactReport(
+        start,
+        since,
+        query.depth,
+        runs,
+        backfill,
+        seen,
+        notes=notes,
+        tasks=tasks,
+        location=query.location,
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +102,7 @@ def _affected(
     start_units: list[Unit],
     start_time: str | None,
     limit: int | None,
+    location: str | None = None,
 ) -> tuple[
     tuple[AffectedRun, ...], tuple[PartitionSet, ...], dict[str, dict[int, dict[Unit, Label]]]
 ]:
@@ -98,20 +116,10 @@ def _affected(
         reached = queue.popleft()
         if limit is not None and reached.hops > limit:
             continue
-        engine.partitions(reached.dataset_id).look_up((unit for unit, _ in reached.units))
-        known: dict[Unit, Values] = {
-            unit: tuple(value for _, value in unit)
-            for unit, _ in reached.units
-            if unit is not None
-            and engine.partitions(reached.dataset_id).identifier(unit) is not None
-        }
-        if engine.partitions(reached.dataset_id).plain_shape() is None:
-            known = {}
-        if known and len(known) == len(reached.units):
-            reads = engine.readers_of(reached.dataset_id, known, reached.after, reached.inclusive)
-        else:
-            reads = engine.readers_after(reached.dataset_id, reached.after, reached.inclusive)
+        known, reads = _reads_of(engine, reached)
         for read in reads:
+            if _elsewhere(read, location if reached.upstream is None else None):
+                continue  # it read other files of the dataset, not the one asked about
             label, matched = read_label(engine, read, reached.units, known)
             if label is None:
                 continue
@@ -153,6 +161,31 @@ def _affected(
         )
     )
     return runs, plan, written
+
+
+def _reads_of(engine: Engine, reached: _Reached) -> tuple[dict[Unit, Values], list[Access]]:
+    """The reads of what was reached, after it was there: of its known partitions, where all
+    its units are known partitions of a plainly shaped dataset (and their values), else all."""
+    engine.partitions(reached.dataset_id).look_up((unit for unit, _ in reached.units))
+    known: dict[Unit, Values] = {
+        unit: tuple(value for _, value in unit)
+        for unit, _ in reached.units
+        if unit is not None and engine.partitions(reached.dataset_id).identifier(unit) is not None
+    }
+    if engine.partitions(reached.dataset_id).plain_shape() is None:
+        known = {}
+    if known and len(known) == len(reached.units):
+        return known, engine.readers_of(reached.dataset_id, known, reached.after, reached.inclusive)
+    return known, engine.readers_after(reached.dataset_id, reached.after, reached.inclusive)
+
+
+def _elsewhere(read: Access, location: str | None) -> bool:
+    """Whether ``read`` is known to have read nothing at ``location`` (None: asked of none)."""
+    return (
+        location is not None
+        and read.text is not None
+        and excludes_location(read.condition, location)
+    )
 
 
 def _followed(

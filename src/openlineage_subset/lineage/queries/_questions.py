@@ -15,6 +15,7 @@ from openlineage_subset.lineage.model import LineageQueryError
 from openlineage_subset.lineage.queries._arguments import (
     checked_count,
     checked_depth,
+    checked_location,
     checked_partition,
     checked_since,
     count_from_text,
@@ -49,11 +50,15 @@ class ImpactQuery:
     since: str | _dt.datetime | None = None
     depth: int | None = None
     namespace: str | None = None
+    location: str | None = None
+    """A file or directory of the dataset (a bad file that landed): only the readers that may
+    have read it are affected (kept as a location, ``file:/...`` for a local path)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "partition", checked_partition(self.partition))
         object.__setattr__(self, "since", checked_since(self.since))
         object.__setattr__(self, "depth", checked_depth(self.depth))
+        object.__setattr__(self, "location", checked_location(self.location))
 
     @classmethod
     def from_text(
@@ -65,11 +70,12 @@ class ImpactQuery:
         depth: int | str | None = None,
         namespace: str | None = None,
         option: str = "--partition",
+        location: str | None = None,
     ) -> ImpactQuery:
         """The query of ``COLUMN=VALUE`` items (``option`` names them in an error) and a depth
         given as text or as a number."""
         values = partition_from_text(partition, option)
-        return cls(dataset, values, since, _count("depth", depth), namespace)
+        return cls(dataset, values, since, _count("depth", depth), namespace, location)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from openlineage_subset_generated.custom.streaming_batch import v1_0_0 as batch_schema
 
-from openlineage_subset import dump
+from openlineage_subset import dump, matches
 from openlineage_subset.producer import JobRef
 from openlineage_subset.spark._actions import ActionFacts
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._facts import ScanFacts, SinkFacts, StreamBatch
+from openlineage_subset.spark._facts import ScanFacts, SinkFacts, StreamBatch, StreamScanFacts
 from openlineage_subset.spark._jvm._streams import batch_files, record_files
-from openlineage_subset.spark._reads import batch_file_scan, input_datasets_from_scans
+from openlineage_subset.spark._reads import (
+    batch_file_scan,
+    input_datasets_from_scans,
+    stream_source_datasets,
+)
 from openlineage_subset.spark._streams import StreamRuns, batch_of, batch_run_id
 from openlineage_subset.spark._writes import sink_output_datasets
 
@@ -182,3 +187,52 @@ def test_a_foreach_batch_read_is_the_batch_files_named_by_their_directory() -> N
     }
     other = ScanFacts("FileSourceScanExec", "parquet", ("file:/in",))
     assert batch_file_scan(other) is other
+
+
+def _kafka(
+    start: str | None, end: str | None, servers: str | None = "b1:9092,b2:9092"
+) -> StreamScanFacts:
+    return StreamScanFacts(
+        "KafkaMicroBatchStream", "KafkaV2[Subscribe[clicks]]", start, end, servers
+    )
+
+
+def test_a_kafka_batch_reads_its_offsets_per_partition_and_nothing_else() -> None:
+    said: list[tuple[str, str]] = []
+    stream = _kafka('{"clicks":{"0":5,"1":0,"2":7}}', '{"clicks":{"0":9,"1":3,"2":7}}')
+    (read,) = [
+        dump(d) for d in stream_source_datasets([stream], SubsetConfig(), lambda *a: said.append(a))
+    ]
+    assert (read["namespace"], read["name"]) == ("kafka://b1:9092", "clicks")
+    condition = read["inputFacets"]["subset"]["inputCondition"]
+    schema = {"partition": "int", "offset": "bigint"}
+    read_rows = {
+        (p, o)
+        for p in range(3)
+        for o in range(12)
+        if matches(condition, {"partition": p, "offset": o}, schema)
+    }
+    assert read_rows == {(0, 5), (0, 6), (0, 7), (0, 8), (1, 0), (1, 1), (1, 2)}
+    assert said == []
+
+
+def test_a_kafka_batch_whose_broker_is_unknown_is_left_out_and_said() -> None:
+    said: list[tuple[str, str]] = []
+    unknown = _kafka('{"t":{"0":1}}', '{"t":{"0":2}}', servers=None)
+    assert stream_source_datasets([unknown], SubsetConfig(), lambda *a: said.append(a)) == []
+    assert len(said) == 1 and "brokers" in said[0][1]
+    nothing = _kafka('{"t":{"0":2}}', '{"t":{"0":2}}')
+    assert stream_source_datasets([nothing], SubsetConfig(), lambda *a: said.append(a)) == []
+
+
+def test_a_source_that_is_no_dataset_gives_no_input_said_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    kind = f"RateStream{uuid.uuid4().hex}"  # a kind never said before in this process
+    rate = StreamScanFacts(kind, "RateStream(rowsPerSecond=1)", '{"x":1}', '{"x":2}')
+    with caplog.at_level("WARNING"):
+        for _ in range(3):
+            assert stream_source_datasets([rate, rate], SubsetConfig(), lambda *a: None) == []
+    said = [record.getMessage() for record in caplog.records if kind in record.getMessage()]
+    assert len(said) == 1, said
+    assert "no dataset capture can name" in said[0]

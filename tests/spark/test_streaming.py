@@ -209,29 +209,33 @@ def test_a_failing_batch_fails_its_run_and_its_query(
     assert marker in ended_query["run"]["facets"]["errorMessage"]["stackTrace"]
 
 
-def test_a_stopped_query_with_a_memory_sink_completes_and_its_output_is_said_unknown(
+def test_a_stopped_query_of_a_rate_source_into_memory_is_batches_without_datasets(
     spark: SparkSession, tmp_path: Path, capture: Capture, caplog: pytest.LogCaptureFixture
 ) -> None:
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    file = _drop(inbox, 0, DAYS[0])
     name = f"mem_{uuid.uuid4().hex[:8]}"
-    query = (
-        _source(spark, inbox, 1)
-        .writeStream.format("memory")
-        .queryName(name)
-        .option("checkpointLocation", str(tmp_path / "checkpoint"))
-        .start()
-    )
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
-    ends = _ended(capture.runs())
-    batches = _batches(ends)
-    assert batches, "the memory sink's batch is a run"
-    assert _locations(batches[0]["inputs"][0]) == [_uri(file)]
-    assert batches[0]["outputs"] == []
+    with caplog.at_level("WARNING"):
+        query = (
+            spark.readStream.format("rate")
+            .option("rowsPerSecond", 10)
+            .load()
+            .writeStream.format("memory")
+            .queryName(name)
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        try:
+            query.processAllAvailable()
+        finally:
+            query.stop()
+        ends = _ended(capture.runs())
+    completed = [b for b in _batches(ends) if b["eventType"] == "COMPLETE"]
+    assert completed, "the memory sink's batches are runs"
+    for batch in completed:
+        assert batch["inputs"] == [] and batch["outputs"] == [], "a rate source, a memory sink"
     (ended_query,) = [e for e in ends if _job_type(e).get("jobType") == "STREAMING_QUERY"]
     assert ended_query["eventType"] == "COMPLETE", "stopped by its user: it ended as asked"
-    assert capture.handle.counts["datasets degraded"] >= 1
+    said = [
+        r.getMessage() for r in caplog.records if "RateStreamMicroBatchStream" in r.getMessage()
+    ]
+    assert len(said) == 1, "said once (the only rate source of this test process), not per batch"
+    assert capture.handle.counts["errors"] == 0

@@ -45,7 +45,11 @@ from openlineage_subset.spark._jvm import (
     v2_write_facts,
     write_facts,
 )
-from openlineage_subset.spark._reads import batch_file_scan, input_datasets_from_scans
+from openlineage_subset.spark._reads import (
+    batch_file_scan,
+    input_datasets_from_scans,
+    stream_source_datasets,
+)
 from openlineage_subset.spark._writes import output_datasets_from_writes, sink_output_datasets
 
 STATEMENT_ROOTS = CHANGE_ROOTS | V2_WRITE_ROOTS
@@ -162,6 +166,17 @@ def read_batch(
         )
         plan = walked[0] if walked else None
     inputs = _inputs(context, name, plan)
+    if plan is not None and plan.streams:
+        inputs += context.guarded(
+            "reading the streaming sources of",
+            name,
+            lambda: [
+                dump(d)
+                for d in stream_source_datasets(
+                    plan.streams, context.config, context.report_degraded
+                )
+            ],
+        )
     sinks = context.guarded(
         "reading the sink of", name, lambda: [sink_facts(query_execution, batch_id)]
     )

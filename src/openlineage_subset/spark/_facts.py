@@ -218,3 +218,20 @@ class StreamBatch:
     def query(self) -> str:
         """What names the query's jobs: its name, else its id."""
         return self.name or self.query_id
+
+
+@dataclass(frozen=True)
+class StreamScanFacts:
+    """A micro-batch's scan of a streaming source of DataSource V2 (Kafka, rate, a socket...):
+    what the source is and the offsets the batch read between, as Spark writes them."""
+
+    stream: str
+    """The source's stream class (``KafkaMicroBatchStream``, ``RateStreamMicroBatchStream``)."""
+    described: str
+    """The stream as Spark prints it (``KafkaV2[Subscribe[clicks]]``)."""
+    start: str | None
+    """The offset the batch started after, as JSON (Kafka: ``{"topic": {"0": 23}}``)."""
+    end: str | None
+    """The offset the batch read up to (exclusive for Kafka), as JSON."""
+    servers: str | None = None
+    """Kafka's ``bootstrap.servers``, where the stream says."""

@@ -18,7 +18,16 @@ from typing import Any
 from openlineage_subset_generated._support import SubsetCondition
 from openlineage_subset_generated.latest import InputDataset
 
-from openlineage_subset import all_of, any_of, dump, input_facet, location, parse_condition, spec
+from openlineage_subset import (
+    all_of,
+    any_of,
+    dump,
+    field,
+    input_facet,
+    location,
+    parse_condition,
+    spec,
+)
 from openlineage_subset.producer import (
     Report,
     clean_location,
@@ -35,7 +44,7 @@ from openlineage_subset.producer import (
     warn_once,
 )
 from openlineage_subset.spark._config import SubsetConfig
-from openlineage_subset.spark._facts import JdbcSource, ScanFacts
+from openlineage_subset.spark._facts import JdbcSource, ScanFacts, StreamScanFacts
 from openlineage_subset.spark._jdbc import jdbc_read
 from openlineage_subset.spark._translate import condition_from_filters, redact_condition
 from openlineage_subset.spark._trees import Node
@@ -140,6 +149,75 @@ def reads_or_whole(facts: ScanFacts, config: SubsetConfig, report: Report) -> li
             report(root, f"read without a subset facet: {why}")
             reads.append(Read(root, None, facts))
         return reads
+
+
+KAFKA_STREAM = "KafkaMicroBatchStream"
+
+
+def stream_source_datasets(
+    streams: Sequence[StreamScanFacts], config: SubsetConfig, report: Report
+) -> list[InputDataset]:
+    """The datasets a micro-batch read from streaming sources of DataSource V2: for Kafka,
+    each topic it read (namespace ``kafka://<first bootstrap server>``, as OpenLineage names
+    topics) with the offsets of the batch per partition as its condition (see
+    :func:`kafka_offsets_condition`). Other sources (rate, socket, memory) are no dataset:
+    said once each, and the batch goes on without them."""
+    datasets: list[InputDataset] = []
+    for stream in streams:
+        if stream.stream != KAFKA_STREAM:
+            warn_once(
+                f"(a stream's {stream.stream} source)",
+                "its batches read no dataset capture can name: they have no input from it",
+            )
+            continue
+        server = (stream.servers or "").split(",")[0].strip()
+        if not server or stream.end is None:
+            report(
+                scrub_text(f"(the Kafka source {stream.described})"),
+                "left out: its brokers or its batch's offsets are not known",
+            )
+            continue
+        ends = json.loads(stream.end)
+        starts = json.loads(stream.start) if stream.start else {}
+        for topic in sorted(ends):
+            condition = kafka_offsets_condition(starts.get(topic, {}), ends[topic])
+            if condition is None:
+                continue  # nothing read from it in this batch
+            if json_size(dump(condition)) > config.max_condition_bytes:
+                condition = condensed_model(dump(condition), config.max_condition_bytes)
+            facets = None
+            if condition is not None:
+                facets = {"subset": input_facet(condition, producer=config.producer)}
+            datasets.append(
+                spec().models.InputDataset(
+                    namespace=f"kafka://{scrub_text(server)}", name=topic, input_facets=facets
+                )
+            )
+    return datasets
+
+
+def kafka_offsets_condition(starts: dict[str, int], ends: dict[str, int]) -> Any:
+    """What one Kafka topic's rows a batch read: for each partition it read, ``partition`` is
+    that partition AND ``offset`` from its start offset (the batch's start: offsets below it
+    were read before) up to its end offset, excluded; OR over the partitions. None when it read
+    no row (every end at or below its start).
+
+    >>> dump(kafka_offsets_condition({"0": 5}, {"0": 9}))["operator"]
+    'AND'
+    >>> kafka_offsets_condition({"0": 9}, {"0": 9}) is None
+    True
+    """
+    branches = []
+    for partition in sorted(ends, key=int):
+        end, start = int(ends[partition]), starts.get(partition)
+        if start is not None and int(start) >= end:
+            continue
+        parts = [field("partition") == int(partition)]
+        if start is not None and int(start) > 0:
+            parts.append(field("offset") >= int(start))
+        parts.append(field("offset") < end)
+        branches.append(all_of(parts))
+    return any_of(branches) if branches else None
 
 
 def batch_file_scan(facts: ScanFacts) -> ScanFacts:

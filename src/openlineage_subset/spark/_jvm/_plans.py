@@ -14,11 +14,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from openlineage_subset.producer import warn_once
-from openlineage_subset.spark._facts import ScanFacts
+from openlineage_subset.spark._facts import ScanFacts, StreamScanFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, java_class, java_member, jvm_view
 from openlineage_subset.spark._jvm._jdbc import is_jdbc_save
 from openlineage_subset.spark._jvm._rdds import rdd_reads
 from openlineage_subset.spark._jvm._scans import SCANS, Ancestors, is_dynamic, read_scan, whole_scan
+from openlineage_subset.spark._jvm._streams import stream_scan_facts
 
 # What adaptive execution puts where it found a stage empty: the scans below it leave the plan.
 _EMPTIED_BY_AQE = frozenset({"EmptyRelation", "EmptyRelationExec", "LocalTableScanExec"})
@@ -50,6 +51,8 @@ _ACTED_ON_AT_ROOT = (
     }
 )
 _RDD_SCANS = frozenset({"RDDScanExec", "ExternalRDDScanExec"})
+_STREAM_SCAN = "MicroBatchScanExec"
+"""A micro-batch's scan of a streaming source of DataSource V2 (see ``_streams``)."""
 """Scans of the RDD a DataFrame was made of."""
 _LOCAL_LEAVES = frozenset({"LocalRelation", "Range", "OneRowRelation"})
 """Logical leaves that read no dataset."""
@@ -80,6 +83,8 @@ class PlanFacts:
     """The class of the plan's root (``ExecutedCommandExec``, ``AdaptiveSparkPlanExec``...)."""
     writes: tuple[JavaObject, ...] = field(default=(), compare=False)
     """The ``DataWritingCommandExec`` nodes met, in AQE stages too."""
+    streams: tuple[StreamScanFacts, ...] = ()
+    """The micro-batch scans of streaming sources of DataSource V2 (Kafka...)."""
 
 
 def plan_facts(query_execution: JavaObject, *, executed: bool) -> PlanFacts:
@@ -98,7 +103,11 @@ def plan_facts(query_execution: JavaObject, *, executed: bool) -> PlanFacts:
     collector = _Collector(executed, query_execution)
     collector.plan(root)
     return PlanFacts(
-        tuple(collector.scans), root, collector.root_kind or "", tuple(collector.writes)
+        tuple(collector.scans),
+        root,
+        collector.root_kind or "",
+        tuple(collector.writes),
+        tuple(collector.streams),
     )
 
 
@@ -188,6 +197,7 @@ class _Collector:
         self.query_execution = query_execution
         self.scans: list[ScanFacts] = []
         self.writes: list[JavaObject] = []
+        self.streams: list[StreamScanFacts] = []
         self.root_kind: str | None = None
         """The class of the first plan walked (the query's root)."""
         self.emptied = 0
@@ -241,8 +251,8 @@ class _Collector:
         if kind == "AdaptiveSparkPlanExec":
             self._adaptive(jnode)
             return
-        if kind in _RDD_SCANS:
-            self._rdd(jnode)
+        if kind in _RDD_SCANS or kind == _STREAM_SCAN:
+            self._other_source(jnode, kind)
             return
         if kind in _EMPTIED_BY_AQE:
             self.emptied += 1
@@ -287,6 +297,13 @@ class _Collector:
             _CACHED_PLANS.move_to_end(key)
             while len(_CACHED_PLANS) > _CACHED_PLANS_KEPT:
                 _CACHED_PLANS.popitem(last=False)
+
+    def _other_source(self, jnode: JavaObject, kind: str) -> None:
+        """A leaf that reads no file relation: an RDD's scan, or a stream's micro-batch."""
+        if kind == _STREAM_SCAN:
+            self.streams.append(stream_scan_facts(jnode))
+        else:
+            self._rdd(jnode)
 
     def _rdd(self, jnode: JavaObject) -> None:
         """The files read by the RDD a DataFrame was made of (``spark.createDataFrame(rdd)``,

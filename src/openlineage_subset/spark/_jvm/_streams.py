@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from openlineage_subset.spark._facts import SinkFacts, StreamBatch
+from openlineage_subset.spark._facts import SinkFacts, StreamBatch, StreamScanFacts
 from openlineage_subset.spark._jvm._bridge import JavaObject, java_class, qualified_in, string_of
 
 MAX_SINK_LOG_BYTES = 64 << 20
@@ -50,6 +50,26 @@ def sink_facts(query_execution: JavaObject, batch_id: int) -> SinkFacts:
     if root_class == _V2_WRITE:
         return SinkFacts(str(root.table().getClass().getSimpleName()))
     return SinkFacts(root_class)
+
+
+def stream_scan_facts(jscan: JavaObject) -> StreamScanFacts:
+    """A ``MicroBatchScanExec``: its stream, and the offsets of the batch (a few round trips)."""
+    stream = jscan.stream()
+    kind = str(stream.getClass().getSimpleName())
+    servers = None
+    if kind == "KafkaMicroBatchStream":
+        try:  # a package-private member of Kafka's connector: public in its bytecode
+            found = stream.kafkaOffsetReader().driverKafkaParams().get("bootstrap.servers")
+            servers = None if found is None else str(found)
+        except Exception:  # another connector version: the broker is not known
+            servers = None
+    return StreamScanFacts(
+        kind, string_of(stream), _offset(jscan.start()), _offset(jscan.end()), servers
+    )
+
+
+def _offset(offset: JavaObject) -> str | None:
+    return None if offset is None else str(offset.json())
 
 
 def execution_batch(query_execution: JavaObject) -> StreamBatch:

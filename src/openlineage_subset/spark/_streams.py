@@ -129,6 +129,11 @@ class StreamRuns:
     _open: dict[str, tuple[JobRef, StreamBatch]] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
+    @property
+    def open_runs(self) -> int:
+        """How many query runs are open: all capture holds of streams (``benchmarks/``)."""
+        return len(self._open)
+
     def query_ref(self, batch: StreamBatch) -> JobRef:
         """The run of the query start ``batch`` belongs to."""
         name = f"{self.application.name}.stream.{normalize_name(batch.query) or 'query'}"

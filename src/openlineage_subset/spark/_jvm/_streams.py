@@ -48,7 +48,10 @@ def sink_facts(query_execution: JavaObject, batch_id: int) -> SinkFacts:
             return SinkFacts(kind, path=path, files=files, problem=problem)
         return SinkFacts(kind)
     if root_class == _V2_WRITE:
-        return SinkFacts(str(root.table().getClass().getSimpleName()))
+        table = root.table()
+        if str(table.getClass().getSimpleName()) == "DataSourceV2Relation":
+            table = table.table()  # Spark 4.1 and later hold the relation here
+        return SinkFacts(str(table.getClass().getSimpleName()).rstrip("$"))
     return SinkFacts(root_class)
 
 

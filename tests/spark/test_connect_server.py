@@ -416,3 +416,51 @@ def test_a_client_gets_sparks_own_error_unchanged(connect_client: None, tmp_path
         message = fail["run"]["facets"]["errorMessage"]["message"]
         assert "AnalysisException" in message, message
         assert [c for c in classes if f"[{c}]" in message], message
+
+
+STREAMER = """
+    import sys
+    from pyspark.sql import SparkSession
+
+    url, inbox, out, checkpoint = sys.argv[1:5]
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    query = (
+        spark.readStream.schema("day string, v long").option("maxFilesPerTrigger", 1).json(inbox)
+        .writeStream.format("parquet").partitionBy("day")
+        .option("checkpointLocation", checkpoint).trigger(availableNow=True).start(out)
+    )
+    query.awaitTermination()
+    print("query", query.runId)
+    spark.stop()
+"""
+
+
+def test_a_connect_clients_stream_is_a_run_per_batch_naming_its_file_and_day(
+    connect_client: None, tmp_path: Path
+) -> None:
+    inbox, out = tmp_path / "inbox", tmp_path / "out"
+    inbox.mkdir()
+    days = ["2024-11-01", "2024-11-02"]
+    for index, day in enumerate(days):
+        file = inbox / f"part{index}.json"
+        file.write_text(json.dumps({"day": day, "v": index}) + "\n", encoding="utf-8")
+        os.utime(file, (1_700_000_000 + index, 1_700_000_000 + index))
+    with connect_server(tmp_path / "server") as server:
+        done = _client(STREAMER, server.url, str(inbox), str(out), str(tmp_path / "checkpoint"))
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert server.stop() == 0
+    query_run = done.stdout.split("query ", 1)[1].split()[0]
+    ends = [r[-1] for r in server.runs().values()]
+    batches = sorted(
+        (e for e in ends if "olsubset_streamingBatch" in e["run"]["facets"]),
+        key=lambda e: e["run"]["facets"]["olsubset_streamingBatch"]["batchId"],
+    )
+    assert len(batches) == len(days)
+    for index, (batch, day) in enumerate(zip(batches, days, strict=True)):
+        assert batch["run"]["facets"]["parent"]["run"]["runId"] == query_run
+        condition = batch["inputs"][0]["inputFacets"]["subset"]["inputCondition"]
+        assert condition["locations"] == [f"file:{inbox}/part{index}.json"]
+        written = batch["outputs"][0]["outputFacets"]["subset"]["outputCondition"]
+        assert [p["dimensions"] for p in written["partitions"]] == [{"day": day}]
+    (query,) = [e for e in ends if e["run"]["runId"] == query_run]
+    assert query["eventType"] == "COMPLETE"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from tests.spark.conftest import Capture
+from tests.spark.conftest import Capture, ol_subset
 
 DAYS = ["2024-11-01", "2024-11-02", "2024-11-02"]
 LATE_DAY = "2024-11-03"
@@ -239,3 +239,46 @@ def test_a_stopped_query_of_a_rate_source_into_memory_is_batches_without_dataset
     ]
     assert len(said) == 1, "said once (the only rate source of this test process), not per batch"
     assert capture.handle.counts["errors"] == 0
+
+
+RUNNING_AT_EXIT = """
+import sys, time
+from pyspark.sql import SparkSession
+
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+query = (
+    spark.readStream.format("rate").option("rowsPerSecond", 5).load()
+    .writeStream.format("noop").option("checkpointLocation", sys.argv[1])
+    .trigger(processingTime="100 milliseconds").start()
+)
+while query.lastProgress is None or query.lastProgress["batchId"] < 2:
+    time.sleep(0.1)
+print("batches ran")
+"""
+
+
+def test_a_program_that_ends_with_a_stream_running_aborts_the_query_run(tmp_path: Path) -> None:
+    """``ol-subset run`` of a script that leaves its stream running: the batches that ended
+    are runs, the query's run ends ABORT (Spark never said how it ended), the application's
+    COMPLETE, and the program's output is its own."""
+    script = tmp_path / "leaves_running.py"
+    script.write_text(RUNNING_AT_EXIT, encoding="utf-8")
+    events = tmp_path / "events.jsonl"
+    done = ol_subset(
+        "run", "--output", str(events), str(script), str(tmp_path / "checkpoint"), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "batches ran"
+    by_run: dict[str, list[dict[str, Any]]] = {}
+    for line in events.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        by_run.setdefault(event["run"]["runId"], []).append(event)
+    ends = [events_[-1] for events_ in by_run.values()]
+    (query,) = [e for e in ends if _job_type(e).get("jobType") == "STREAMING_QUERY"]
+    assert query["eventType"] == "ABORT"
+    batches = [e for e in ends if _job_type(e).get("jobType") == "MICRO_BATCH"]
+    assert len([b for b in batches if b["eventType"] == "COMPLETE"]) >= 3
+    for batch in batches:
+        assert batch["run"]["facets"]["parent"]["run"]["runId"] == query["run"]["runId"]
+    (application,) = [e for e in ends if "parent" not in e["run"]["facets"]]
+    assert application["eventType"] == "COMPLETE"

@@ -36,18 +36,24 @@ def _child(number: int, parent: int, minute: float) -> list[dict[str, object]]:
     return events
 
 
-def _page(db: Path, number: int) -> str:
+def _page(db: Path, number: int, query: str | None = None) -> str:
     from openlineage_subset.service import EventSink, _app
     from tests.service.helpers import asgi_call
 
     sink = EventSink(db)
     try:
         app = _app.make_app(db, sink, max_body=1_000_000)
-        status, _, body = asgi_call(app, "GET", f"/run?id={run_id(number)}")
+        status, _, body = asgi_call(app, "GET", f"/run?{query or 'id=' + run_id(number)}")
     finally:
         sink.close()
     assert status == 200, body
     return body.decode("utf-8")
+
+
+def _children(page: str) -> list[str]:
+    """The runs a run's page lists of those it started, in its order (each links twice)."""
+    table = page[page.index('<table class="list children">') :]
+    return _RUN_LINK.findall(table[: table.index("</table>")])[::2]
 
 
 def test_a_run_links_its_parent_and_the_parent_its_runs(tmp_path: Path) -> None:
@@ -61,12 +67,28 @@ def test_a_run_links_its_parent_and_the_parent_its_runs(tmp_path: Path) -> None:
 
     parent_page = _page(db, APP)
     assert f"Runs it started ({len(children)})" in parent_page
-    shown = int(re.search(r"The first (\d+) of (\d+)", parent_page).group(1))  # type: ignore[union-attr]
-    assert f"The first {shown} of {len(children)}, the first started first" in parent_page
+    shown = int(re.search(r"(\d+) of (\d+), the newest first", parent_page).group(1))  # type: ignore[union-attr]
     assert 0 < shown < len(children)
-    listed = [found for found in _RUN_LINK.findall(parent_page) if found != run_id(APP)]
-    # the first started, each by its id and its job
-    assert listed == [run_id(number) for number in list(children)[:shown] for _ in range(2)]
+    newest = list(reversed(children))
+    # Page after page through "Older runs": every run it started, once each, the newest first.
+    seen: list[str] = []
+    page, pages = parent_page, 0
+    while True:
+        seen += _children(page)
+        older = re.search(r'href="(/run\?id=[^"]+&amp;before=[^"]+)">Older runs', page)
+        pages += 1
+        if older is None:
+            break
+        query = html.unescape(older.group(1)).split("?", 1)[1]
+        page = _page(db, APP, query)
+    assert seen == [run_id(number) for number in newest]
+    assert pages == -(-len(children) // shown)
+    # A time: the runs started before it.
+    cut = newest[100]
+    moment = re.search(r"\d{4}-\d{2}-\d{2}T[\d:.]+Z", event(cut, "START", cut)["eventTime"])
+    assert moment is not None
+    before = _page(db, APP, f"id={run_id(APP)}&before={moment.group(0)}")
+    assert _children(before)[0] == run_id(newest[101])
 
     child_page = _page(db, children[0])
     parent_part = child_page[child_page.index("<dt>parent</dt>") :]

@@ -110,9 +110,10 @@ class Lineage:
         """The runs, the most recently started first (100 of them without a query)."""
         return runs_answer(self.store, query or RunsQuery())
 
-    def run_details(self, run_id: str) -> RunDetails | None:
-        """The run ``run_id``, its events, reads, writes and facets; None when there is none."""
-        return run_details(self.store, run_id)
+    def run_details(self, run_id: str, *, before: str | None = None) -> RunDetails | None:
+        """The run ``run_id``, its events, reads, writes and facets; None when there is none.
+        ``before``: the page of the runs it started (see ``RunDetails.children_older``)."""
+        return run_details(self.store, run_id, before=before)
 
     def dataset_facets(self, dataset: DatasetRef) -> DatasetFacets | None:
         """The facets the latest of ``dataset``'s recent runs gave it; None when none did."""

@@ -40,8 +40,9 @@ def dataset_link(
     return "/dataset?" + _query(query)
 
 
-def run_link(run_id: str) -> str:
-    return "/run?id=" + quote_plus(run_id)
+def run_link(run_id: str, before: str | None = None) -> str:
+    """The run's page; with ``before``, its list of the runs it started from that cursor."""
+    return "/run?" + _query([("id", run_id), *([("before", before)] if before else [])])
 
 
 def answer_link(

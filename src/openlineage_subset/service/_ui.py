@@ -208,11 +208,15 @@ def runs(request: Request) -> Response:
 def run(request: Request) -> Response:
     """``GET /run?id=RUN``: one run."""
     run_id = request.query_params.get("id", "")
+    before = request.query_params.get("before") or None
     details: RunDetails | None = None
     covered: tuple[RunPartitions, ...] = ()
     if run_id:  # covered: what each read and write may cover, its partitions as links
         with Lineage(served(request).database) as lineage:
-            details = lineage.run_details(run_id)
+            try:
+                details = lineage.run_details(run_id, before=before)
+            except LineageQueryError as error:
+                return _respond(_pages.error_page(400, str(error)))
             if details is not None:
                 covered = run_partitions(lineage.store, run_id)
     if details is None:

@@ -14,7 +14,14 @@ import sqlite3
 from collections.abc import Iterable
 
 from openlineage_subset.lineage.engine import PartitionCatalog
-from openlineage_subset.lineage.model import AccessConditions, DatasetRef, RunRef, Side
+from openlineage_subset.lineage.model import (
+    AccessConditions,
+    DatasetRef,
+    LineageQueryError,
+    RunRef,
+    Side,
+    normal_time,
+)
 from openlineage_subset.lineage.queries import RunAccess
 from openlineage_subset.lineage.store import (
     NOT_KEPT,
@@ -75,21 +82,32 @@ class RunDetails:
     parent: RunRef | None = None
     """That run, where the database holds it."""
     children: tuple[RunRef, ...] = ()
-    """The runs that name it as their parent, the first started first, at most
-    :data:`MAX_CHILDREN`."""
+    """The runs that name it as their parent, the newest first, at most :data:`MAX_CHILDREN`
+    (those started before ``children_before``, when given)."""
     children_total: int = 0
+    children_before: str | None = None
+    """The page of its runs asked for: a :data:`CHILDREN_CURSOR` (None: the newest)."""
+    children_older: str | None = None
+    """Where the next page of its runs starts, when there are older ones."""
 
 
 MAX_CHILDREN = 200
 """The runs a run's page lists of those it started (a streaming query's batches, thousands)."""
+CHILDREN_CURSOR = "STARTED_AT|RUN_ID"
+"""A page of a run's runs: those started before ``STARTED_AT`` (as stored), or at it with a
+smaller id (``|RUN_ID`` may be left out)."""
+DENSE_CHILDREN = 10_000
+"""From this many runs on, a run's runs are listed by walking all runs by start time (a
+streaming query's batches: most of the recent runs) rather than by sorting them all."""
 _RUN_COLUMNS = "r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at"
 
 
 def _family(
-    connection: sqlite3.Connection, run_id: str
-) -> tuple[str | None, RunRef | None, tuple[RunRef, ...], int]:
+    connection: sqlite3.Connection, run_id: str, before: str | None
+) -> tuple[str | None, RunRef | None, tuple[RunRef, ...], int, str | None]:
     """The run's parent (its id, and the run where stored), and the runs it started (the
-    first :data:`MAX_CHILDREN`, and how many)."""
+    newest :data:`MAX_CHILDREN` started before ``before``, how many in all, and the cursor of
+    the next page)."""
     named = connection.execute(
         "SELECT parent_run_id FROM run_parents WHERE run_id = ?", (run_id,)
     ).fetchone()
@@ -99,22 +117,46 @@ def _family(
         found = connection.execute(
             f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.run_id = ?", (parent_id,)
         ).fetchone()
+    (total,) = connection.execute(
+        "SELECT count(*) FROM run_parents WHERE parent_run_id = ?", (run_id,)
+    ).fetchone()
+    # Few runs: found by their parent, then sorted; many (a stream's batches): the runs walked
+    # newest first, each checked for its parent, until a page is found (a few milliseconds,
+    # where sorting half a million batches took seconds).
+    tables = (
+        "runs r CROSS JOIN run_parents p ON p.run_id = r.run_id"
+        if total >= DENSE_CHILDREN
+        else "run_parents p JOIN runs r ON r.run_id = p.run_id"
+    )
+    started, _, last_id = (before or "").partition("|")
+    if before:
+        # As stored: the page's own cursor is; a time typed in is read as any time the
+        # queries take (a date is its midnight UTC).
+        found_time = normal_time(started)
+        if found_time is None:
+            raise LineageQueryError(
+                f"before: {started!r} is not an ISO-8601 time; write it like "
+                "2024-10-15T10:00:00Z or 2024-10-15"
+            )
+        started = found_time
+    page = "AND (r.started_at < ? OR (r.started_at = ? AND r.run_id < ?)) " if before else ""
+    cursor = (started, started, last_id) if before else ()
     children = connection.execute(
-        f"SELECT {_RUN_COLUMNS} FROM run_parents p JOIN runs r ON r.run_id = p.run_id "
-        "WHERE p.parent_run_id = ? ORDER BY r.started_at, r.run_id LIMIT ?",
-        (run_id, MAX_CHILDREN),
+        f"SELECT {_RUN_COLUMNS} FROM {tables} WHERE p.parent_run_id = ? {page}"
+        "ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?",
+        (run_id, *cursor, MAX_CHILDREN + 1),
     ).fetchall()
-    total = len(children)
-    if total == MAX_CHILDREN:
-        (total,) = connection.execute(
-            "SELECT count(*) FROM run_parents WHERE parent_run_id = ?", (run_id,)
-        ).fetchone()
+    older = None
+    if len(children) > MAX_CHILDREN:
+        children = children[:MAX_CHILDREN]
+        older = f"{children[-1][4]}|{children[-1][0]}"
     parent = None if found is None else RunRef(*found)
-    return parent_id, parent, tuple(RunRef(*child) for child in children), total
+    return parent_id, parent, tuple(RunRef(*child) for child in children), total, older
 
 
-def run_details(db: Database, run_id: str) -> RunDetails | None:
-    """The run ``run_id`` of the database ``db``; None when it holds no such run."""
+def run_details(db: Database, run_id: str, *, before: str | None = None) -> RunDetails | None:
+    """The run ``run_id`` of the database ``db``; None when it holds no such run. ``before``:
+    which page of the runs it started (a :data:`CHILDREN_CURSOR`; None: the newest)."""
     with opened(db) as store:
         connection = store.connection
         row = connection.execute(
@@ -143,7 +185,7 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         ):
             access = RunAccess(DatasetRef(namespace, name), texts.text(dataset_id, condition))
             accesses[Side(direction)].append(access)
-        parent_id, parent, children, total = _family(connection, run_id)
+        parent_id, parent, children, total, older = _family(connection, run_id, before)
     return RunDetails(
         RunRef(*row),
         events,
@@ -155,6 +197,8 @@ def run_details(db: Database, run_id: str) -> RunDetails | None:
         parent,
         children,
         total,
+        before,
+        older,
     )
 
 

@@ -236,3 +236,13 @@ def test_a_source_that_is_no_dataset_gives_no_input_said_once(
     said = [record.getMessage() for record in caplog.records if kind in record.getMessage()]
     assert len(said) == 1, said
     assert "no dataset capture can name" in said[0]
+
+
+def test_an_action_heard_after_its_query_ended_does_not_open_it_again() -> None:
+    runs = _runs()
+    batch = StreamBatch("q-1", RUN, 3)
+    runs.started(batch, 0)
+    runs.terminated(batch, 1, None)
+    assert runs.started(batch, 2) == []
+    assert runs.close(3) == [], "no second START, no ABORT after its COMPLETE"
+    assert runs.open_runs == 0

@@ -18,6 +18,7 @@ any action's.
 
 from __future__ import annotations
 
+import collections
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ JOB_TYPE_SCHEMA = (
     "https://openlineage.io/spec/facets/2-0-3/JobTypeJobFacet.json#/$defs/JobTypeJobFacet"
 )
 _KEYS = ("id = ", "runId = ", "batch = ")
+ENDED_KEPT = 1000
+"""How many ended query runs are remembered as ended (a few bytes each)."""
 
 
 def batch_of(description: str) -> StreamBatch | None:
@@ -120,13 +123,18 @@ class StreamRuns:
     """The runs of the streaming queries of one capture: each started query's run, open until
     Spark says the query terminated (or the capture closes), and the refs of their batches.
 
-    Holds one entry per query run open, never one per batch.
+    Holds one entry per query run open, never one per batch, and the ids of the last
+    :data:`ENDED_KEPT` query runs that ended (an action heard after its query's end does not
+    open it again).
     """
 
     application: JobRef
     spark_version: str
     producer: str
-    _open: dict[str, tuple[JobRef, StreamBatch]] = field(default_factory=dict, init=False)
+    _open: dict[str, JobRef] = field(default_factory=dict, init=False)
+    _ended: collections.OrderedDict[str, None] = field(
+        default_factory=collections.OrderedDict, init=False
+    )
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     @property
@@ -153,10 +161,9 @@ class StreamRuns:
         """The START of a query's run (``batch`` with any batch id: the query, as Spark names
         it); none when it is open already."""
         with self._lock:
-            if batch.run_id in self._open:
+            if batch.run_id in self._open or batch.run_id in self._ended:
                 return []
-            query = self.query_ref(batch)
-            self._open[batch.run_id] = (query, batch)
+            query = self._open[batch.run_id] = self.query_ref(batch)
         return [self._query_event("START", query, at_ns)]
 
     def terminated(
@@ -167,17 +174,20 @@ class StreamRuns:
         events = self.started(batch, at_ns)
         with self._lock:
             opened = self._open.pop(batch.run_id, None)
+            self._ended[batch.run_id] = None
+            while len(self._ended) > ENDED_KEPT:
+                self._ended.popitem(last=False)
         if opened is None:
             return events
         kind = "COMPLETE" if error is None else "FAIL"
-        return [*events, self._query_event(kind, opened[0], at_ns, error)]
+        return [*events, self._query_event(kind, opened, at_ns, error)]
 
     def close(self, at_ns: int) -> list[dict[str, Any]]:
         """ABORT for every query run still open: the capture (the application) ended while
         they ran, and Spark never said how they ended."""
         with self._lock:
             opened, self._open = list(self._open.values()), {}
-        return [self._query_event("ABORT", query, at_ns) for query, _ in opened]
+        return [self._query_event("ABORT", query, at_ns) for query in opened]
 
     def batch_events(self, batch: StreamBatch, facts: ActionFacts) -> list[dict[str, Any]]:
         """START and COMPLETE/FAIL of one micro-batch's run, a child of its query's run."""

@@ -114,11 +114,7 @@ def read_action(
             error=error,
         )
     started_ms = started_ns // 1_000_000
-    # One walk of the executed plan finds the scans and the write commands.
-    walked = context.guarded(
-        "reading the plan of", func_name, lambda: [plan_facts(query_execution, executed=True)]
-    )
-    plan = walked[0] if walked else None
+    plan = _walked(context, func_name, query_execution)
     if plan is not None and in_batch:
         plan = replace(plan, scans=tuple(batch_file_scan(scan) for scan in plan.scans))
     inputs = _inputs(context, func_name, plan)
@@ -161,10 +157,7 @@ def read_batch(
     name = "a stream's micro-batch"
     plan = None
     if failure is None or _plan_made(context, name, query_execution):
-        walked = context.guarded(
-            "reading the plan of", name, lambda: [plan_facts(query_execution, executed=True)]
-        )
-        plan = walked[0] if walked else None
+        plan = _walked(context, name, query_execution)
     inputs = _inputs(context, name, plan)
     if plan is not None and plan.streams:
         inputs += context.guarded(
@@ -211,6 +204,17 @@ def read_batch(
 _NO_OUTPUT_SINKS = frozenset({"ForeachBatchSink"})
 """Sinks whose batches write nothing themselves: ``foreachBatch``'s actions are runs of their
 own, children of the batch."""
+
+
+def _walked(
+    context: CaptureContext, func_name: str, query_execution: QueryExecution
+) -> PlanFacts | None:
+    """One walk of the executed plan: its scans and write commands (None: it failed, which is
+    counted and logged)."""
+    walked = context.guarded(
+        "reading the plan of", func_name, lambda: [plan_facts(query_execution, executed=True)]
+    )
+    return walked[0] if walked else None
 
 
 def _inputs(

@@ -148,7 +148,9 @@ class CaptureHandle:
             record_error=self.record_error,
         )
         self.connect = ConnectSessions(self.context)
-        self.streams = StreamRuns(self.application, self.spark.version, self.config.producer)
+        self.streams = StreamRuns(
+            self.application, self.context.spark_version, self.config.producer
+        )
         if application_listener_available():
             self.listener = ApplicationListener(
                 self._capture_action,

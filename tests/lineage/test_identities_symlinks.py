@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.cli import main
-from openlineage_subset.lineage import DatasetRef, Lineage
+from openlineage_subset.lineage import SCHEMA_VERSION, DatasetRef, Lineage
 from tests.helpers import ROOT
 
 DATA = ROOT / "tests" / "data" / "symlinks"
@@ -231,7 +231,7 @@ def test_a_layout_5_database_gains_the_table_of_names(
         connection.execute("PRAGMA user_version = 5")
     _ingest(capsys, db, "table_writer.jsonl")  # upgraded when opened, then joined
     with sqlite3.connect(db) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (8,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     assert _affected(_impact(capsys, db, "db.events", "2024-11-03")) == {READER_03}
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from openlineage_subset.lineage import LineageQueryError, impact, ingest
+from openlineage_subset.lineage import LineageQueryError, LineageStore, impact, ingest
+from openlineage_subset.lineage.engine._timeline import Timeline
 from openlineage_subset.lineage.queries import impact_text
 from tests.lineage.conftest import Build
-from tests.lineage.events import LAKE, Json, both, compare, parts, run, write_events
+from tests.lineage.events import LAKE, Json, both, compare, parts, run, run_id, write_events
 
 INBOX = f"file:{LAKE}/inbox"
 
@@ -111,3 +112,75 @@ def test_a_location_read_never_excludes_what_a_glob_or_a_condensed_parent_may_ho
     for place in ("2024/11/01/a.json", "sub/xyz.json", "sub/other.json"):
         assert _affected(db, f"{LAKE}/inbox/{place}") == ["1"]
     assert _affected(db, f"{LAKE}/inbox/other.json") == []
+
+
+def _stream(batches: int) -> list[Json]:
+    """A stream's batches, each reading one new file of the inbox and writing its day."""
+    events: list[Json] = []
+    for batch in range(1, batches + 1):
+        day = {"day": str(batch // 10)}
+        events += run(
+            batch,
+            batch,
+            batch + 0.5,
+            reads=[("inbox", _files(f"{batch}.json"))],
+            writes=[("out", parts(day))],
+        )
+    return events
+
+
+def test_the_readers_of_a_bad_file_are_found_without_reading_every_batch(tmp_path: Path) -> None:
+    read = []
+    for batches in (20, 80):
+        source = write_events(tmp_path / f"stream-{batches}.jsonl", _stream(batches))
+        db = str(tmp_path / f"stream-{batches}.db")
+        ingest([source], db)
+        with LineageStore.open(db, create=False) as store:
+            answer = impact(store, "inbox", location=f"{INBOX}/7.json").as_json()
+            read.append(store.reads.conditions)
+        assert [item["runId"] for item in answer["runs"]][:1] == [run_id(7)]
+    # The batch that read it (and what it wrote, and the readers of that): the same few
+    # conditions whether the stream had 20 batches or 80.
+    assert read[0] == read[1] <= 3, read
+
+
+def _random_condition(rng: random.Random, depth: int = 0) -> Json | None:
+    """A read's condition: files and directories of the inbox (a glob now and then), the whole
+    inbox, a filter, or an AND / OR of those."""
+    kind = rng.choice(["files", "files", "files", "whole", "filter", "and", "or"][: 7 - depth])
+    if kind == "files":
+        names = ["a.json", "b.json", "sub", "sub/c.json", "sub/d*.json", "e.json"]
+        return _files(*rng.sample(names, rng.randint(1, 2)))
+    if kind == "whole":
+        return None
+    if kind == "filter":
+        return compare("v", "EQUAL", "1")
+    left = _random_condition(rng, depth + 2) or compare("w", "EQUAL", "2")
+    right = _random_condition(rng, depth + 2) or compare("w", "EQUAL", "3")
+    return both(left, kind.upper(), right)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_index_of_places_answers_as_checking_every_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    rng = random.Random(seed)
+    events: list[Json] = []
+    for number in range(1, 31):
+        reads = [("inbox", _random_condition(rng))]
+        if rng.random() < 0.2:  # a run of several events: the OR of their conditions
+            events += run(number, number, number + 0.2, reads=[("inbox", _random_condition(rng))])
+        events += run(number, number, number + 0.5, reads=reads)
+    rng.shuffle(events)
+    db = str(tmp_path / "lineage.db")
+    ingest([write_events(tmp_path / "events.jsonl", events)], db)
+    places = ["a.json", "b.json", "sub", "sub/c.json", "sub/dx.json", "sub/e.json", "zz"]
+    indexed = {place: _affected(db, f"{INBOX}/{place}") for place in places}
+    # Every read of the inbox, each condition checked (the index turned off).
+    monkeypatch.setattr(
+        Timeline,
+        "readers_at",
+        lambda self, dataset, _, after, inclusive: self.readers_after(dataset, after, inclusive),
+    )
+    assert indexed == {place: _affected(db, f"{INBOX}/{place}") for place in places}
+    assert any(indexed.values()) and not all(len(v) == 30 for v in indexed.values())

@@ -169,3 +169,38 @@ def test_a_layout_7_database_gets_the_index_of_runs_by_parent(tmp_path: Path) ->
         ).fetchall()
     assert any("run_parents_by_parent" in str(step) for step in plan), plan
     assert _answers(db) == before
+
+
+def _located(db: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute(
+            "SELECT a.access_id, a.located, l.place FROM accesses a "
+            "LEFT JOIN access_locations l USING (access_id) ORDER BY 1, 3"
+        ).fetchall()
+
+
+def _files(*places: str) -> dict[str, object]:
+    return {"type": "location", "locations": list(places)}
+
+
+def test_a_layout_8_database_gets_the_places_of_its_reads(tmp_path: Path) -> None:
+    inbox = [f"file:/in/part-{n}.json" for n in range(3)]
+    events: list[dict[str, object]] = []
+    for number, place in enumerate(inbox, 1):
+        events += run(number, number, number + 0.5, reads=[("inbox", _files(place))])
+    events += run(9, 9, 10, reads=[("inbox", None)])  # the whole inbox: not located
+    source = write_events(tmp_path / "events.jsonl", events)
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([source], fresh)
+    ingest([source], old)
+    with sqlite3.connect(old) as connection:
+        connection.execute("DROP INDEX accesses_by_location")
+        connection.execute("DROP TABLE access_locations")
+        connection.execute("ALTER TABLE accesses DROP COLUMN located")
+        connection.execute("PRAGMA user_version = 8")
+    bad = "file:/in/part-1.json"
+    answer = impact(old, "inbox", location=bad).as_json()  # a query opens it: upgraded
+    assert _located(old) == _located(fresh)
+    assert [row[1] for row in _located(fresh)] == [1, 1, 1, 0]
+    assert answer == impact(fresh, "inbox", location=bad).as_json()
+    assert [r["runId"][-1] for r in answer["runs"]] == ["2", "9"]  # type: ignore[index]

@@ -49,6 +49,8 @@ class Engine:
         self.accesses = timeline.accesses
         self.readers_after = timeline.readers_after
         self.readers_of = timeline.readers_of
+        self.readers_at = timeline.readers_at
+        self.touching = timeline.touching
         self.writers_of = timeline.writers_of
         self.inputs = timeline.inputs
         self.outputs = timeline.outputs

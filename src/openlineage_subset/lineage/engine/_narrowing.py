@@ -31,42 +31,75 @@ _RUN = (
     "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
     "a.condition FROM accesses a JOIN runs r USING (run_id) "
 )
-_LISTING = (
-    "(a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM partitions p "
-    "JOIN access_partitions l USING (partition_id) WHERE p.dataset_id = ? "
-    "AND p.dimensions IN (SELECT value FROM json_each(?))))"
-)
-READERS = (
-    _RUN + "WHERE a.dataset_id = ? AND a.direction = 'input' AND (? IS NULL OR {since}) "
-    f"AND {_LISTING} "
+
+
+def listing(direction: str, *, by_id: bool) -> str:
+    """Where the reads (``input``) or writes (``output``) of a dataset are that do not only list
+    partitions, or list one of some: found with the indexes (``accesses_by_dataset``,
+    ``access_partitions``), not by reading every access of the dataset. Parameters: dataset id,
+    then the partitions: their ids (``by_id``, a JSON array), else the dataset id and their
+    canonical JSON (a JSON array)."""
+    partitions = (
+        "SELECT l.access_id FROM access_partitions l "
+        "WHERE l.partition_id IN (SELECT value FROM json_each(?))"
+        if by_id
+        else "SELECT l.access_id FROM partitions p JOIN access_partitions l USING (partition_id) "
+        "WHERE p.dataset_id = ? AND p.dimensions IN (SELECT value FROM json_each(?))"
+    )
+    return (
+        "a.access_id IN (SELECT access_id FROM accesses WHERE dataset_id = ? "
+        f"AND direction = '{direction}' AND listed = 0 UNION {partitions}) "
+        f"AND a.direction = '{direction}' "
+    )
+
+
+_OUT_OF_RANGE = (
     # A range below the units' least date of a column, or above their greatest.
     "AND NOT EXISTS (SELECT 1 FROM access_bounds b JOIN json_each(?) u "
     "ON u.key = b.column_name WHERE b.access_id = a.access_id "
     "AND (b.high < json_extract(u.value, '$[0]') "
     "OR b.low > json_extract(u.value, '$[1]'))) "
-    "ORDER BY r.started_at, r.run_id"
+)
+_SINCE = "AND (? IS NULL OR {since}) "
+READERS = (
+    _RUN
+    + "WHERE "
+    + listing("input", by_id=False)
+    + _SINCE
+    + _OUT_OF_RANGE
+    + "ORDER BY r.started_at, r.run_id"
 )
 """The reads of a dataset by runs started after a time (``{since}``: ``>`` or ``>=``), less
 those that only list partitions and list none of some, and those whose date ranges leave all of
-them out. Parameters: dataset id, time twice, dataset id, the partitions' canonical JSON (a JSON
-array), their date spans (JSON, see ``date_spans``)."""
-WRITERS = (
-    _RUN + "WHERE a.dataset_id = ? AND a.direction = 'output' AND r.status = 'COMPLETE' "
-    "AND r.ended_at IS NOT NULL AND (? IS NULL OR r.ended_at < ?) "
-    f"AND {_LISTING} ORDER BY r.ended_at DESC, r.run_id DESC"
+them out. Parameters: dataset id twice, the partitions' canonical JSON (a JSON array), time
+twice, their date spans (JSON, see ``date_spans``)."""
+READERS_BY_ID = (
+    _RUN
+    + "WHERE "
+    + listing("input", by_id=True)
+    + _SINCE
+    + _OUT_OF_RANGE
+    + "ORDER BY r.started_at, r.run_id"
 )
-"""The writes of a dataset by runs completed before a time, the latest first, less those that
-only list partitions and list none of some. Parameters: dataset id, time twice, dataset id, the
-partitions' canonical JSON (a JSON array)."""
-WRITERS_BY_ID = (
-    _RUN + "WHERE a.dataset_id = ? AND a.direction = 'output' AND r.status = 'COMPLETE' "
-    "AND r.ended_at IS NOT NULL AND (? IS NULL OR r.ended_at < ?) "
-    "AND (a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM access_partitions l "
-    "WHERE l.partition_id IN (SELECT value FROM json_each(?)))) "
+"""``READERS`` for partitions of known ids (found already: SQLite need not look their keys
+up again). Parameters: dataset id, the partition ids (a JSON array), time twice, the date
+spans."""
+_COMPLETED_BEFORE = (
+    "AND r.status = 'COMPLETE' AND r.ended_at IS NOT NULL AND (? IS NULL OR r.ended_at < ?) "
     "ORDER BY r.ended_at DESC, r.run_id DESC"
 )
-"""``WRITERS`` for partitions of known ids (found already: SQLite need not look their keys
-up again). Parameters: dataset id, time twice, the partition ids (a JSON array)."""
+WRITERS = _RUN + "WHERE " + listing("output", by_id=False) + _COMPLETED_BEFORE
+"""The writes of a dataset by runs completed before a time, the latest first, less those that
+only list partitions and list none of some. Parameters: dataset id twice, the partitions'
+canonical JSON (a JSON array), time twice."""
+WRITERS_BY_ID = _RUN + "WHERE " + listing("output", by_id=True) + _COMPLETED_BEFORE
+"""``WRITERS`` for partitions of known ids. Parameters: dataset id, the partition ids (a JSON
+array), time twice."""
+WRITES = _RUN + "WHERE " + listing("output", by_id=False) + "ORDER BY r.started_at, r.run_id"
+"""The writes of a dataset by any run, by start, less those that only list partitions and list
+none of some. Parameters: dataset id twice, the partitions' canonical JSON (a JSON array)."""
+WRITES_BY_ID = _RUN + "WHERE " + listing("output", by_id=True) + "ORDER BY r.started_at, r.run_id"
+"""``WRITES`` for partitions of known ids. Parameters: dataset id, the partition ids."""
 
 
 def inside(shape: tuple[str, ...], itself: Dimensions) -> list[Where] | None:

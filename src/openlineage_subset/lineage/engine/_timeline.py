@@ -19,25 +19,45 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
-from openlineage_subset.lineage.engine._narrowing import _LISTING, READERS, WRITERS, WRITERS_BY_ID
+from openlineage_subset.lineage.engine._narrowing import (
+    READERS,
+    READERS_BY_ID,
+    WRITERS,
+    WRITERS_BY_ID,
+    WRITES,
+    WRITES_BY_ID,
+)
 from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalog
-from openlineage_subset.lineage.model import RunRef, Side, Unit, canonical_unit, date_spans
+from openlineage_subset.lineage.model import (
+    RunRef,
+    Side,
+    Unit,
+    canonical_unit,
+    date_spans,
+    places_around,
+)
 from openlineage_subset.lineage.store import ReadCounts
 
 __all__ = ["Access", "ParsedConditions", "Timeline"]
 
-_READERS_BY_ID = READERS.replace(
-    _LISTING,
-    "(a.listed = 0 OR a.access_id IN (SELECT l.access_id FROM access_partitions l "
-    "WHERE l.partition_id IN (SELECT value FROM json_each(?))))",
-)
-"""``READERS`` for partitions of known ids. Parameters: dataset id, time twice, the partition
-ids (a JSON array), the date spans."""
-assert _READERS_BY_ID != READERS
 _RUN_ROW = (
     "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
     "a.condition FROM accesses a JOIN runs r USING (run_id) "
 )
+_READERS_AT = (
+    _RUN_ROW + "WHERE a.access_id IN ("
+    "SELECT access_id FROM accesses WHERE dataset_id = ? AND direction = 'input' "
+    "AND located = 0 "
+    "UNION SELECT access_id FROM access_locations WHERE dataset_id = ? "
+    "AND place IN (SELECT value FROM json_each(?)) "
+    "UNION SELECT access_id FROM access_locations WHERE dataset_id = ? "
+    "AND place > ? AND place < ?) "
+    "AND a.direction = 'input' AND (? IS NULL OR {since}) ORDER BY r.started_at, r.run_id"
+)
+"""The reads of a dataset by runs started after a time (``{since}``: ``>`` or ``>=``) that
+may have read a place: those not decided by places (``located``), and those that list it, a
+directory above it or a place below it. Parameters: dataset id, dataset id, the place and the
+directories above it (a JSON array), dataset id, the range below it, time twice."""
 
 
 class ParsedConditions:
@@ -152,6 +172,17 @@ class Timeline:
         cut = bisect.bisect_left if inclusive else bisect.bisect_right
         return reads[cut(starts, after) :]
 
+    def readers_at(
+        self, dataset_id: int, place: str, after: str | None, inclusive: bool
+    ) -> list[Access]:
+        """:meth:`readers_after`, less the reads whose places (``access_locations``) leave
+        ``place`` out: found by SQLite, the others unread. In the same order."""
+        exact, low, high = places_around(place)
+        since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
+        params = (dataset_id, dataset_id, json.dumps(exact), dataset_id, low, high, after, after)
+        rows = self.db.execute(_READERS_AT.format(since=since), params)
+        return [self._access(row, dataset_id, Side.INPUT) for row in rows]
+
     def readers_of(
         self, dataset_id: int, units: Iterable[Unit], after: str | None, inclusive: bool
     ) -> list[Access]:
@@ -162,16 +193,9 @@ class Timeline:
         units = list(units)
         spans = json.dumps(date_spans(units))
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
-        ids = self.catalog.of(dataset_id).partition_ids()
-        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
-        if self.catalog.of(dataset_id).restricted() and units and None not in found:
-            # Their partition ids, known from finding them: the index without the key's text.
-            params: tuple[Any, ...] = (dataset_id, after, after, json.dumps(found), spans)
-            rows = self.db.execute(_READERS_BY_ID.format(since=since), params)
-        else:
-            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
-            params = (dataset_id, after, after, dataset_id, wanted, spans)
-            rows = self.db.execute(READERS.format(since=since), params)
+        by_id, listed = self._listing(dataset_id, units, self.catalog.of(dataset_id).restricted())
+        sql = (READERS_BY_ID if by_id else READERS).format(since=since)
+        rows = self.db.execute(sql, (*listed, after, after, spans))
         return [self._access(row, dataset_id, Side.INPUT) for row in rows]
 
     def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
@@ -179,9 +203,7 @@ class Timeline:
         the latest first; less, when every unit is a known partition of a dataset with a
         ``plain_shape``, the writes that only list partitions and list none of the units
         (found with the ``access_partitions`` index), which do not write them."""
-        catalog = self.catalog
-        listed = all(catalog.of(dataset_id).identifier(unit) is not None for unit in units)
-        if not units or not listed or catalog.of(dataset_id).plain_shape() is None:
+        if not self._indexed(dataset_id, units):
             writes = [
                 write
                 for write in self.accesses(dataset_id, Side.OUTPUT)
@@ -191,16 +213,46 @@ class Timeline:
             ]
             writes.sort(key=lambda write: (write.run.ended_at or "", write.run.run_id))
             return writes[::-1]
-        ids = catalog.of(dataset_id).partition_ids()
-        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
-        if None not in found:
-            # Their partition ids, known from finding them: the index without the key's text.
-            params: tuple[Any, ...] = (dataset_id, before, before, json.dumps(found))
-            rows = self.db.execute(WRITERS_BY_ID, params)
-        else:
-            wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
-            rows = self.db.execute(WRITERS, (dataset_id, before, before, dataset_id, wanted))
+        by_id, listed = self._listing(dataset_id, units, True)
+        rows = self.db.execute(WRITERS_BY_ID if by_id else WRITERS, (*listed, before, before))
         return [self._access(row, dataset_id, Side.OUTPUT) for row in rows]
+
+    def touching(self, dataset_id: int, direction: Side, units: list[Unit]) -> list[Access]:
+        """:meth:`accesses`, less, when every unit is a known partition of a dataset with a
+        ``plain_shape``, those that only list partitions and list none of the units (and the
+        reads whose date ranges leave every unit out), found with the indexes: what may
+        touch the units. In the same order."""
+        if not self._indexed(dataset_id, units):
+            return self.accesses(dataset_id, direction)
+        if direction is Side.INPUT:
+            return self.readers_of(dataset_id, units, None, True)
+        by_id, listed = self._listing(dataset_id, units, True)
+        rows = self.db.execute(WRITES_BY_ID if by_id else WRITES, listed)
+        return [self._access(row, dataset_id, Side.OUTPUT) for row in rows]
+
+    def _indexed(self, dataset_id: int, units: list[Unit]) -> bool:
+        """Whether the units are known partitions of a dataset with a ``plain_shape``: then an
+        access that only lists partitions, and none of them, does not touch them."""
+        catalog = self.catalog.of(dataset_id)
+        catalog.look_up(units)
+        return (
+            bool(units)
+            and all(catalog.identifier(unit) is not None for unit in units)
+            and catalog.plain_shape() is not None
+        )
+
+    def _listing(
+        self, dataset_id: int, units: list[Unit], by_id: bool
+    ) -> tuple[bool, tuple[Any, ...]]:
+        """Whether :func:`listing` is given the units by their partition ids (``by_id``
+        allows it, and each was found by key already: no key's text looked up again), and
+        its parameters."""
+        ids = self.catalog.of(dataset_id).partition_ids()
+        found = [ids.get(unit) for unit in units]  # type: ignore[arg-type]
+        if by_id and units and None not in found:
+            return True, (dataset_id, json.dumps(found))
+        wanted = json.dumps([canonical_unit(unit) for unit in units if unit is not None])
+        return False, (dataset_id, dataset_id, wanted)
 
     def outputs(self, run: RunRef) -> list[Access]:
         return self._of_run(run, Side.OUTPUT)

@@ -49,6 +49,7 @@ from openlineage_subset.lineage.model import (
     canonical,
     dimensions_columns_kinds,
     listed_partitions,
+    listed_places,
     normal_time,
 )
 from openlineage_subset.lineage.store import Alias, kept_facets, other_names, run_parents
@@ -287,7 +288,10 @@ def _condition(condition: Any, text: str) -> Condition:
             catalog[known[1:]] = None
         shapes = tuple(dict.fromkeys(shape for shape, _ in catalog))
         kinds = tuple(dict.fromkeys(kind for _, column_kinds in catalog for kind in column_kinds))
-        found = Condition(text, lists, tuple(rows), shapes, kinds)
+        places = listed_places(condition)
+        found = Condition(
+            text, lists, tuple(rows), shapes, kinds, None if places is None else tuple(places)
+        )
         if len(_KNOWN_CONDITIONS) >= _KNOWN_CONDITIONS_MAX:
             _KNOWN_CONDITIONS.clear()
         _KNOWN_CONDITIONS[text] = found

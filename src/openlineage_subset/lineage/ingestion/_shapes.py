@@ -148,6 +148,9 @@ class Condition:
     """The distinct column sets of those partitions (canonical JSON arrays)."""
     column_kinds: tuple[tuple[str, str], ...]
     """Their distinct (column, kind of value)."""
+    places: tuple[str, ...] | None
+    """The places whose list decides where it may have touched (see
+    :func:`~openlineage_subset.lineage.model.listed_places`); None: it may touch any."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -347,7 +347,7 @@ class Writer:
         dataset_ids = self._dataset_ids(events)
         # By (run, dataset, direction): [access id, distinct conditions, whether they only list
         # partitions, how many of them access_conditions holds (None: a new access), whether
-        # this chunk adds one].
+        # this chunk adds one, whether lists of places decide them all].
         accesses: dict[tuple[str, int, str], list[Any]] = self._stored_accesses(old_runs)
         # (access id, dataset id, condition index, whether a read) of each condition new to an
         # access
@@ -359,17 +359,20 @@ class Writer:
                 direction, index = read_or_write.direction, read_or_write.condition
                 access = accesses.get((run_id, dataset_id, direction))
                 if access is None:
-                    access = [self.next_access, [], False, None, False]
+                    access = [self.next_access, [], False, None, False, False]
                     accesses[run_id, dataset_id, direction] = access
                     self.next_access += 1
                 if index < 0:
                     continue  # no facet: says nothing about the subset, and overrides nothing
-                text, lists = conditions[index].text, conditions[index].lists_only
+                condition = conditions[index]
+                text, lists = condition.text, condition.lists_only
                 texts = access[1]
                 if text in texts:
                     continue  # a condition stored before: its partitions were recorded with it
-                # The OR of conditions only lists partitions when each of them does.
+                # The OR of conditions only lists partitions when each of them does, and is
+                # decided by places when each of them is.
                 access[2] = (access[2] or not texts) and lists
+                access[5] = (access[5] or not texts) and condition.places is not None
                 texts.append(text)
                 access[4] = True
                 added.append((access[0], dataset_id, index, direction == "input"))
@@ -377,13 +380,13 @@ class Writer:
         changed: list[tuple[Any, ...]] = []
         several: list[tuple[int, str]] = []
         bounds: list[tuple[int, str, str | None, str | None]] = []
-        for key, (access_id, texts, lists, held, grown) in accesses.items():
+        for key, (access_id, texts, lists, held, grown, located) in accesses.items():
             if held is None:
                 merged = _merged(texts)
-                new.append((access_id, *key, merged, lists))
+                new.append((access_id, *key, merged, lists, located))
             elif grown:
                 merged = _merged(texts)
-                changed.append((merged, lists, access_id))
+                changed.append((merged, lists, located, access_id))
             else:
                 continue
             if len(texts) > 1:  # the one condition of an access is its condition
@@ -394,19 +397,32 @@ class Writer:
                     for column, (low, high) in read_bounds(json.loads(merged)).items()
                 )
         self._many(
-            "INSERT INTO accesses (access_id, run_id, dataset_id, direction, condition, listed) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO accesses "
+            "(access_id, run_id, dataset_id, direction, condition, listed, located) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             new,
         )
-        self._many("UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?", changed)
+        self._many(
+            "UPDATE accesses SET condition = ?, listed = ?, located = ? WHERE access_id = ?",
+            changed,
+        )
         self._many("INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several)
         # A grown read's condition is a wider OR: its old ranges go, the new ones are stored.
-        self._many("DELETE FROM access_bounds WHERE access_id = ?", [(row[2],) for row in changed])
+        self._many("DELETE FROM access_bounds WHERE access_id = ?", [(row[3],) for row in changed])
         self._many(
             "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
             bounds,
         )
         self._partitions(added, conditions)
+        self._many(
+            "INSERT OR IGNORE INTO access_locations (dataset_id, place, access_id) "
+            "VALUES (?, ?, ?)",
+            [
+                (dataset_id, place, access_id)
+                for access_id, dataset_id, index, _ in added
+                for place in conditions[index].places or ()
+            ],
+        )
 
     def _stored_accesses(self, runs: list[str]) -> dict[tuple[str, int, str], list[Any]]:
         """The accesses of runs stored before, as :meth:`_accesses` keeps them."""
@@ -414,8 +430,9 @@ class Writer:
         by_id: dict[int, list[Any]] = {}
         if not runs:
             return accesses  # no run stored before: nothing to read (a START, usually)
-        for access_id, run_id, dataset_id, direction, condition, listed in self.db.execute(
-            "SELECT access_id, run_id, dataset_id, direction, condition, listed FROM accesses "
+        for access_id, run_id, dataset_id, direction, condition, listed, located in self.db.execute(
+            "SELECT access_id, run_id, dataset_id, direction, condition, listed, located "
+            "FROM accesses "
             f"WHERE run_id IN {_IN}",
             (json.dumps(runs),),
         ):
@@ -426,6 +443,7 @@ class Writer:
                 bool(listed),
                 0,
                 False,
+                bool(located),
             ]
         several: dict[int, list[str]] = {}
         if not by_id:

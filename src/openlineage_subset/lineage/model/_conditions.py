@@ -409,15 +409,85 @@ _WILDCARDS = frozenset("*?[{")
 
 def _place_overlaps(listed: str, place: str) -> bool:
     """Whether a listed location and ``place`` may share a file (either holds the other)."""
+    key = place_key(listed)
+    if key is None:
+        return True  # a location that cannot be read may be anything
+    place = place.rstrip("/")
+    return key == place or place.startswith(key + "/") or key.startswith(place + "/")
+
+
+def place_key(listed: str) -> str | None:
+    """The place a listed location stands for when compared with others: cleaned, a glob a
+    producer left in as the directory it starts in, no ``/`` at the end. None: it cannot be
+    read, and may be anything.
+
+    >>> place_key("file:/in/day=1/*.json"), place_key("s3://b/in/")
+    ('file:/in/day=1', 's3://b/in')
+    """
     try:
         listed = clean_location(listed)
     except ValueError:
-        return True  # a location that cannot be read may be anything
+        return None
     if not _WILDCARDS.isdisjoint(listed):
-        # A glob a producer left in: it may match anything below the directory it starts in.
+        # A glob: it may match anything below the directory it starts in.
         listed = glob_root(listed) or listed.rpartition("/")[0]
-    listed, place = listed.rstrip("/"), place.rstrip("/")
-    return listed == place or place.startswith(listed + "/") or listed.startswith(place + "/")
+    return listed.rstrip("/")
+
+
+def listed_places(condition: Any) -> list[str] | None:
+    """The places (:func:`place_key`) that decide where ``condition`` may have touched, when
+    a list of them does: the access may touch ``place`` exactly when one of them holds it or
+    lies below it, as :func:`excludes_location` decides. A location list gives its places; an
+    OR, both sides' (each side must give some); an AND, the side that gives some when the other
+    names no location. None for anything else (it may touch any place), and for a location
+    that cannot be read.
+
+    >>> listed_places({"type": "location", "locations": ["file:/in/a.json", "file:/in/b/"]})
+    ['file:/in/a.json', 'file:/in/b']
+    >>> listed_places({"type": "compare", "comparison": "EQUAL"}) is None
+    True
+    """
+    if not isinstance(condition, dict):
+        return None
+    kind = condition.get("type")
+    if kind == "location":
+        places = condition.get("locations")
+        if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
+            return None
+        keys = [place_key(place) for place in places]
+        return None if None in keys else list(dict.fromkeys(keys))  # type: ignore[arg-type]
+    if kind != "binary":
+        return None
+    left, right = listed_places(condition.get("left")), listed_places(condition.get("right"))
+    if condition.get("operator") == "AND":
+        # Touched only where both sides may touch: one side's places, if the other names none.
+        sides = ((left, condition.get("right")), (right, condition.get("left")))
+        found = [side for side, other in sides if side is not None and not _names_location(other)]
+        return found[0] if found else None
+    if left is None or right is None:
+        return None
+    return list(dict.fromkeys(left + right))
+
+
+def _names_location(condition: Any) -> bool:
+    """Whether a location list is somewhere in ``condition``."""
+    if not isinstance(condition, dict):
+        return False
+    if condition.get("type") == "location":
+        return True
+    return _names_location(condition.get("left")) or _names_location(condition.get("right"))
+
+
+def places_around(place: str) -> tuple[list[str], str, str]:
+    """Where the places that may share a file with ``place`` are: itself and the directories
+    above it (exactly), and those below it (a range of text, low and high excluded).
+
+    >>> places_around("file:/in/a")
+    (['file:', 'file:/in', 'file:/in/a'], 'file:/in/a/', 'file:/in/a0')
+    """
+    place = place.rstrip("/")
+    above = [place[:at] for at, char in enumerate(place) if char == "/"]
+    return [*dict.fromkeys(above), place], place + "/", place + "0"
 
 
 def only_partitions(condition: Any) -> list[Mapping[str, Any]] | None:

@@ -51,7 +51,8 @@ def history_answer(store: LineageStore, query: HistoryQuery) -> HistoryReport:
     target = engine.partitions(dataset_id).partition_set(dict.fromkeys(units, "definite"))
     entries = []
     for side in Side:
-        for access in engine.accesses(dataset_id, side):
+        # Those that may touch the partitions asked about (all of them, for the whole dataset).
+        for access in engine.touching(dataset_id, side, [] if values is None else units):
             label: Label | None = "definite"
             if values is not None:
                 label, _ = read_label(engine, access, tuple((u, "definite") for u in units))

@@ -116,9 +116,10 @@ def _affected(
         reached = queue.popleft()
         if limit is not None and reached.hops > limit:
             continue
-        known, reads = _reads_of(engine, reached)
+        place = location if reached.upstream is None else None
+        known, reads = _reads_of(engine, reached, place)
         for read in reads:
-            if _elsewhere(read, location if reached.upstream is None else None):
+            if _elsewhere(read, place):
                 continue  # it read other files of the dataset, not the one asked about
             label, matched = read_label(engine, read, reached.units, known)
             if label is None:
@@ -163,9 +164,12 @@ def _affected(
     return runs, plan, written
 
 
-def _reads_of(engine: Engine, reached: _Reached) -> tuple[dict[Unit, Values], list[Access]]:
+def _reads_of(
+    engine: Engine, reached: _Reached, place: str | None
+) -> tuple[dict[Unit, Values], list[Access]]:
     """The reads of what was reached, after it was there: of its known partitions, where all
-    its units are known partitions of a plainly shaped dataset (and their values), else all."""
+    its units are known partitions of a plainly shaped dataset (and their values), else all
+    (those that may have read ``place``, when one is asked about)."""
     engine.partitions(reached.dataset_id).look_up((unit for unit, _ in reached.units))
     known: dict[Unit, Values] = {
         unit: tuple(value for _, value in unit)
@@ -176,6 +180,8 @@ def _reads_of(engine: Engine, reached: _Reached) -> tuple[dict[Unit, Values], li
         known = {}
     if known and len(known) == len(reached.units):
         return known, engine.readers_of(reached.dataset_id, known, reached.after, reached.inclusive)
+    if place is not None:
+        return known, engine.readers_at(reached.dataset_id, place, reached.after, reached.inclusive)
     return known, engine.readers_after(reached.dataset_id, reached.after, reached.inclusive)
 
 

@@ -17,6 +17,9 @@ Tables:
 - ``access_partitions``: the partitions each read's and each write's conditions list
   (partition and access ids), to find the reads (impact) and the writes (provenance) of a
   partition without reading every condition;
+- ``access_locations``: the places (files, directories) each read's and write's condition
+  lists when that list decides where it may have touched (a location list; ``located`` in
+  ``accesses``), to find the reads of a bad file without reading every condition (layout 9);
 - ``access_bounds``: the ranges of ISO dates the condition of a read that is not only
   partition lists keeps partition columns in (``business_date`` within the last seven days, a
   day's partitions ``AND amount > 0``), to leave out the reads of other days without reading
@@ -48,12 +51,12 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
-names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``) or 7 (no
-index of runs by their parent) is brought to 8 when first opened (:func:`upgrade`); older
-ones are refused, saying to ingest again."""
+names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``), 7 (no
+index of runs by their parent) or 8 (no ``access_locations``) is brought to 9 when first
+opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
 
 
 UPGRADABLE = 3
@@ -111,10 +114,25 @@ CREATE TABLE accesses (
     -- 1 when the condition only lists partitions (partition lists joined by OR), each listed
     -- in access_partitions: then it selects no partition it does not list
     listed      INTEGER NOT NULL DEFAULT 0,
+    -- 1 when a list of places decides where the condition may have touched (a location list,
+    -- see listed_places()), each in access_locations: then it touched no place elsewhere
+    located     INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );
 -- with listed: the reads of a partition are found without reading each row (and its condition)
 CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction, listed);
+-- with located: the reads of a file are found without reading each row
+CREATE INDEX accesses_by_location ON accesses (dataset_id, direction, located);
+
+-- the places (place_key(): files, directories) of the accesses whose condition they decide
+-- (located), by dataset: the reads of a bad file are those of it, of a directory above it,
+-- or of files below it (a range of text), and those not located
+CREATE TABLE access_locations (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    place       TEXT NOT NULL,
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    PRIMARY KEY (dataset_id, place, access_id)
+) WITHOUT ROWID;
 
 CREATE TABLE access_conditions (
     access_id   INTEGER NOT NULL REFERENCES accesses (access_id),

@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from openlineage_subset.lineage.model import dimensions_text, listed_partitions, read_bounds
+from openlineage_subset.lineage.model import (
+    dimensions_text,
+    listed_partitions,
+    listed_places,
+    read_bounds,
+)
 from openlineage_subset.lineage.store._facets import facets_of
 from openlineage_subset.lineage.store._layout import (
     SCHEMA,
@@ -25,7 +30,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
     partitions and filters (which layout 4 stored none of). From 5: each run's parent, root
     and orchestrator task, from the facets kept (:func:`_add_run_parents`). From 6: the ends
     of the partition keys (:func:`_add_partition_tails`). From 7: the index of runs by their
-    parent."""
+    parent. From 8: the places of the accesses whose conditions a list of them decides
+    (:func:`_add_access_locations`)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -79,7 +85,37 @@ def upgrade(connection: sqlite3.Connection) -> None:
         connection.execute(
             "CREATE INDEX IF NOT EXISTS run_parents_by_parent ON run_parents (parent_run_id)"
         )
+    if version < 9:
+        _add_access_locations(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _add_access_locations(connection: sqlite3.Connection) -> None:
+    """Layout 9's ``located`` column, its index and ``access_locations``, filled from the
+    conditions that name a location (one pass over them)."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(accesses)")}
+    if "located" not in columns:
+        connection.execute("ALTER TABLE accesses ADD COLUMN located INTEGER NOT NULL DEFAULT 0")
+    start = SCHEMA.index("CREATE INDEX accesses_by_location")
+    index, table = statements(SCHEMA[start:])[:2]
+    connection.execute(index.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+    rows = connection.execute(
+        "SELECT access_id, dataset_id, condition FROM accesses "
+        "WHERE condition LIKE '%\"location\"%'"
+    ).fetchall()
+    located: list[tuple[int]] = []
+    places: list[tuple[int, str, int]] = []
+    for access_id, dataset_id, text in rows:
+        found = listed_places(json.loads(text))
+        if found is not None:
+            located.append((access_id,))
+            places.extend((dataset_id, place, access_id) for place in found)
+    connection.executemany("UPDATE accesses SET located = 1 WHERE access_id = ?", located)
+    connection.executemany(
+        "INSERT OR IGNORE INTO access_locations (dataset_id, place, access_id) VALUES (?, ?, ?)",
+        places,
+    )
 
 
 def _add_partition_tails(connection: sqlite3.Connection) -> None:

@@ -233,7 +233,7 @@ def _commit_run(store: LineageStore, run_id: str) -> None:
     store.begin_write()
     store.connection.execute(
         "INSERT INTO runs VALUES (?, 'ns', 'job', 'COMPLETE', '2024-10-01T00:00:00Z', NULL, NULL,"
-        " '2024-10-01T00:00:00Z', 'COMPLETE', '2024-10-01T00:00:00Z', NULL)",
+        " '2024-10-01T00:00:00Z', 'COMPLETE', '2024-10-01T00:00:00Z', NULL, 0)",
         (run_id,),
     )
     store.connection.execute("COMMIT")

@@ -5,6 +5,7 @@ and a parent of more runs than a page lists says how many there are."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -100,3 +101,45 @@ def test_a_run_links_its_parent_and_the_parent_its_runs(tmp_path: Path) -> None:
         in orphan_page
     )
     assert "Runs it started" not in orphan_page and "Runs it started" not in child_page
+
+
+def _get(db: Path, path: str) -> str:
+    from openlineage_subset.service import EventSink, _app
+    from tests.service.helpers import asgi_call
+
+    sink = EventSink(db)
+    try:
+        status, _, body = asgi_call(_app.make_app(db, sink, max_body=1_000_000), "GET", path)
+    finally:
+        sink.close()
+    assert status == 200, body
+    return body.decode("utf-8")
+
+
+def test_the_runs_page_shows_a_jobs_runs_under_one_parent_as_one_row(tmp_path: Path) -> None:
+    events = [event(APP, "START", 0, job="app")]
+    for number in range(10, 40):  # thirty batches of one job under the application
+        batch = _child(number, APP, number)
+        for item in batch:
+            item["job"] = {"namespace": "tests", "name": "app.stream.q.batch"}
+        events += batch
+    events += _child(ORPHAN, 9999, 100)  # the newest: a run of its own job
+    db = tmp_path / "lineage.db"
+    assert ingest([write_events(tmp_path / "events.jsonl", events)], db).invalid == 0
+
+    page = _get(db, "/runs")
+    assert "The latest 32 of 32 run(s)" in page and "in 3 rows" in page
+    rows = page[page.index("<tbody>") : page.index("</tbody>")].split("<tr>")[1:]
+    assert [_RUN_LINK.findall(row)[0] for row in rows] == [
+        run_id(ORPHAN),
+        run_id(39),  # the newest batch, standing for the thirty
+        run_id(APP),
+    ]
+    assert f'href="/run?id={run_id(APP)}">the newest of 30 runs under its parent' in rows[1]
+    answer = json.loads(_get(db, "/api/v1/runs"))
+    assert answer["total"] == answer["shown"] == 32
+    assert [item.get("family") for item in answer["runs"]] == [
+        None,
+        {"parentRunId": run_id(APP), "runs": 30},
+        None,
+    ]

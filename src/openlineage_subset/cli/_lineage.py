@@ -396,10 +396,17 @@ def _runs(args: argparse.Namespace) -> int:
 
 
 def _runs_text(report: RunsReport) -> list[str]:
-    lines = [f"{len(report.runs)} of {report.total} run(s), the latest first"]
+    lines = [f"{report.shown} of {report.total} run(s), the latest first"]
+    if report.shown != len(report.runs):
+        lines[0] += f", in {len(report.runs)} row(s): a job's runs under one parent run are one"
     for item in report.runs:
         run = item.run.as_json()
         lines.append(f"{item.run.run_id} {item.run.job} {item.run.status} {run['startedAt']}")
+        if item.family is not None:
+            lines.append(
+                f"  the newest of {item.family.runs} runs of this job under run "
+                f"{item.family.parent_run_id} (its page in the web UI lists them all)"
+            )
         for verb, accesses in (("read", item.inputs), ("wrote", item.outputs)):
             lines.extend(
                 f"  {verb} {access.dataset}: {access.condition or '(whole dataset)'}"

@@ -57,17 +57,35 @@ class RunAccess:
 
 
 @dataclasses.dataclass(frozen=True)
+class RunFamily:
+    """The runs of one job under one parent run (a streaming query's micro-batches): listed as
+    one row, its newest run's."""
+
+    parent_run_id: str
+    runs: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"parentRunId": self.parent_run_id, "runs": self.runs}
+
+
+@dataclasses.dataclass(frozen=True)
 class RunSummary:
     run: RunRef
     inputs: tuple[RunAccess, ...]
     outputs: tuple[RunAccess, ...]
+    family: RunFamily | None = None
+    """The runs of its job under its parent, when there are several: this row stands for them
+    all (it is the newest); None: it stands for itself."""
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        found = {
             **self.run.as_json(),
             "inputs": [item.as_json() for item in self.inputs],
             "outputs": [item.as_json() for item in self.outputs],
         }
+        if self.family is not None:
+            found["family"] = self.family.as_json()
+        return found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,8 +94,17 @@ class RunsReport:
     total: int
     """How many runs the database holds (of the job, when one was asked for)."""
 
+    @property
+    def shown(self) -> int:
+        """How many runs the rows stand for (a family's row for all its runs)."""
+        return sum(1 if item.family is None else item.family.runs for item in self.runs)
+
     def as_json(self) -> dict[str, Any]:
-        return {"total": self.total, "runs": [item.as_json() for item in self.runs]}
+        return {
+            "total": self.total,
+            "shown": self.shown,
+            "runs": [item.as_json() for item in self.runs],
+        }
 
 
 def datasets(db: Database) -> DatasetsReport:
@@ -116,24 +143,47 @@ def datasets_answer(store: LineageStore, only: DatasetRef | None = None) -> Data
 
 def runs(db: Database, *, job: str | None = None, limit: int | None = 100) -> RunsReport:
     """The runs of the database (of the job named ``job``, ``NAMESPACE.NAME`` or its name
-    alone), the most recently started first, at most ``limit`` of them (None: all); each with
-    what it read and wrote."""
+    alone), the most recently started first, at most ``limit`` rows (None: all); each with
+    what it read and wrote. The runs of one job under one parent run (a streaming query's
+    micro-batches, a loop's actions) are one row: the newest of them, with their count."""
     query = RunsQuery(job, limit)
     with opened(db) as store:
         return runs_answer(store, query)
 
 
+_RUN_COLUMNS = "r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at"
+_OF_JOB = "(? IS NULL OR r.job_name = ? OR r.job_namespace || '.' || r.job_name = ?)"
+
+
 def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
-    """The answer to ``query`` from the open ``store``: :func:`runs`'s."""
+    """The answer to ``query`` from the open ``store``: :func:`runs`'s. The rows are the runs
+    with no parent (newest first, by the index of them alone) and the families of runs under
+    a parent (by their newest), merged: neither reads the runs it does not list."""
     job, limit = query.job, query.limit
-    where = "WHERE ? IS NULL OR job_name = ? OR job_namespace || '.' || job_name = ?"
-    found = store.connection.execute(
-        "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
-        f"{where} ORDER BY started_at DESC, run_id LIMIT ?",
-        (job, job, job, -1 if limit is None else limit),
+    most = -1 if limit is None else limit
+    named = (job, job, job)
+    alone = store.connection.execute(
+        f"SELECT {_RUN_COLUMNS}, NULL, 1 FROM runs r INDEXED BY runs_alone_by_start "
+        f"WHERE r.parented = 0 AND {_OF_JOB} ORDER BY r.started_at DESC, r.run_id LIMIT ?",
+        (*named, most),
     ).fetchall()
+    families = store.connection.execute(
+        f"SELECT {_RUN_COLUMNS}, f.parent_run_id, f.runs FROM run_families f "
+        f"JOIN runs r ON r.run_id = f.newest_run WHERE {_OF_JOB} "
+        "ORDER BY f.newest_at DESC, f.newest_run LIMIT ?",
+        (*named, most),
+    ).fetchall()
+    # As SQLite orders each: the latest start first, the least run id among equals.
+    found = sorted(alone + families, key=lambda row: row[0])
+    found.sort(key=lambda row: row[4], reverse=True)
+    if limit is not None:
+        found = found[:limit]
+    # All of them: SQLite counts the table's rows without stepping through each.
     (total,) = store.connection.execute(
-        f"SELECT count(*) FROM runs {where}", (job, job, job)
+        "SELECT count(*) FROM runs"
+        if job is None
+        else f"SELECT count(*) FROM runs r WHERE {_OF_JOB}",
+        () if job is None else named,
     ).fetchone()
     accesses: dict[tuple[str, Side], list[RunAccess]] = {}
     catalog = PartitionCatalog(store.connection)
@@ -150,9 +200,10 @@ def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
     return RunsReport(
         tuple(
             RunSummary(
-                RunRef(*row),
+                RunRef(*row[:6]),
                 tuple(accesses.get((row[0], Side.INPUT), ())),
                 tuple(accesses.get((row[0], Side.OUTPUT), ())),
+                None if row[7] == 1 else RunFamily(row[6], row[7]),
             )
             for row in found
         ),

@@ -38,6 +38,9 @@ Tables:
 - ``run_parents``: the parent and root run each run's ``parent`` facet names, and for an
   orchestrator's task run its DAG, task and logical date (``airflow`` facet), so that impact
   tells which task runs to re-run (see ``lineage/queries/_task_runs.py``);
+- ``run_families``: the runs of one job under one parent run (a streaming query's
+  micro-batches): how many and the newest, kept by triggers, so that a listing shows them as
+  one row without reading them (layout 9; ``parented`` in ``runs`` says which runs are in one);
 - ``settings``: the store's settings, by name (layout 6): ``partition_directories``, whether a
   dataset named as a partition directory is read as a partition of its table (``as-partitions``,
   the default when absent) or stays a dataset (``as-datasets``; see ``lineage/store/_settings.py``).
@@ -55,8 +58,8 @@ SCHEMA_VERSION = 9
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
 names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``), 7 (no
-index of runs by their parent) or 8 (no ``access_locations``) is brought to 9 when first
-opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
+index of runs by their parent) or 8 (no ``access_locations``, no ``run_families``) is brought
+to 9 when first opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
 
 
 UPGRADABLE = 3
@@ -79,9 +82,14 @@ CREATE TABLE runs (
     first_event_at  TEXT NOT NULL,
     latest_state    TEXT NOT NULL,
     latest_state_at TEXT NOT NULL,
-    terminal_state  TEXT
+    terminal_state  TEXT,
+    parented        INTEGER NOT NULL DEFAULT 0
+    -- parented: 1 when its parent facet names a parent run (run_parents): then it is one of
+    -- the runs of its job under that parent (run_families), listed with them
 );
 CREATE INDEX runs_by_start ON runs (started_at);
+-- the runs listed one by one (no parent named), newest first without reading the others
+CREATE INDEX runs_alone_by_start ON runs (started_at) WHERE parented = 0;
 CREATE INDEX runs_by_end ON runs (ended_at);
 CREATE INDEX runs_by_job ON runs (job_namespace, job_name);
 
@@ -224,6 +232,76 @@ CREATE TABLE run_parents (
 ) WITHOUT ROWID;
 -- a run's page lists the runs it started
 CREATE INDEX run_parents_by_parent ON run_parents (parent_run_id);
+
+-- the runs of one job under one parent run (a streaming query's micro-batches, a loop's
+-- actions): how many, and the newest (latest start; the least run id among equals), kept by
+-- the triggers below whatever order events come in, so that a listing shows them as one row
+CREATE TABLE run_families (
+    parent_run_id   TEXT NOT NULL,
+    job_namespace   TEXT NOT NULL,
+    job_name        TEXT NOT NULL,
+    runs            INTEGER NOT NULL,
+    newest_at       TEXT NOT NULL,
+    newest_run      TEXT NOT NULL,
+    PRIMARY KEY (parent_run_id, job_namespace, job_name)
+) WITHOUT ROWID;
+CREATE INDEX run_families_by_newest ON run_families (newest_at DESC, newest_run);
+
+CREATE TRIGGER run_families_joined AFTER INSERT ON run_parents
+WHEN NEW.parent_run_id IS NOT NULL
+BEGIN
+    UPDATE runs SET parented = 1 WHERE run_id = NEW.run_id;
+    INSERT INTO run_families
+        (parent_run_id, job_namespace, job_name, runs, newest_at, newest_run)
+    SELECT NEW.parent_run_id, job_namespace, job_name, 1, started_at, run_id FROM runs
+    WHERE run_id = NEW.run_id
+    ON CONFLICT (parent_run_id, job_namespace, job_name) DO UPDATE SET
+        runs = runs + 1,
+        newest_run = CASE WHEN excluded.newest_at > newest_at OR
+            (excluded.newest_at = newest_at AND excluded.newest_run < newest_run)
+            THEN excluded.newest_run ELSE newest_run END,
+        newest_at = max(newest_at, excluded.newest_at);
+END;
+
+-- the same, for a run whose parent an event names after others named none
+CREATE TRIGGER run_families_joined_later AFTER UPDATE OF parent_run_id ON run_parents
+WHEN OLD.parent_run_id IS NULL AND NEW.parent_run_id IS NOT NULL
+BEGIN
+    UPDATE runs SET parented = 1 WHERE run_id = NEW.run_id;
+    INSERT INTO run_families
+        (parent_run_id, job_namespace, job_name, runs, newest_at, newest_run)
+    SELECT NEW.parent_run_id, job_namespace, job_name, 1, started_at, run_id FROM runs
+    WHERE run_id = NEW.run_id
+    ON CONFLICT (parent_run_id, job_namespace, job_name) DO UPDATE SET
+        runs = runs + 1,
+        newest_run = CASE WHEN excluded.newest_at > newest_at OR
+            (excluded.newest_at = newest_at AND excluded.newest_run < newest_run)
+            THEN excluded.newest_run ELSE newest_run END,
+        newest_at = max(newest_at, excluded.newest_at);
+END;
+
+-- a run's start moved (a START that came after other events): its family's newest follows;
+-- when the newest moved earlier, the newest is found again among the family's runs
+CREATE TRIGGER run_families_moved AFTER UPDATE OF started_at ON runs
+WHEN NEW.parented = 1 AND NEW.started_at != OLD.started_at
+BEGIN
+    UPDATE run_families SET
+        newest_run = CASE WHEN NEW.started_at > newest_at OR
+            (NEW.started_at = newest_at AND NEW.run_id < newest_run)
+            THEN NEW.run_id ELSE newest_run END,
+        newest_at = max(newest_at, NEW.started_at)
+    WHERE parent_run_id = (SELECT parent_run_id FROM run_parents WHERE run_id = NEW.run_id)
+    AND job_namespace = NEW.job_namespace AND job_name = NEW.job_name
+    AND (newest_run != NEW.run_id OR NEW.started_at > OLD.started_at);
+    UPDATE run_families SET (newest_at, newest_run) = (
+        SELECT r.started_at, r.run_id FROM run_parents p JOIN runs r USING (run_id)
+        WHERE p.parent_run_id = run_families.parent_run_id
+        AND r.job_namespace = run_families.job_namespace AND r.job_name = run_families.job_name
+        ORDER BY r.started_at DESC, r.run_id LIMIT 1)
+    WHERE parent_run_id = (SELECT parent_run_id FROM run_parents WHERE run_id = NEW.run_id)
+    AND job_namespace = NEW.job_namespace AND job_name = NEW.job_name
+    AND newest_run = NEW.run_id AND NEW.started_at < OLD.started_at;
+END;
 
 CREATE TABLE settings (
     name        TEXT PRIMARY KEY,  -- absent: the setting's default

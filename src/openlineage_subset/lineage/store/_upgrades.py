@@ -4,6 +4,7 @@ opens the file: what each layout added, filled from what the file already holds.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 from openlineage_subset.lineage.model import (
@@ -31,7 +32,7 @@ def upgrade(connection: sqlite3.Connection) -> None:
     and orchestrator task, from the facets kept (:func:`_add_run_parents`). From 6: the ends
     of the partition keys (:func:`_add_partition_tails`). From 7: the index of runs by their
     parent. From 8: the places of the accesses whose conditions a list of them decides
-    (:func:`_add_access_locations`)."""
+    (:func:`_add_access_locations`), and the families of runs (:func:`_add_run_families`)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -87,6 +88,7 @@ def upgrade(connection: sqlite3.Connection) -> None:
         )
     if version < 9:
         _add_access_locations(connection)
+        _add_run_families(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -115,6 +117,38 @@ def _add_access_locations(connection: sqlite3.Connection) -> None:
     connection.executemany(
         "INSERT OR IGNORE INTO access_locations (dataset_id, place, access_id) VALUES (?, ?, ?)",
         places,
+    )
+
+
+def _add_run_families(connection: sqlite3.Connection) -> None:
+    """Layout 9's ``parented`` column of runs, its index, ``run_families`` and the triggers
+    that keep it, filled from the parents stored (one pass over them)."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(runs)")}
+    if "parented" not in columns:
+        connection.execute("ALTER TABLE runs ADD COLUMN parented INTEGER NOT NULL DEFAULT 0")
+    made = SCHEMA.index("CREATE INDEX runs_alone_by_start")
+    families = SCHEMA.index("CREATE TABLE run_families")
+    for statement in [statements(SCHEMA[made:])[0], *statements(SCHEMA[families:])[:5]]:
+        connection.execute(
+            re.sub(r"CREATE (INDEX|TABLE|TRIGGER) ", r"\g<0>IF NOT EXISTS ", statement)
+        )
+    connection.execute(
+        "UPDATE runs SET parented = 1 WHERE run_id IN "
+        "(SELECT run_id FROM run_parents WHERE parent_run_id IS NOT NULL)"
+    )
+    # Each family's count and newest start, then its newest run (the least id at that start).
+    connection.execute(
+        "INSERT OR REPLACE INTO run_families "
+        "(parent_run_id, job_namespace, job_name, runs, newest_at, newest_run) "
+        "SELECT p.parent_run_id, r.job_namespace, r.job_name, count(*), max(r.started_at), '' "
+        "FROM run_parents p JOIN runs r USING (run_id) WHERE p.parent_run_id IS NOT NULL "
+        "GROUP BY p.parent_run_id, r.job_namespace, r.job_name"
+    )
+    connection.execute(
+        "UPDATE run_families SET newest_run = (SELECT min(r.run_id) FROM run_parents p "
+        "JOIN runs r USING (run_id) WHERE p.parent_run_id = run_families.parent_run_id "
+        "AND r.job_namespace = run_families.job_namespace "
+        "AND r.job_name = run_families.job_name AND r.started_at = run_families.newest_at)"
     )
 
 

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from openlineage_subset_generated.custom.streaming_batch import v1_0_0 as batch_schema
 
-from openlineage_subset import dump, matches
+from openlineage_subset import custom_facet_issues, dump, matches
 from openlineage_subset.producer import JobRef
 from openlineage_subset.spark._actions import ActionFacts
 from openlineage_subset.spark._config import SubsetConfig
@@ -100,6 +100,7 @@ def test_a_batch_run_is_its_query_runs_child_with_a_valid_batch_facet() -> None:
         batch_schema.validators.VALIDATORS[batch_schema.FACET_ROOT]({batch_schema.FACET_KEY: facet})
         == []
     )
+    assert custom_facet_issues(end, strict=True) == []  # as `ol-subset validate` checks it
     broken = {**facet, "batchId": "4"}
     assert batch_schema.validators.VALIDATORS[batch_schema.FACET_ROOT](
         {batch_schema.FACET_KEY: broken}

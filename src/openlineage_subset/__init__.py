@@ -49,6 +49,7 @@ from openlineage_subset._builders import (
     partitions,
 )
 from openlineage_subset._convert import JsonValue, dump, parse_condition, parse_event, parse_facet
+from openlineage_subset._custom_facets import custom_facet_issues
 from openlineage_subset._errors import OpenLineageSubsetError, OpenLineageSubsetWarning
 from openlineage_subset._evaluate import guessed_type, matches, partition_overlap
 from openlineage_subset._issues import SubsetDocumentError, ValidationIssue
@@ -154,6 +155,7 @@ __all__ += [
     "ParsedJson",
     "UnusableJson",
     "check_nesting",
+    "custom_facet_issues",
     "dimension_text",
     "document_kind",
     "escapes",

@@ -25,13 +25,13 @@ import copy
 import datetime as _dt
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Any, cast
 
-from openlineage_subset_generated._support import Issue
 from openlineage_subset_generated.custom.partition_mapping import v1_0_0 as _schema
 
 from openlineage_subset._convert import JsonValue
-from openlineage_subset._issues import SubsetDocumentError, ValidationIssue, json_path
+from openlineage_subset._custom_facets import as_issues, custom_facet_issues, facet_issues
+from openlineage_subset._issues import SubsetDocumentError, ValidationIssue
 
 PARTITION_MAPPING_FACET: str = _schema.FACET_KEY
 """The facet's key under an output dataset's ``outputFacets``: ``olsubset_partitionMapping``."""
@@ -85,7 +85,7 @@ def partition_mapping_facet(
         "_schemaURL": PARTITION_MAPPING_SCHEMA_URL,
         "mappings": [dict(item) if isinstance(item, Mapping) else item for item in mappings],
     }
-    issues = _facet_issues(facet, (), strict=False)
+    issues = facet_issues(_schema, facet, (), strict=False)
     if issues:
         raise SubsetDocumentError("invalid partition mapping facet", issues)
     return cast(dict[str, JsonValue], copy.deepcopy(facet))
@@ -106,7 +106,7 @@ def partition_mapping_issues(facet: object) -> list[str]:
     """
     if isinstance(facet, Mapping) and not isinstance(facet, dict):
         facet = dict(facet)
-    return [str(issue) for issue in _facet_issues(facet, (), strict=False)]
+    return [str(issue) for issue in facet_issues(_schema, facet, (), strict=False)]
 
 
 def partition_mapping_event_issues(
@@ -126,26 +126,7 @@ def partition_mapping_event_issues(
     ...     print(issue)
     $.outputs[0].outputFacets.olsubset_partitionMapping.mappings: expected at least 1 item(s), ...
     """
-    found: list[ValidationIssue] = []
-    datasets = event.get("outputs")
-    for index, dataset in enumerate(datasets if isinstance(datasets, list) else ()):
-        facets = dataset.get("outputFacets") if isinstance(dataset, Mapping) else None
-        facet = facets.get(PARTITION_MAPPING_FACET) if isinstance(facets, Mapping) else None
-        url = facet.get("_schemaURL") if isinstance(facet, dict) else None
-        if not isinstance(url, str) or url.partition("#")[0] != _schema.FACET_SCHEMA_URL:
-            continue
-        path = ("outputs", index, "outputFacets", PARTITION_MAPPING_FACET)
-        found += _facet_issues(facet, path, strict=strict)
-        if strict and url != PARTITION_MAPPING_SCHEMA_URL:
-            found.append(
-                ValidationIssue(
-                    json_path((*path, "_schemaURL")),
-                    f"names another definition of the facet's schema; expected "
-                    f"{PARTITION_MAPPING_SCHEMA_URL}",
-                    "strict",
-                )
-            )
-    return found
+    return custom_facet_issues(event, strict=strict, only=PARTITION_MAPPING_FACET)
 
 
 def apply_steps(value: str, steps: Sequence[Mapping[str, object]]) -> str | None:
@@ -180,7 +161,7 @@ def apply_steps(value: str, steps: Sequence[Mapping[str, object]]) -> str | None
         )
     ]
     if issues:
-        raise SubsetDocumentError("invalid partition mapping steps", _as_issues(issues, ()))
+        raise SubsetDocumentError("invalid partition mapping steps", as_issues(issues, ()))
     text: str | None = value
     for step in steps:
         day = _iso_date(text)
@@ -212,23 +193,3 @@ def _iso_date(text: str | None) -> _dt.date | None:
         return _dt.date(*(int(part) for part in match.groups()))
     except ValueError:  # 2024-02-30, month 13, year 0
         return None
-
-
-def _facet_issues(
-    facet: object, prefix: tuple[str | int, ...], *, strict: bool
-) -> list[ValidationIssue]:
-    """The schema's issues of a facet and, ``strict``, those of its formats (rule ``strict``),
-    each once (a value that is no object fails each part of the facet's ``allOf`` alike)."""
-    lenient = list(dict.fromkeys(_schema.validators.VALIDATORS[_schema.FACET_NAME](facet)))
-    issues = _as_issues(lenient, prefix)
-    if strict:
-        known = set(lenient)
-        extra = _schema.strict_validators.VALIDATORS[_schema.FACET_NAME](facet)
-        issues += _as_issues([i for i in dict.fromkeys(extra) if i not in known], prefix, "strict")
-    return issues
-
-
-def _as_issues(
-    found: list[Issue], prefix: tuple[str | int, ...], rule: Literal["schema", "strict"] = "schema"
-) -> list[ValidationIssue]:
-    return [ValidationIssue(json_path((*prefix, *path)), message, rule) for path, message in found]

@@ -289,3 +289,44 @@ def test_help_states_the_defaults(
         main([command, "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert out.count("(default:") >= defaults, out
+
+
+def test_an_events_streaming_batch_facet_is_checked_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The run facet ``olsubset_streamingBatch`` of a micro-batch's run, when it names the
+    facet's schema, is reported like the partition mapping facet."""
+    from openlineage_subset_generated.custom.streaming_batch import v1_0_0 as schema
+
+    facet = {
+        "_producer": PRODUCER,
+        "_schemaURL": schema.FACET_DEF_URL,
+        "queryId": "3f1c8e52-6a0b-4d7e-9c21-5b8f0a7d6e14",
+        "queryRunId": "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a10",
+        "batchId": 4,
+        "queryName": "clicks",
+    }
+    event = {
+        "eventType": "COMPLETE",
+        "eventTime": "2024-10-15T10:00:00Z",
+        "producer": PRODUCER,
+        "schemaURL": CORE_URL,
+        "run": {
+            "runId": "0192f3c1-5a4e-7c3d-9b1a-2f6e8d4c0a11",
+            "facets": {schema.FACET_KEY: facet},
+        },
+        "job": {"namespace": "spark", "name": "app.stream.clicks.batch"},
+    }
+    good = _write(tmp_path, "good.json", json.dumps(event))
+    assert _run(capsys, "--strict", good)[0] == 0
+    facet["batchId"] = "four"
+    del facet["queryRunId"]
+    bad = _write(tmp_path, "bad.json", json.dumps(event))
+    status, out = _run(capsys, bad)
+    assert status == 1
+    where = f"{bad}: $.run.facets.{schema.FACET_KEY}"
+    assert f"{where}: missing required property 'queryRunId'" in out
+    assert f"{where}.batchId: " in out
+    facet["_schemaURL"] = "https://example.com/StreamingBatch.json"  # another producer's
+    other = _write(tmp_path, "other.json", json.dumps(event))
+    assert _run(capsys, "--strict", other)[0] == 0

@@ -51,12 +51,12 @@ from openlineage_subset import (
     ParsedJson,
     UnusableJson,
     ValidationIssue,
+    custom_facet_issues,
     document_kind,
     input_start,
     max_line_bytes,
     misplaced_subset_facets,
     parse_json,
-    partition_mapping_event_issues,
     read_at_most,
     read_lines,
     too_big,
@@ -157,7 +157,7 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result.issues = validate(result.document, strict=strict)
-            result.issues += _partition_mapping_issues(result.issues, result.document, strict)
+            result.issues += _custom_facet_issues(result.issues, result.document, strict)
         result.warnings = [str(warning.message) for warning in caught]
         if not strict:  # strict: issues of the validation; lenient: said, not counted
             result.warnings += [str(issue) for issue in misplaced_subset_facets(result.document)]
@@ -167,15 +167,16 @@ def _check(result: _Result, strict: bool, require_subset: bool) -> None:
     result.document = None  # a JSON Lines input holds one document at a time
 
 
-def _partition_mapping_issues(
+def _custom_facet_issues(
     reported: list[ValidationIssue], document: Any, strict: bool
 ) -> list[ValidationIssue]:
-    """The issues of an event's ``olsubset_partitionMapping`` facets that ``validate`` has not
-    reported already (the core schema checks a facet's ``_producer`` and ``_schemaURL`` too)."""
+    """The issues of an event's facets of this package (``olsubset_partitionMapping``,
+    ``olsubset_streamingBatch``) that ``validate`` has not reported already (the core schema
+    checks a facet's ``_producer`` and ``_schemaURL`` too)."""
     if not isinstance(document, dict) or document_kind(document) != "event":
         return []
     seen = {(issue.path, issue.message) for issue in reported}
-    found = partition_mapping_event_issues(document, strict=strict)
+    found = custom_facet_issues(document, strict=strict)
     return [issue for issue in found if (issue.path, issue.message) not in seen]
 
 

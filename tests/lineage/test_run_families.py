@@ -205,12 +205,11 @@ def test_the_command_says_what_a_row_stands_for(
     ingest([write_events(tmp_path / "events.jsonl", _history(5, random.Random(3)))], db)
     assert main(["lineage", "runs", "--db", db, "--limit", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert (
-        out[0]
-        == "6 of 21 run(s), the latest first, in 2 row(s): a job's runs under one parent run are one"
+    assert out[0] == (
+        "6 of 21 run(s), the latest first, in 2 row(s): a job's runs under one parent run are one"
     )
     assert out[1].startswith(f"{run_id(20)} tests.app.stream.q.batch COMPLETE ")
-    assert (
-        out[2]
-        == f"  the newest of 5 runs of this job under run {run_id(RESTARTED)} (its page in the web UI lists them all)"
+    assert out[2] == (
+        f"  the newest of 5 runs of this job under run {run_id(RESTARTED)} "
+        "(its page in the web UI lists them all)"
     )

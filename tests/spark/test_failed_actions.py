@@ -227,23 +227,41 @@ def _spark_json_log_gist(line: str) -> str:
     )
 
 
+@pytest.fixture(scope="module")
+def plain_run(
+    lake: Lake, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[str], subprocess.CompletedProcess[str]]:
+    """The script run without capture, once for both ways of capturing it: its folder, its
+    arguments (the same for every run, so that what it prints is the same) and what it did."""
+    folder = tmp_path_factory.mktemp("every-action")
+    script = folder / "failing.py"
+    script.write_text(SCRIPT)
+    arguments = [str(lake.plain), str(folder / "out")]
+    plain = python_script(script, [*arguments, "plain"], folder)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    shutil.rmtree(folder / "out")
+    return folder, arguments, plain
+
+
 @pytest.mark.parametrize("how", ["ol-subset run", "enable()"])
 def test_every_action_of_a_script_is_a_run_and_lineage_says_nothing(
-    lake: Lake, tmp_path: Path, how: str
+    lake: Lake,
+    plain_run: tuple[Path, list[str], subprocess.CompletedProcess[str]],
+    tmp_path: Path,
+    how: str,
 ) -> None:
-    script = tmp_path / "failing.py"
-    script.write_text(SCRIPT)
+    folder, arguments, plain = plain_run
+    script = folder / "failing.py"
     events = tmp_path / "events.jsonl"
-    arguments = [str(lake.plain), str(tmp_path / "out")]
-    plain = python_script(script, [*arguments, "plain"], tmp_path)
-    assert plain.returncode == 0, plain.stderr[-3000:]
-    shutil.rmtree(tmp_path / "out")  # the same writes again
-    if how == "ol-subset run":
-        done = ol_subset(
-            "run", "--output", str(events), str(script), *arguments, "ol-subset", cwd=tmp_path
-        )
-    else:
-        done = python_script(script, [*arguments, "enable", str(events)], tmp_path)
+    try:  # the same writes as the plain run, to the same folder (emptied after each run)
+        if how == "ol-subset run":
+            done = ol_subset(
+                "run", "--output", str(events), str(script), *arguments, "ol-subset", cwd=folder
+            )
+        else:
+            done = python_script(script, [*arguments, "enable", str(events)], folder)
+    finally:
+        shutil.rmtree(folder / "out", ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == plain.stdout
     assert done.stdout.count("caught") == 3
@@ -277,7 +295,7 @@ def test_every_action_of_a_script_is_a_run_and_lineage_says_nothing(
         ("count", "COMPLETE"),
         ("write", "FAIL"),
     ]
-    out = tmp_path / "out"
+    out = folder / "out"
     completed = sorted(
         (
             [(d["namespace"], d["name"]) for d in event["inputs"]],

@@ -554,8 +554,7 @@ def demo(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 @nox.parametrize("pyspark", list(PYSPARK))
 def bundled_java(session: nox.Session, pyspark: str) -> None:
-    """The demo and its tests on the ``[java]`` extra's runtime alone: no JAVA_HOME, no ``java``
-    on PATH."""
+    """The demo's tests on the ``[java]`` extra's runtime alone: no JAVA_HOME, no ``java``."""
     bin_dir = _pyspark(session, pyspark)
     work = Path(session.create_tmp()).resolve() / f"bundled_java-{pyspark}"  # tests run elsewhere
     shutil.rmtree(work, ignore_errors=True)

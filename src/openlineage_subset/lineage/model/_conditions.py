@@ -392,10 +392,8 @@ def excludes_location(condition: Any, place: str) -> bool:
         return False
     kind = condition.get("type")
     if kind == "location":
-        places = condition.get("locations")
-        if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
-            return False
-        return not any(_place_overlaps(listed, place) for listed in places)
+        places = _locations(condition)
+        return places is not None and not any(_place_overlaps(p, place) for p in places)
     if kind == "binary":
         left = excludes_location(condition.get("left"), place)
         right = excludes_location(condition.get("right"), place)
@@ -451,8 +449,8 @@ def listed_places(condition: Any) -> list[str] | None:
         return None
     kind = condition.get("type")
     if kind == "location":
-        places = condition.get("locations")
-        if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
+        places = _locations(condition)
+        if places is None:
             return None
         keys = [place_key(place) for place in places]
         return None if None in keys else list(dict.fromkeys(keys))  # type: ignore[arg-type]
@@ -467,6 +465,14 @@ def listed_places(condition: Any) -> list[str] | None:
     if left is None or right is None:
         return None
     return list(dict.fromkeys(left + right))
+
+
+def _locations(condition: Mapping[str, Any]) -> list[str] | None:
+    """A location condition's list of locations; None when it is not a list of texts."""
+    places = condition.get("locations")
+    if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
+        return None
+    return places
 
 
 def _names_location(condition: Any) -> bool:

@@ -70,3 +70,22 @@ def run_codegen(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
     )
+
+
+def sqlite_steps(connection: Any, call: Any) -> tuple[int, Any]:
+    """The steps of SQLite's virtual machine ``call()`` takes on ``connection`` (a
+    ``sqlite3.Connection``): what its statements read, whatever the machine's speed; and
+    what it returned."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    connection.set_progress_handler(count, 1)
+    try:
+        answer = call()
+    finally:
+        connection.set_progress_handler(None, 1)
+    return steps, answer

@@ -138,7 +138,8 @@ def pipeline_history(days: int = 10, *, failed_day: int = 7) -> list[Json]:
     a dataset named :data:`HOSTILE_NAME` whole, and a ``compact`` job that reads and rewrites
     the day's ``clean`` partition."""
     events: list[Json] = []
-    dates = [f"2024-10-{number:02d}" for number in range(1, days + 1)]
+    first = dt.date(2024, 10, 1)
+    dates = [(first + dt.timedelta(days=number)).isoformat() for number in range(days)]
     minute = 0.0
     number = 0
 

@@ -61,9 +61,13 @@ def _is_table(name: tuple[str, str]) -> bool:
 
 
 def _condition(chosen: random.Random, location: str) -> Json | None:
-    kind = chosen.randrange(5)
+    kind = chosen.randrange(6)
     if kind == 0:
         return None
+    if kind == 5:  # files and folders of the dataset's days
+        days = chosen.sample(DAYS, chosen.randint(1, 2))
+        places = [f"{location}/day={day}" + chosen.choice(("", "/a.parquet")) for day in days]
+        return {"type": "location", "locations": places}
     if kind <= 2:
         days = chosen.sample(DAYS, chosen.randint(1, 2))
         return {
@@ -179,12 +183,21 @@ _STORE = {
     "runs": "SELECT * FROM runs",
     "parents": "SELECT * FROM run_parents",
     "events": "SELECT digest, run_id, event_type, event_time, facets FROM events",
-    "accesses": "SELECT a.run_id, d.namespace, d.name, a.direction, a.condition, a.listed "
-    "FROM accesses a JOIN datasets d USING (dataset_id)",
+    "accesses": "SELECT a.run_id, d.namespace, d.name, a.direction, a.condition, a.listed, "
+    "a.located FROM accesses a JOIN datasets d USING (dataset_id)",
     "conditions": "SELECT a.run_id, d.name, a.direction, c.condition FROM access_conditions c "
     "JOIN accesses a USING (access_id) JOIN datasets d USING (dataset_id)",
     "bounds": "SELECT a.run_id, d.name, b.column_name, b.low, b.high FROM access_bounds b "
     "JOIN accesses a USING (access_id) JOIN datasets d USING (dataset_id)",
+    # the indexes of places and of ranges, under the dataset each access is of
+    "places": "SELECT d.name, l.place, a.run_id, a.direction FROM access_locations l "
+    "JOIN accesses a USING (access_id) JOIN datasets d ON d.dataset_id = l.dataset_id "
+    "AND d.dataset_id = a.dataset_id",
+    "ranges": "SELECT d.name, g.column_name, g.span, g.key, a.run_id FROM access_ranges g "
+    "JOIN accesses a USING (access_id) JOIN datasets d ON d.dataset_id = g.dataset_id "
+    "AND d.dataset_id = a.dataset_id",
+    "index rows": "SELECT 'places', count(*) FROM access_locations UNION ALL "
+    "SELECT 'ranges', count(*) FROM access_ranges",
     "partitions": "SELECT d.name, p.dimensions, p.identifier FROM partitions p "
     "JOIN datasets d USING (dataset_id)",
     "listed": "SELECT d.name, p.dimensions, a.run_id, a.direction FROM access_partitions l "
@@ -211,7 +224,11 @@ def _questions(number: int, chosen: random.Random) -> Iterator[tuple[str, Any]]:
         namespace, name = chosen.choice(names(number))
         partition = chosen.choice((None, *({"day": day} for day in DAYS)))
         kind = chosen.choice(("impact", "provenance", "history", "partitions"))
-        if kind == "impact":
+        if kind == "impact" and chosen.random() < 0.5:  # a bad file of a day
+            day = chosen.choice(DAYS)
+            place = f"{names(number)[chosen.randrange(2, 5)][1]}/day={day}/a.parquet"
+            yield kind, ImpactQuery(name, location=place, namespace=namespace)
+        elif kind == "impact":
             yield kind, ImpactQuery(name, partition=partition, namespace=namespace)
         elif kind == "provenance":
             yield kind, ProvenanceQuery(name, partition=partition, namespace=namespace)

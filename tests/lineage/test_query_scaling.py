@@ -14,12 +14,25 @@ import pytest
 from openlineage_subset.lineage import LineageStore, dataset_partitions, impact, ingest, provenance
 from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog
 from openlineage_subset.lineage.engine._timeline import Timeline
-from tests.lineage.events import HOSTILE_NAME, pipeline_history, write_events
+from tests.helpers import sqlite_steps
+from tests.lineage.events import HOSTILE_NAME, pipeline_history, run, write_events
 
 
-def _db(tmp_path: Path, days: int) -> str:
-    source = write_events(tmp_path / f"events{days}.jsonl", pipeline_history(days, failed_day=3))
-    db = str(tmp_path / f"lineage{days}.db")
+def _db(tmp_path: Path, days: int, *, failing: bool = False) -> str:
+    events = pipeline_history(days, failed_day=3)
+    if failing:  # and each day a run of rolling that fails, said to write it (no facet: whole)
+        for number in range(days):
+            start = 10_000 + number
+            events += run(
+                5_000 + number,
+                start,
+                start + 0.5,
+                writes=[("rolling", None)],
+                status="FAIL",
+                job="rolling",
+            )
+    source = write_events(tmp_path / f"events{days}.jsonl", events)
+    db = str(tmp_path / f"lineage{days}{'-failing' * failing}.db")
     assert ingest([source], db).invalid == 0
     return db
 
@@ -133,3 +146,32 @@ def test_partitions_are_found_by_key_whether_neighbours_or_far_apart(tmp_path: P
         found = partitions_keyed(db, dataset_id, wanted)
         expected = sorted((key, *stored[key]) for key in wanted if key in stored)
         assert sorted(found) == expected, wanted
+
+
+def test_a_partitions_readers_and_writers_cost_the_same_however_long_the_history(
+    tmp_path: Path,
+) -> None:
+    """What SQLite steps through (its virtual machine's steps, not the time) to answer the
+    impact of a day of ``clean``, read by ``rolling`` as 3-day windows (ranges of dates, no
+    list), and the provenance of a day of ``rolling``, which a failed run says it wrote whole
+    each day, is the same at 70 and at 140 days: the windows of other days (``access_ranges``)
+    and the writes of failed runs (``writes_done``) are left unread, not checked one by one."""
+    steps: dict[str, list[int]] = {"impact": [], "provenance": []}
+    for days in (70, 140):  # more partitions than the few a query samples (64)
+        with _store(_db(tmp_path, days, failing=True)) as store:
+            questions = {
+                "impact": lambda: impact(store, "clean", partition={"day": "2024-10-02"}),
+                "provenance": lambda: provenance(
+                    store, "rolling", partition={"day": "2024-10-02"}, depth=1
+                ),
+            }
+            answers = {}
+            for name, question in questions.items():
+                count, answers[name] = sqlite_steps(store.connection, question)
+                steps[name].append(count)
+            windows = [run.run for run in answers["impact"].runs if run.run.job_name == "rolling"]
+            assert len(windows) == 3, "the windows of days 2, 3 and 4 read day 2"
+            (writer,) = answers["provenance"].writers
+            assert writer.run.status == "COMPLETE"
+    assert steps["impact"][0] == steps["impact"][1], steps
+    assert steps["provenance"][0] == steps["provenance"][1], steps

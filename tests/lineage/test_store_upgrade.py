@@ -204,3 +204,50 @@ def test_a_layout_8_database_gets_the_places_of_its_reads(tmp_path: Path) -> Non
     assert [row[1] for row in _located(fresh)] == [1, 1, 1, 0]
     assert answer == impact(fresh, "inbox", location=bad).as_json()
     assert [r["runId"][-1] for r in answer["runs"]] == ["2", "9"]  # type: ignore[index]
+
+
+_LAYOUT_10 = {
+    "ranges": "SELECT * FROM access_ranges ORDER BY access_id",
+    "done": "SELECT access_id, done FROM accesses ORDER BY access_id",
+    "places": "SELECT * FROM access_locations ORDER BY access_id, place",
+}
+
+
+def _layout_10(db: str) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(db) as connection:
+        return {name: connection.execute(sql).fetchall() for name, sql in _LAYOUT_10.items()}
+
+
+def test_a_layout_9_database_gets_the_ranges_of_its_reads_and_its_writes_done(
+    tmp_path: Path,
+) -> None:
+    """The index of ranges, the writes of completed runs (and the trigger that keeps them) and
+    the places again (a layout-9 merge could have left some under a removed dataset): equal to
+    a new file's, and kept alike by a later ingest in which a stored run completes."""
+    events = pipeline_history(6, failed_day=2)
+    events += run(90, 90, 91, reads=[("inbox", _files("file:/in/a.json"))], writes=[("raw", None)])
+    start, end = events[-2:]
+    first = write_events(tmp_path / "first.jsonl", events[:-1])  # the last run's end: later
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([first], fresh)
+    ingest([first], old)
+    with sqlite3.connect(old) as connection:
+        connection.execute("DROP TABLE access_ranges")
+        connection.execute("DROP TRIGGER writes_done_kept")
+        connection.execute("DROP INDEX writes_done")
+        connection.execute("ALTER TABLE accesses DROP COLUMN done")
+        connection.execute("UPDATE access_locations SET dataset_id = dataset_id + 100")
+        connection.execute("PRAGMA user_version = 9")
+    asked = {"day": "2024-10-02"}
+    answer = impact(old, "clean", partition=asked).as_json()  # a query opens it: upgraded
+    assert answer == impact(fresh, "clean", partition=asked).as_json()
+    assert _layout_10(old) == _layout_10(fresh)
+    tables = _layout_10(fresh)
+    assert {row[1] for row in tables["ranges"]} == {"", "day"}, "windows and whole reads"
+    assert (0,) in {row[1:] for row in tables["done"]}, "the failed run's write is not done"
+    later = write_events(tmp_path / "later.jsonl", [end])
+    ingest([later], fresh)
+    ingest([later], old)
+    assert _layout_10(old) == _layout_10(fresh)
+    assert _layout_10(fresh)["done"] != tables["done"], "the stored run completed: its write is"
+    assert start["eventType"] == "START"

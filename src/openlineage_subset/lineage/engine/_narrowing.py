@@ -1,6 +1,7 @@
 """The SQL that narrows what a query reads to what its question needs: the known partitions
 inside a coarser partition (a day of partitions by day and country), those a read's date range
-keeps, and the reads and writes that list some partitions (the ``access_partitions`` index).
+keeps, the reads and writes that list some partitions (the ``access_partitions`` index), and
+the reads whose ranges of dates may meet some partitions' (the ``access_ranges`` index).
 
 The partitions of a dataset are keyed by their canonical JSON (keys sorted), so those whose
 first columns have given values, or whose first column is an ISO date within a range, are a
@@ -33,23 +34,50 @@ _RUN = (
 )
 
 
-def listing(direction: str, *, by_id: bool) -> str:
-    """Where the reads (``input``) or writes (``output``) of a dataset are that do not only list
-    partitions, or list one of some: found with the indexes (``accesses_by_dataset``,
-    ``access_partitions``), not by reading every access of the dataset. Parameters: dataset id,
-    then the partitions: their ids (``by_id``, a JSON array), else the dataset id and their
-    canonical JSON (a JSON array)."""
-    partitions = (
-        "SELECT l.access_id FROM access_partitions l "
-        "WHERE l.partition_id IN (SELECT value FROM json_each(?))"
-        if by_id
-        else "SELECT l.access_id FROM partitions p JOIN access_partitions l USING (partition_id) "
+def _listing_any(by_id: bool) -> str:
+    """The accesses that list one of some partitions: their ids (``by_id``, a JSON array),
+    else the dataset id and their canonical JSON (a JSON array)."""
+    if by_id:
+        return (
+            "SELECT l.access_id FROM access_partitions l "
+            "WHERE l.partition_id IN (SELECT value FROM json_each(?))"
+        )
+    return (
+        "SELECT l.access_id FROM partitions p JOIN access_partitions l USING (partition_id) "
         "WHERE p.dataset_id = ? AND p.dimensions IN (SELECT value FROM json_each(?))"
     )
+
+
+def listing(direction: str, *, by_id: bool, done: bool = False) -> str:
+    """Where the reads (``input``) or writes (``output``) of a dataset are that do not only list
+    partitions (with ``done``, only the writes of completed runs: ``writes_done``), or list one
+    of some: found with the indexes (``accesses_by_dataset``, ``access_partitions``), not by
+    reading every access of the dataset. Parameters: dataset id, then the partitions: their ids
+    (``by_id``, a JSON array), else the dataset id and their canonical JSON (a JSON array)."""
+    # SQLite would rather take accesses_by_dataset (more columns), and read each row's done
+    index = "INDEXED BY writes_done " if done else ""
     return (
-        "a.access_id IN (SELECT access_id FROM accesses WHERE dataset_id = ? "
-        f"AND direction = '{direction}' AND listed = 0 UNION {partitions}) "
-        f"AND a.direction = '{direction}' "
+        f"a.access_id IN (SELECT access_id FROM accesses {index}WHERE dataset_id = ? "
+        f"AND direction = '{direction}' AND listed = 0 {'AND done = 1 ' * done}"
+        f"UNION {_listing_any(by_id)}) AND a.direction = '{direction}' "
+    )
+
+
+def reading(*, by_id: bool) -> str:
+    """Where the reads of a dataset are that may hold some partitions: those that list one of
+    them, and of the others (``access_ranges``) those whose range of a column of dates may
+    meet the partitions' dates (``range_probes()``) and those bounded in no column the
+    partitions all have a date in; not every read of the dataset. Parameters: the probes (a
+    JSON array), dataset id, dataset id, the columns whose reads are all taken (a JSON array:
+    '' for the reads bounded in none), then the partitions as :func:`listing`'s."""
+    return (
+        "a.access_id IN (SELECT g.access_id FROM json_each(?) q CROSS JOIN access_ranges g "
+        "ON g.dataset_id = ? AND g.column_name = json_extract(q.value, '$[0]') "
+        "AND g.span = json_extract(q.value, '$[1]') "
+        "AND g.key BETWEEN json_extract(q.value, '$[2]') AND json_extract(q.value, '$[3]') "
+        "UNION SELECT access_id FROM access_ranges WHERE dataset_id = ? "
+        "AND column_name IN (SELECT value FROM json_each(?)) "
+        f"UNION {_listing_any(by_id)}) AND a.direction = 'input' "
     )
 
 
@@ -64,35 +92,35 @@ _SINCE = "AND (? IS NULL OR {since}) "
 READERS = (
     _RUN
     + "WHERE "
-    + listing("input", by_id=False)
+    + reading(by_id=False)
     + _SINCE
     + _OUT_OF_RANGE
     + "ORDER BY r.started_at, r.run_id"
 )
 """The reads of a dataset by runs started after a time (``{since}``: ``>`` or ``>=``), less
 those that only list partitions and list none of some, and those whose date ranges leave all of
-them out. Parameters: dataset id twice, the partitions' canonical JSON (a JSON array), time
-twice, their date spans (JSON, see ``date_spans``)."""
+them out (found by :func:`reading`, then checked: ``access_bounds``). Parameters:
+:func:`reading`'s (the partitions' canonical JSON), time twice, their date spans (JSON, see
+``date_spans``)."""
 READERS_BY_ID = (
     _RUN
     + "WHERE "
-    + listing("input", by_id=True)
+    + reading(by_id=True)
     + _SINCE
     + _OUT_OF_RANGE
     + "ORDER BY r.started_at, r.run_id"
 )
 """``READERS`` for partitions of known ids (found already: SQLite need not look their keys
-up again). Parameters: dataset id, the partition ids (a JSON array), time twice, the date
-spans."""
+up again). Parameters: :func:`reading`'s (the partition ids), time twice, the date spans."""
 _COMPLETED_BEFORE = (
     "AND r.status = 'COMPLETE' AND r.ended_at IS NOT NULL AND (? IS NULL OR r.ended_at < ?) "
     "ORDER BY r.ended_at DESC, r.run_id DESC"
 )
-WRITERS = _RUN + "WHERE " + listing("output", by_id=False) + _COMPLETED_BEFORE
+WRITERS = _RUN + "WHERE " + listing("output", by_id=False, done=True) + _COMPLETED_BEFORE
 """The writes of a dataset by runs completed before a time, the latest first, less those that
 only list partitions and list none of some. Parameters: dataset id twice, the partitions'
 canonical JSON (a JSON array), time twice."""
-WRITERS_BY_ID = _RUN + "WHERE " + listing("output", by_id=True) + _COMPLETED_BEFORE
+WRITERS_BY_ID = _RUN + "WHERE " + listing("output", by_id=True, done=True) + _COMPLETED_BEFORE
 """``WRITERS`` for partitions of known ids. Parameters: dataset id, the partition ids (a JSON
 array), time twice."""
 WRITES = _RUN + "WHERE " + listing("output", by_id=False) + "ORDER BY r.started_at, r.run_id"

@@ -6,7 +6,8 @@ and when, as :class:`Access` records read from SQL once per query.
   read affected data, and its outputs go no further.
 
 The reads and writes that only list partitions and list none of those asked about are left out
-by SQLite (the ``access_partitions`` index and the date ranges of ``access_bounds``), unread.
+by SQLite (the ``access_partitions`` index, the ranges of dates of ``access_ranges`` and
+``access_bounds``), unread.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from openlineage_subset.lineage.model import (
     canonical_unit,
     date_spans,
     places_around,
+    range_probes,
 )
 from openlineage_subset.lineage.store import ReadCounts
 
@@ -105,6 +107,7 @@ class Timeline:
         self._starts: dict[tuple[int, Side], list[str]] = {}
         self._by_run: dict[tuple[str, Side], list[Access]] = {}
         self._parsed = ParsedConditions(catalog.counts)
+        self._columns: dict[int, list[str]] = {}
 
     def accesses(self, dataset_id: int, direction: Side) -> list[Access]:
         """Reads (``input``) or writes (``output``) of a dataset, by run start time."""
@@ -191,12 +194,30 @@ class Timeline:
         does not select (found with the ``access_partitions`` index), and the reads whose date
         ranges (``access_bounds``) leave every unit out. In the same order."""
         units = list(units)
-        spans = json.dumps(date_spans(units))
+        spans = date_spans(units)
+        columns = self._range_columns(dataset_id)
+        # '' keys the reads bounded in no column: all taken, as those of a column not in spans
+        probes = range_probes({c: spans[c] for c in columns if c and c in spans})
+        whole = [column for column in columns if not column or column not in spans]
         since = "r.started_at >= ?" if inclusive else "r.started_at > ?"
         by_id, listed = self._listing(dataset_id, units, self.catalog.of(dataset_id).restricted())
         sql = (READERS_BY_ID if by_id else READERS).format(since=since)
-        rows = self.db.execute(sql, (*listed, after, after, spans))
+        ranged = (json.dumps(probes), dataset_id, dataset_id, json.dumps(whole))
+        rows = self.db.execute(sql, (*ranged, *listed[1:], after, after, json.dumps(spans)))
         return [self._access(row, dataset_id, Side.INPUT) for row in rows]
+
+    def _range_columns(self, dataset_id: int) -> list[str]:
+        """The columns the reads of a dataset that do not only list partitions are keyed by in
+        ``access_ranges`` ('' for those bounded in none): one search of the key each."""
+        found = self._columns.get(dataset_id)
+        if found is None:
+            found = self._columns[dataset_id] = []
+            sql = "SELECT min(column_name) FROM access_ranges WHERE dataset_id = ? AND column_name "
+            (column,) = self.db.execute(sql + ">= ''", (dataset_id,)).fetchone()
+            while column is not None:
+                found.append(column)
+                (column,) = self.db.execute(sql + "> ?", (dataset_id, column)).fetchone()
+        return found
 
     def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
         """The writes of the dataset by runs that completed before ``before`` (None: ever),

@@ -13,8 +13,15 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from openlineage_subset.lineage.model import any_of_json, canonical, read_bounds
-from openlineage_subset.lineage.store import TABLE, Alias
+from openlineage_subset.lineage.model import any_of_json, canonical, listed_places, read_bounds
+from openlineage_subset.lineage.store import (
+    DELETE_RANGE,
+    INSERT_RANGE,
+    TABLE,
+    Alias,
+    range_row,
+    stored_range_rows,
+)
 
 Key = tuple[str, str]
 
@@ -216,40 +223,59 @@ def _merge_accesses(db: sqlite3.Connection, keep: int, gone: int) -> None:
         if same is None:
             db.execute("UPDATE accesses SET dataset_id = ? WHERE access_id = ?", (keep, access_id))
         else:
-            _one_access(db, same, access_id, direction)
+            _one_access(db, (keep, same), (gone, access_id), direction)
+    # The rows of the accesses moved whole (those of the accesses joined are gone already).
+    for table in ("access_ranges", "access_locations"):
+        db.execute(f"UPDATE {table} SET dataset_id = ? WHERE dataset_id = ?", (keep, gone))
 
 
-def _one_access(db: sqlite3.Connection, keep: int, gone: int, direction: str) -> None:
-    """Fold the access ``gone`` into ``keep`` (one run, one direction, two names)."""
-    (kept_texts, kept_lists), (gone_texts, gone_lists) = _texts(db, keep), _texts(db, gone)
+def _one_access(
+    db: sqlite3.Connection, keep: tuple[int, int], gone: tuple[int, int], direction: str
+) -> None:
+    """Fold the access ``gone`` into ``keep`` (one run, one direction, two names; each a
+    dataset id and an access id)."""
+    (kept_texts, kept_lists), (gone_texts, gone_lists) = _texts(db, keep[1]), _texts(db, gone[1])
     texts = kept_texts + [text for text in gone_texts if text not in kept_texts]
-    # As the writer merges an access's conditions: it only lists partitions when each does.
+    # As the writer merges an access's conditions: it only lists partitions when each does,
+    # and lists of places decide it when they decide each.
     lists = bool(texts) and (kept_lists or not kept_texts) and (gone_lists or not gone_texts)
+    places = {text: listed_places(json.loads(text)) for text in texts}
+    located = bool(texts) and all(found is not None for found in places.values())
     condition = _any_of(texts)
+    if direction == "input":
+        db.executemany(DELETE_RANGE, stored_range_rows(db, [keep, gone]))
     db.execute(
-        "UPDATE accesses SET condition = ?, listed = ? WHERE access_id = ?",
-        (condition, int(lists), keep),
+        "UPDATE accesses SET condition = ?, listed = ?, located = ? WHERE access_id = ?",
+        (condition, int(lists), int(located), keep[1]),
     )
     if len(texts) > 1:
         db.executemany(
             "INSERT OR IGNORE INTO access_conditions (access_id, condition) VALUES (?, ?)",
-            [(keep, text) for text in texts],
+            [(keep[1], text) for text in texts],
         )
     db.execute(
-        "UPDATE OR IGNORE access_partitions SET access_id = ? WHERE access_id = ?", (keep, gone)
+        "UPDATE OR IGNORE access_partitions SET access_id = ? WHERE access_id = ?",
+        (keep[1], gone[1]),
+    )
+    db.executemany(
+        "DELETE FROM access_locations WHERE dataset_id = ? AND place = ? AND access_id = ?",
+        [(gone[0], place, gone[1]) for text in gone_texts for place in places[text] or ()],
+    )
+    db.executemany(
+        "INSERT OR IGNORE INTO access_locations (dataset_id, place, access_id) VALUES (?, ?, ?)",
+        [(keep[0], place, keep[1]) for text in gone_texts for place in places[text] or ()],
     )
     for table in ("access_partitions", "access_conditions", "access_bounds"):
-        db.execute(f"DELETE FROM {table} WHERE access_id = ?", (gone,))
-    db.execute("DELETE FROM access_bounds WHERE access_id = ?", (keep,))
-    if direction == "input" and condition is not None and not lists:
+        db.execute(f"DELETE FROM {table} WHERE access_id = ?", (gone[1],))
+    db.execute("DELETE FROM access_bounds WHERE access_id = ?", (keep[1],))
+    if direction == "input" and not lists:
+        bounds = read_bounds(json.loads(condition)) if condition is not None else {}
         db.executemany(
             "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
-            [
-                (keep, column, low, high)
-                for column, (low, high) in read_bounds(json.loads(condition)).items()
-            ],
+            [(keep[1], column, low, high) for column, (low, high) in bounds.items()],
         )
-    db.execute("DELETE FROM accesses WHERE access_id = ?", (gone,))
+        db.execute(INSERT_RANGE, range_row(*keep, bounds))
+    db.execute("DELETE FROM accesses WHERE access_id = ?", (gone[1],))
 
 
 def _texts(db: sqlite3.Connection, access_id: int) -> tuple[list[str], bool]:

@@ -28,6 +28,8 @@ from openlineage_subset.lineage.ingestion._shapes import (
 )
 from openlineage_subset.lineage.model import any_of_json, canonical, read_bounds
 from openlineage_subset.lineage.store import (
+    DELETE_RANGE,
+    INSERT_RANGE,
     UPSERT_PARENTS,
     Alias,
     LineageStore,
@@ -35,6 +37,8 @@ from openlineage_subset.lineage.store import (
     joins_other_names,
     merged_parents,
     parents_row,
+    range_row,
+    stored_range_rows,
 )
 from openlineage_subset.producer import TERMINAL_EVENT_TYPES
 
@@ -217,7 +221,7 @@ class Writer:
                 fresh.append(event)
             new.append(is_new)
         if fresh:
-            old_runs = self._runs(fresh)
+            old_runs, completed = self._runs(fresh)
             self._many(
                 "INSERT INTO events (digest, run_id, event_type, event_time, source, facets) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -233,12 +237,12 @@ class Writer:
                     for event in fresh
                 ],
             )
-            self._accesses(fresh, old_runs, conditions)
+            self._accesses(fresh, (old_runs, completed), conditions)
         return new
 
-    def _runs(self, events: list[CheckedEvent]) -> list[str]:
+    def _runs(self, events: list[CheckedEvent]) -> tuple[list[str], set[str]]:
         """Merge the events into their runs, whatever order they come in; the ids of the runs
-        that were stored before."""
+        that were stored before, and of those that completed (so far)."""
         states: dict[str, list[Any]] = {}
         jobs: dict[str, tuple[str, str]] = {}
         for run_id, *state in self.db.execute(
@@ -288,7 +292,7 @@ class Writer:
             if event.parents is not None:
                 parents[event.run_id] = merged_parents(parents.get(event.run_id), event.parents)
         self._many(UPSERT_PARENTS, [parents_row(*item) for item in parents.items()])
-        return old
+        return old, {row[-1] for row in rows if row[2] == "COMPLETE"}
 
     def _dataset_ids(self, events: list[CheckedEvent]) -> dict[tuple[str, str], int]:
         ids = self.dataset_ids
@@ -341,9 +345,34 @@ class Writer:
         return dataset_id
 
     def _accesses(
-        self, events: list[CheckedEvent], old_runs: list[str], conditions: list[Condition]
+        self,
+        events: list[CheckedEvent],
+        runs: tuple[list[str], set[str]],
+        conditions: list[Condition],
     ) -> None:
-        """The events' reads and writes, the conditions new to each, and what those list."""
+        """The events' reads and writes, the conditions new to each, and what those list;
+        ``runs``: the ids of the events' runs stored before, and of those that completed (a
+        new write of one is ``done``; a stored run that completes marks its writes by trigger)."""
+        old_runs, completed = runs
+        accesses, added = self._gathered(events, old_runs, conditions)
+        self._write_accesses(accesses, completed)
+        self._partitions(added, conditions)
+        self._many(
+            "INSERT OR IGNORE INTO access_locations (dataset_id, place, access_id) "
+            "VALUES (?, ?, ?)",
+            [
+                (dataset_id, place, access_id)
+                for access_id, dataset_id, index, _ in added
+                for place in conditions[index].places or ()
+            ],
+        )
+
+    def _gathered(
+        self, events: list[CheckedEvent], old_runs: list[str], conditions: list[Condition]
+    ) -> tuple[dict[tuple[str, int, str], list[Any]], list[tuple[int, int, int, bool]]]:
+        """The accesses of the events' runs, stored and new, with the conditions the events
+        add to each; and each condition added: (access id, dataset id, condition index,
+        whether a read)."""
         dataset_ids = self._dataset_ids(events)
         # By (run, dataset, direction): [access id, distinct conditions, whether they only list
         # partitions, how many of them access_conditions holds (None: a new access), whether
@@ -351,7 +380,7 @@ class Writer:
         accesses: dict[tuple[str, int, str], list[Any]] = self._stored_accesses(old_runs)
         # (access id, dataset id, condition index, whether a read) of each condition new to an
         # access
-        added = []
+        added: list[tuple[int, int, int, bool]] = []
         for event in events:
             run_id = event.run_id
             for read_or_write in event.accesses:
@@ -376,14 +405,24 @@ class Writer:
                 texts.append(text)
                 access[4] = True
                 added.append((access[0], dataset_id, index, direction == "input"))
+        return accesses, added
+
+    def _write_accesses(
+        self, accesses: dict[tuple[str, int, str], list[Any]], completed: set[str]
+    ) -> None:
+        """Store the accesses new or given conditions (as :meth:`_gathered` keeps them), with
+        their conditions, the ranges of dates of the reads and their rows in ``access_ranges``."""
         new: list[tuple[Any, ...]] = []
         changed: list[tuple[Any, ...]] = []
         several: list[tuple[int, str]] = []
         bounds: list[tuple[int, str, str | None, str | None]] = []
+        ranged: list[tuple[int, str, int, str, int]] = []  # access_ranges rows
+        regrown: list[tuple[int, int]] = []  # stored reads given a condition: their old rows go
         for key, (access_id, texts, lists, held, grown, located) in accesses.items():
             if held is None:
                 merged = _merged(texts)
-                new.append((access_id, *key, merged, lists, located))
+                done = key[2] == "output" and key[0] in completed
+                new.append((access_id, *key, merged, lists, located, done))
             elif grown:
                 merged = _merged(texts)
                 changed.append((merged, lists, located, access_id))
@@ -391,15 +430,17 @@ class Writer:
                 continue
             if len(texts) > 1:  # the one condition of an access is its condition
                 several.extend((access_id, text) for text in texts[held or 0 :])
-            if key[2] == "input" and merged is not None and not lists:
-                bounds.extend(
-                    (access_id, column, low, high)
-                    for column, (low, high) in read_bounds(json.loads(merged)).items()
-                )
+            if key[2] == "input":
+                if held is not None:
+                    regrown.append((key[1], access_id))
+                if not lists:
+                    ranges = read_bounds(json.loads(merged)) if merged is not None else {}
+                    bounds.extend((access_id, column, *pair) for column, pair in ranges.items())
+                    ranged.append(range_row(key[1], access_id, ranges))
         self._many(
             "INSERT INTO accesses "
-            "(access_id, run_id, dataset_id, direction, condition, listed, located) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "(access_id, run_id, dataset_id, direction, condition, listed, located, done) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             new,
         )
         self._many(
@@ -408,20 +449,12 @@ class Writer:
         )
         self._many("INSERT INTO access_conditions (access_id, condition) VALUES (?, ?)", several)
         # A grown read's condition is a wider OR: its old ranges go, the new ones are stored.
+        self._many(DELETE_RANGE, stored_range_rows(self.db, regrown))
         self._many("DELETE FROM access_bounds WHERE access_id = ?", [(row[3],) for row in changed])
+        self._many(INSERT_RANGE, ranged)
         self._many(
             "INSERT INTO access_bounds (access_id, column_name, low, high) VALUES (?, ?, ?, ?)",
             bounds,
-        )
-        self._partitions(added, conditions)
-        self._many(
-            "INSERT OR IGNORE INTO access_locations (dataset_id, place, access_id) "
-            "VALUES (?, ?, ?)",
-            [
-                (dataset_id, place, access_id)
-                for access_id, dataset_id, index, _ in added
-                for place in conditions[index].places or ()
-            ],
         )
 
     def _stored_accesses(self, runs: list[str]) -> dict[tuple[str, int, str], list[Any]]:

@@ -35,7 +35,12 @@ from openlineage_subset.lineage.model._answers import (
     job_text,
     stronger,
 )
-from openlineage_subset.lineage.model._bounds import date_bounds, read_bounds
+from openlineage_subset.lineage.model._bounds import (
+    date_bounds,
+    range_key,
+    range_probes,
+    read_bounds,
+)
 from openlineage_subset.lineage.model._condition_json import (
     any_of_json,
     canonical,
@@ -128,6 +133,8 @@ __all__ = [
     "places_around",
     "plain_values",
     "quick_overlap",
+    "range_key",
+    "range_probes",
     "read_bounds",
     "shown_time",
     "sort_key",

@@ -17,6 +17,7 @@ as possibly overlapping, whatever the rest of the condition says.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from openlineage_subset import guessed_type
@@ -211,3 +212,62 @@ def outside(bound: Bound, value: str | None) -> bool:
         return False
     low, high = bound
     return (low is not None and value < low) or (high is not None and value > high)
+
+
+NO_LEAST = -1
+"""The width class (``access_ranges.span``) of a range with no least date: keyed by its
+greatest."""
+NO_GREATEST = -2
+"""The width class of a range with no greatest date: keyed by its least."""
+_WIDEST = 23  # 2**22 days: more than the 3,652,058 between 0001-01-01 and 9999-12-31
+
+
+def range_key(bounds: dict[str, Bound]) -> tuple[str, int, str]:
+    """Where a read that keeps its columns within ``bounds`` (:func:`read_bounds`) is in
+    ``access_ranges``: under the first column it bounds (by name), the class of the width of
+    that range (``k``: its greatest date is fewer than ``2**k`` days after its least;
+    :data:`NO_LEAST`, :data:`NO_GREATEST`: it is open on that side) and its least date (its
+    greatest when it has none); under no column (``('', 0, '')``) when it bounds none. A read
+    found in one column's ranges is checked against all its ranges after (``access_bounds``).
+
+    >>> range_key({"day": ("2024-10-09", "2024-10-15")}), range_key({"day": (None, "2024-10-15")})
+    (('day', 3, '2024-10-09'), ('day', -1, '2024-10-15'))
+    >>> range_key({})
+    ('', 0, '')
+    """
+    for column in sorted(bounds):
+        low, high = bounds[column]
+        if not column or (low is None and high is None):
+            continue  # '' keys the reads bounded in no column
+        if low is None:
+            return column, NO_LEAST, str(high)
+        if high is None:
+            return column, NO_GREATEST, low
+        width = (dt.date.fromisoformat(high) - dt.date.fromisoformat(low)).days
+        return column, max(width, 0).bit_length(), low
+    return "", 0, ""
+
+
+def range_probes(spans: dict[str, list[str]]) -> list[tuple[str, int, str, str]]:
+    """The keys of ``access_ranges`` to read for the reads whose range of a column may meet
+    ``spans`` (a least and a greatest ISO date, per column), as (column, width class, least
+    key, greatest key): a range of width class ``k`` that meets ``[x, y]`` starts after
+    ``x - 2**k`` days and at ``y`` or before, one open below ends at ``x`` or after, one open
+    above starts at ``y`` or before. Every read whose range meets the spans is in them (and
+    few others: those of each class that start in the ``2**k`` days before ``x``).
+
+    >>> for probe in range_probes({"day": ["2024-10-15", "2024-10-15"]})[:4]: print(probe)
+    ('day', -1, '2024-10-15', '~')
+    ('day', -2, '', '2024-10-15')
+    ('day', 0, '2024-10-15', '2024-10-15')
+    ('day', 1, '2024-10-14', '2024-10-15')
+    """
+    probes: list[tuple[str, int, str, str]] = []
+    for column, (least, greatest) in sorted(spans.items()):
+        first = dt.date.fromisoformat(least)
+        probes += [(column, NO_LEAST, least, "~"), (column, NO_GREATEST, "", greatest)]
+        for width in range(_WIDEST + 1):
+            days = (1 << width) - 1
+            start = first - dt.timedelta(days=days) if days < first.toordinal() else None
+            probes.append((column, width, "" if start is None else start.isoformat(), greatest))
+    return probes

@@ -8,7 +8,8 @@ store keeps besides reads and writes (a dataset's other names, a run's parents, 
 - ``_settings``: the store's settings, kept in the file;
 - ``_dataset_names``: one dataset, many names (``Alias``; which dataset a name means);
 - ``_run_parents``: each run's parent, root and orchestrator task;
-- ``_facets``: the facets kept of each event, compressed, for the pages.
+- ``_facets``: the facets kept of each event, compressed, for the pages;
+- ``_ranges``: the rows of the index of reads by their ranges of dates.
 
 Other sub-rooms import these names from here; modules of the room import each other.
 """
@@ -39,6 +40,12 @@ from openlineage_subset.lineage.store._facets import (
     kept_facets,
 )
 from openlineage_subset.lineage.store._layout import APPLICATION_ID, SCHEMA_VERSION
+from openlineage_subset.lineage.store._ranges import (
+    DELETE_RANGE,
+    INSERT_RANGE,
+    range_row,
+    stored_range_rows,
+)
 from openlineage_subset.lineage.store._run_parents import (
     AIRFLOW,
     PARENT_COLUMNS,
@@ -65,6 +72,8 @@ from openlineage_subset.lineage.store._settings import (
 __all__ = [
     "AIRFLOW",
     "APPLICATION_ID",
+    "DELETE_RANGE",
+    "INSERT_RANGE",
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
     "NOT_KEPT",
@@ -98,8 +107,10 @@ __all__ = [
     "other_names",
     "parents_row",
     "partition_directories",
+    "range_row",
     "run_parents",
     "set_partition_directories",
     "set_setting",
     "setting",
+    "stored_range_rows",
 ]

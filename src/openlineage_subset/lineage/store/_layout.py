@@ -25,6 +25,9 @@ Tables:
   day's partitions ``AND amount > 0``), to leave out the reads of other days without reading
   their conditions (see ``lineage/model/_bounds.py``; a database ingested before this version has
   no ranges for the latter, and reads their conditions);
+- ``access_ranges``: every read that does not only list partitions, keyed by one of its ranges
+  of dates (or by none), to find the reads that may hold a partition's date without reading the
+  others (layout 10);
 - ``partition_columns``, ``partition_kinds``: the sets of columns of each dataset's partitions,
   and how their values compare (text, date, number, null), so that a query knows without reading
   every partition whether some are finer than others, or compare otherwise than as text;
@@ -54,12 +57,13 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
 names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``), 7 (no
-index of runs by their parent) or 8 (no ``access_locations``, no ``run_families``) is brought
-to 9 when first opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
+index of runs by their parent), 8 (no ``access_locations``, no ``run_families``) or 9 (no
+``access_ranges``, no ``done``) is brought to 10 when first opened (:func:`upgrade`); older ones
+are refused, saying to ingest again."""
 
 
 UPGRADABLE = 3
@@ -125,12 +129,26 @@ CREATE TABLE accesses (
     -- 1 when a list of places decides where the condition may have touched (a location list,
     -- see listed_places()), each in access_locations: then it touched no place elsewhere
     located     INTEGER NOT NULL DEFAULT 0,
+    -- for a write, 1 when its run completed (status COMPLETE): only such a write wrote;
+    -- kept by the trigger below when a stored run's status changes (layout 10)
+    done        INTEGER NOT NULL DEFAULT 0,
     UNIQUE (run_id, dataset_id, direction)
 );
 -- with listed: the reads of a partition are found without reading each row (and its condition)
 CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction, listed);
 -- with located: the reads of a file are found without reading each row
 CREATE INDEX accesses_by_location ON accesses (dataset_id, direction, located);
+-- the writes of completed runs that do not only list partitions: a partition's writers are
+-- these and those that list it, not every write of failed runs too (layout 10)
+CREATE INDEX writes_done ON accesses (dataset_id) WHERE direction = 'output' AND listed = 0
+AND done = 1;
+
+CREATE TRIGGER writes_done_kept AFTER UPDATE OF status ON runs
+WHEN (NEW.status = 'COMPLETE') != (OLD.status = 'COMPLETE')
+BEGIN
+    UPDATE accesses SET done = NEW.status = 'COMPLETE'
+    WHERE run_id = NEW.run_id AND direction = 'output';
+END;
 
 -- the places (place_key(): files, directories) of the accesses whose condition they decide
 -- (located), by dataset: the reads of a bad file are those of it, of a directory above it,
@@ -186,6 +204,19 @@ CREATE TABLE access_bounds (
     low         TEXT,  -- the least ISO date the column may hold; NULL: no least
     high        TEXT,  -- the greatest; NULL: no greatest
     PRIMARY KEY (access_id, column_name)
+) WITHOUT ROWID;
+
+-- every read that does not only list partitions, by the range of dates of one column its
+-- condition keeps (range_key(): the column, the class of the range's width, its least date;
+-- '', 0, '' when it bounds none), so that the reads a partition's date may be in are found by
+-- a range of keys per width, the others unread (range_probes()); layout 10
+CREATE TABLE access_ranges (
+    dataset_id  INTEGER NOT NULL REFERENCES datasets (dataset_id),
+    column_name TEXT NOT NULL,
+    span        INTEGER NOT NULL,
+    key         TEXT NOT NULL,
+    access_id   INTEGER NOT NULL REFERENCES accesses (access_id),
+    PRIMARY KEY (dataset_id, column_name, span, key, access_id)
 ) WITHOUT ROWID;
 
 CREATE TABLE partition_columns (

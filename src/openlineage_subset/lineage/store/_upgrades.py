@@ -4,7 +4,6 @@ opens the file: what each layout added, filled from what the file already holds.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 
 from openlineage_subset.lineage.model import (
@@ -19,6 +18,7 @@ from openlineage_subset.lineage.store._layout import (
     SCHEMA_VERSION,
     statements,
 )
+from openlineage_subset.lineage.store._ranges import INSERT_RANGE, range_row
 from openlineage_subset.lineage.store._run_parents import UPSERT_PARENTS, parents_row, run_parents
 
 
@@ -32,7 +32,10 @@ def upgrade(connection: sqlite3.Connection) -> None:
     and orchestrator task, from the facets kept (:func:`_add_run_parents`). From 6: the ends
     of the partition keys (:func:`_add_partition_tails`). From 7: the index of runs by their
     parent. From 8: the places of the accesses whose conditions a list of them decides
-    (:func:`_add_access_locations`), and the families of runs (:func:`_add_run_families`)."""
+    (:func:`_add_access_locations`), and the families of runs (:func:`_add_run_families`).
+    From 9: the index of reads by their ranges of dates (:func:`_add_access_ranges`), the
+    writes of completed runs (:func:`_add_writes_done`), and the places again (layout 9's
+    merges of datasets left some under the dataset they removed)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -89,6 +92,15 @@ def upgrade(connection: sqlite3.Connection) -> None:
     if version < 9:
         _add_access_locations(connection)
         _add_run_families(connection)
+    if version < 10:
+        _add_access_ranges(connection)
+        _add_writes_done(connection)
+        if version == 9:
+            # Merges of datasets before layout 10 left the places of the accesses they moved
+            # or joined under the dataset they removed: found again from the conditions.
+            connection.execute("DELETE FROM access_locations")
+            connection.execute("UPDATE accesses SET located = 0 WHERE located = 1")
+            _add_access_locations(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -98,10 +110,7 @@ def _add_access_locations(connection: sqlite3.Connection) -> None:
     columns = {row[1] for row in connection.execute("PRAGMA table_info(accesses)")}
     if "located" not in columns:
         connection.execute("ALTER TABLE accesses ADD COLUMN located INTEGER NOT NULL DEFAULT 0")
-    start = SCHEMA.index("CREATE INDEX accesses_by_location")
-    index, table = statements(SCHEMA[start:])[:2]
-    connection.execute(index.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
-    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+    _create(connection, "INDEX accesses_by_location", "TABLE access_locations")
     rows = connection.execute(
         "SELECT access_id, dataset_id, condition FROM accesses "
         "WHERE condition LIKE '%\"location\"%'"
@@ -120,18 +129,50 @@ def _add_access_locations(connection: sqlite3.Connection) -> None:
     )
 
 
+def _add_access_ranges(connection: sqlite3.Connection) -> None:
+    """Layout 10's ``access_ranges``, filled from the reads that do not only list partitions
+    and their ranges in ``access_bounds`` (one pass over them)."""
+    _create(connection, "TABLE access_ranges")
+    reads: dict[tuple[int, int], dict[str, tuple[str | None, str | None]]] = {}
+    for access_id, dataset_id, column, low, high in connection.execute(
+        "SELECT a.access_id, a.dataset_id, b.column_name, b.low, b.high FROM accesses a "
+        "LEFT JOIN access_bounds b USING (access_id) "
+        "WHERE a.direction = 'input' AND a.listed = 0"
+    ):
+        bounds = reads.setdefault((dataset_id, access_id), {})
+        if column is not None:
+            bounds[column] = (low, high)
+    connection.executemany(INSERT_RANGE, [range_row(*key, bounds) for key, bounds in reads.items()])
+
+
+def _add_writes_done(connection: sqlite3.Connection) -> None:
+    """Layout 10's ``done`` column of accesses, set for the writes of completed runs, its
+    index and the trigger that keeps it."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(accesses)")}
+    if "done" not in columns:
+        connection.execute("ALTER TABLE accesses ADD COLUMN done INTEGER NOT NULL DEFAULT 0")
+    _create(connection, "INDEX writes_done", "TRIGGER writes_done_kept")
+    connection.execute(
+        "UPDATE accesses SET done = 1 WHERE direction = 'output' AND run_id IN "
+        "(SELECT run_id FROM runs WHERE status = 'COMPLETE')"
+    )
+
+
 def _add_run_families(connection: sqlite3.Connection) -> None:
     """Layout 9's ``parented`` column of runs, its index, ``run_families`` and the triggers
     that keep it, filled from the parents stored (one pass over them)."""
     columns = {row[1] for row in connection.execute("PRAGMA table_info(runs)")}
     if "parented" not in columns:
         connection.execute("ALTER TABLE runs ADD COLUMN parented INTEGER NOT NULL DEFAULT 0")
-    made = SCHEMA.index("CREATE INDEX runs_alone_by_start")
-    families = SCHEMA.index("CREATE TABLE run_families")
-    for statement in [statements(SCHEMA[made:])[0], *statements(SCHEMA[families:])[:5]]:
-        connection.execute(
-            re.sub(r"CREATE (INDEX|TABLE|TRIGGER) ", r"\g<0>IF NOT EXISTS ", statement)
-        )
+    _create(
+        connection,
+        "INDEX runs_alone_by_start",
+        "TABLE run_families",
+        "INDEX run_families_by_newest",
+        "TRIGGER run_families_joined",
+        "TRIGGER run_families_joined_later",
+        "TRIGGER run_families_moved",
+    )
     connection.execute(
         "UPDATE runs SET parented = 1 WHERE run_id IN "
         "(SELECT run_id FROM run_parents WHERE parent_run_id IS NOT NULL)"
@@ -155,10 +196,7 @@ def _add_run_families(connection: sqlite3.Connection) -> None:
 def _add_partition_tails(connection: sqlite3.Connection) -> None:
     """Layout 7's ``partition_tails`` and the trigger that keeps it, filled from the
     partitions stored (one pass over them)."""
-    start = SCHEMA.index("CREATE TABLE partition_tails")
-    table, trigger = statements(SCHEMA[start:])[:2]
-    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
-    connection.execute(trigger.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1))
+    _create(connection, "TABLE partition_tails", "TRIGGER partition_tails_kept")
     connection.execute(
         "INSERT OR IGNORE INTO partition_tails (dataset_id, tail) "
         "SELECT dataset_id, substr(dimensions, instr(dimensions, '\",') + 2) FROM partitions "
@@ -169,8 +207,7 @@ def _add_partition_tails(connection: sqlite3.Connection) -> None:
 def _add_run_parents(connection: sqlite3.Connection) -> None:
     """Layout 6's ``run_parents``, filled from the run facets layout 5 kept of each event
     (events stored before layout 5 kept none: their runs get theirs when ingested again)."""
-    table = statements(SCHEMA[SCHEMA.index("CREATE TABLE run_parents") :])[0]
-    connection.execute(table.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+    _create(connection, "TABLE run_parents")
     rows = []
     for run_id, body in connection.execute(
         "SELECT run_id, facets FROM events WHERE length(facets) > 0 ORDER BY event_time"
@@ -180,3 +217,14 @@ def _add_run_parents(connection: sqlite3.Connection) -> None:
         if parents is not None:
             rows.append(parents_row(run_id, parents))
     connection.executemany(UPSERT_PARENTS, rows)
+
+
+def _create(connection: sqlite3.Connection, *names: str) -> None:
+    """Create the tables, indexes and triggers ``names`` ("TABLE runs") as the layout's script
+    does, unless the file has them."""
+    for name in names:
+        create = f"\nCREATE {name} "
+        (statement,) = [text for text in statements(SCHEMA) if create in f"\n{text}"]
+        kind, _, rest = name.partition(" ")
+        made = f"\n{statement}".replace(create, f"\nCREATE {kind} IF NOT EXISTS {rest} ", 1)
+        connection.execute(made)

@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from openlineage_subset.cli import main
-from tests.lineage.events import pipeline_history
+from openlineage_subset.lineage import ingest
+from tests.lineage.events import event as made_event
+from tests.lineage.events import pipeline_history, write_events
 from tests.service.conftest import Server, command, environment
 
 
@@ -142,6 +144,7 @@ def test_a_signal_stops_it_cleanly_with_every_acknowledged_event_stored(
         ("--keep-alive", 0, 3600),
         ("--body-timeout", 1, 86_400),
         ("--max-connections", 1, 100_000),
+        ("--retain-days", 1, 36_500),
     ],
 )
 def test_every_number_option_is_bounded_in_one_line(
@@ -160,3 +163,29 @@ def test_every_number_option_is_bounded_in_one_line(
 def test_an_allowed_host_that_is_no_host_name_is_refused(tmp_path: Path, name: str) -> None:
     line = refused("--db", str(tmp_path / "l.db"), "--allowed-host", name)
     assert "--allowed-host takes a host name or address" in line
+
+
+def test_a_service_that_retains_days_prunes_once_ready_and_takes_events_still(
+    serve: Callable[..., Server], tmp_path: Path
+) -> None:
+    """October 2024's runs, more than 30 days before now: pruned once the service is ready
+    (but the last writers of partitions), a line said; answers say so; events are stored."""
+    db = str(tmp_path / "lineage.db")
+    ingest([write_events(tmp_path / "old.jsonl", pipeline_history(4))], db)
+    server = serve("--retain-days", "30", db=db)
+    assert server.process.stdout is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(server.process.stdout.readline()))
+    reader.start()
+    reader.join(timeout=60)
+    assert lines and lines[0].startswith("retention (30 days): "), lines
+    removed = int(lines[0].split(": ", 1)[1].split()[0])
+    assert removed > 0, lines[0]
+    status, answer = server.get("/api/v1/history?dataset=raw&partition=day%3D2024-10-02")
+    assert status == 200 and "were pruned" in answer["notes"][0], answer
+    posted = made_event(500, "START", 10, job="late", reads=[("raw", None)])
+    assert server.request("POST", "/api/v1/lineage", json.dumps(posted).encode())[0] == 201
+    assert server.stop() == 0
+    with sqlite3.connect(db) as connection:
+        (runs,) = connection.execute("SELECT count(*) FROM runs").fetchone()
+    assert runs == 4 * 5 - removed + 1

@@ -48,6 +48,7 @@ from openlineage_subset.lineage import (
     partition_from_text,
     partitions_text,
     provenance_text,
+    prune,
     set_setting,
     setting,
 )
@@ -159,6 +160,49 @@ def add_lineage_parser(commands: Any) -> None:
     add_serve_parser(actions)
     _add_report_parser(actions)
     _add_settings_parser(actions)
+    _add_prune_parser(actions)
+
+
+def _add_prune_parser(actions: Any) -> None:
+    pruning = actions.add_parser(
+        "prune",
+        help="remove the runs that ended before a time, but the last writers of partitions",
+        description=(
+            "Remove from the lineage database the runs that ended (or, never ending, had "
+            "their latest event) before --before, with their events, but for the last writers "
+            "of what partitions hold (kept however old), then give the space back (VACUUM, "
+            "unless --no-vacuum). Answers that reach before that time say that runs before it "
+            "were pruned. Safe while an ingest or 'lineage serve' writes: runs are removed a "
+            "few hundred at a time; VACUUM holds the database's write lock while it copies the "
+            "file (writers wait): --no-vacuum leaves the space free inside the file, reused "
+            "by later events. Events ingested again after are stored again."
+        ),
+    )
+    pruning.add_argument(
+        "--before",
+        metavar="TIME",
+        required=True,
+        help="ISO 8601 (2024-10-15, or 2024-10-15T10:00:00Z); a date is its midnight, UTC",
+    )
+    pruning.add_argument(
+        "--no-vacuum",
+        action="store_true",
+        help="leave the freed space inside the file (no VACUUM, no long write lock)",
+    )
+    _common(pruning, dataset=False)
+    pruning.set_defaults(handler=_prune)
+
+
+def _prune(args: argparse.Namespace) -> int:
+    try:
+        report = prune(args.db, args.before, vacuum=not args.no_vacuum)
+    except (LineageDatabaseError, LineageQueryError) as error:
+        return _fail(args, str(error))
+    if args.format == "json":
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        print(printable(report.summary()))
+    return EXIT_OK
 
 
 def _add_settings_parser(actions: Any) -> None:

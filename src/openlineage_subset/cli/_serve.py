@@ -37,6 +37,7 @@ _BOUNDS = {
     "keep_alive": (0, 3600),
     "body_timeout": (1, 86_400),
     "max_connections": (1, 100_000),
+    "retain_days": (1, 36_500),
 }
 """Each number option's smallest and largest value."""
 _HOST_NAME = re.compile(r"[A-Za-z0-9._-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
@@ -130,6 +131,14 @@ def add_serve_parser(actions: Any) -> None:
         f"{DEFAULT_CONNECTIONS}, and at most half of ulimit -n); one more closes the one idle "
         "longest",
     )
+    serve.add_argument(
+        "--retain-days",
+        metavar="DAYS",
+        type=int,
+        help="prune the runs that ended more than DAYS days ago, but the last writers of "
+        "partitions, once ready and then every hour (without VACUUM: the space is reused; "
+        "see 'lineage prune'); default: keep everything",
+    )
     serve.set_defaults(handler=serve_command)
 
 
@@ -148,7 +157,7 @@ def serve_command(args: argparse.Namespace) -> int:
         )
     for name, (low, high) in _BOUNDS.items():
         value = getattr(args, name)
-        if not low <= value <= high:
+        if value is not None and not low <= value <= high:
             option = "--" + name.replace("_", "-")
             return _fail(f"{option} must be between {low} and {high}, got {value}")
     for name in args.allowed_host:
@@ -185,6 +194,7 @@ def serve_command(args: argparse.Namespace) -> int:
             host=args.host,
             allowed_hosts=args.allowed_host,
             limits=limits,
+            retain_days=args.retain_days,
         )
     except LineageDatabaseError as error:
         return _fail(str(error))

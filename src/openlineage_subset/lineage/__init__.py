@@ -14,6 +14,8 @@ no recorded run read or wrote is answered with ``seen`` False, not as a confiden
 - :func:`provenance`: the runs (and their inputs) a partition's data came from;
 - :func:`history`: the runs that read or wrote a dataset or partition, in time order;
 - :func:`dataset_partitions`: each known partition, its last writer and its readers since;
+- :func:`prune`: retention, the runs that ended before a time removed but for the last writers
+  of partitions;
 - :func:`picture_source`: what the report (:mod:`openlineage_subset.report`) draws besides an
   answer: who read and wrote which partitions, each dataset's known partitions;
 - :class:`EventArchive`: impact and provenance over an archive too large for one file, with
@@ -140,10 +142,12 @@ from openlineage_subset.lineage.store import (
     SCHEMA_VERSION,
     LineageDatabaseError,
     LineageStore,
+    PruneReport,
     facets_of,
     groups_directories,
     kept_facets,
     partition_directories,
+    prune,
     set_partition_directories,
     set_setting,
     setting,
@@ -182,6 +186,7 @@ __all__ = [
     "ProvenanceQuery",
     "ProvenanceReport",
     "ProvenanceStep",
+    "PruneReport",
     "RunRef",
     "RunsQuery",
     "TaskRerun",
@@ -196,6 +201,7 @@ __all__ = [
     "partition_overlap",
     "picture_source",
     "provenance",
+    "prune",
     "shown_time",
     "unseen_note",
 ]

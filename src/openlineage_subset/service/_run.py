@@ -12,15 +12,18 @@ without WebSockets, and every request passes :mod:`._guard` (Host, Origin, JSON)
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 import uvicorn
 
 from openlineage_subset import OpenLineageSubsetError
+from openlineage_subset.lineage import LineageDatabaseError, prune
 from openlineage_subset.service._app import make_app
 from openlineage_subset.service._connections import (
     ConnectionLimits,
@@ -69,7 +72,7 @@ def url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def serve(
+def serve(  # noqa: PLR0913  (keyword-only: one per option of the serve command)
     db: str,
     sock: socket.socket,
     *,
@@ -79,13 +82,18 @@ def serve(
     allowed_hosts: Sequence[str] = (),
     limits: ConnectionLimits = DEFAULT_LIMITS,
     out: TextIO | None = None,
+    retain_days: int | None = None,
 ) -> None:
     """Serve the database ``db`` on the listening socket until SIGTERM or SIGINT.
 
     ``host``: the name it was asked to listen on (else the socket's address), which requests
-    may name, as the names ``allowed_hosts`` (see :class:`~._guard.AllowedHosts`)."""
+    may name, as the names ``allowed_hosts`` (see :class:`~._guard.AllowedHosts`).
+    ``retain_days``: prune the runs that ended more than that many days ago (but the last
+    writers of partitions) once ready, then every hour, without VACUUM (see
+    :func:`~openlineage_subset.lineage.prune`), a line on ``out`` each time."""
     sink = EventSink(db)  # raises LineageDatabaseError before anything listens
     stream = sys.stdout if out is None else out
+    stop = threading.Event()
     address, port = sock.getsockname()[:2]
     hosts = AllowedHosts.serving([address, *([host] if host else [])], port, allowed_hosts)
     limits = dataclasses.replace(limits, connections=connection_cap(limits.connections))
@@ -100,7 +108,14 @@ def serve(
             log_level="warning",
             server_header=False,
         )
-        server = _Server(config, lambda: print(f"ready: {url(sock)}", file=stream, flush=True))
+
+        def ready() -> None:
+            print(f"ready: {url(sock)}", file=stream, flush=True)
+            if retain_days is not None:
+                keeping = (db, retain_days, stream, stop)
+                threading.Thread(target=_retention, args=keeping, daemon=True).start()
+
+        server = _Server(config, ready)
         # uvicorn raises the signal again once stopped; these handlers take it then, so that the
         # command ends with status 0 (it handles the signal itself while serving).
         previous = {
@@ -112,8 +127,26 @@ def serve(
             for number, handler in previous.items():
                 signal.signal(number, handler)
     finally:
+        stop.set()
         sink.close()
         sock.close()
+
+
+RETENTION_EVERY = 3600.0
+"""Seconds between two prunes of a service with ``retain_days``."""
+
+
+def _retention(db: str, days: int, stream: TextIO, stop: threading.Event) -> None:
+    """Prune what ended more than ``days`` days ago, now and every :data:`RETENTION_EVERY`
+    seconds until ``stop``; a line each time (an error is said, and tried again next time)."""
+    while not stop.is_set():
+        before = _dt.datetime.now(_dt.timezone.utc) - _dt.timedelta(days=days)
+        try:
+            said = prune(db, before, vacuum=False).summary()
+        except LineageDatabaseError as error:
+            said = f"{error}; tried again in {RETENTION_EVERY:g} s"
+        print(f"retention ({days} days): {said}", file=stream, flush=True)
+        stop.wait(RETENTION_EVERY)
 
 
 def _stopped(number: int, frame: Any) -> None:

@@ -413,6 +413,8 @@ class HistoryReport:
     entries: tuple[HistoryEntry, ...]
     seen: bool = True
     """False when no recorded run read or wrote the part asked about, nor may have."""
+    notes: tuple[str, ...] = ()
+    """What the answer cannot tell (runs pruned before a time)."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -420,6 +422,7 @@ class HistoryReport:
             "target": self.target.as_json(),
             "entries": [entry.as_json() for entry in self.entries],
             "seen": self.seen,
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 

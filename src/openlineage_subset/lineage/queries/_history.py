@@ -20,7 +20,13 @@ from openlineage_subset.lineage.model import (
     sort_key,
 )
 from openlineage_subset.lineage.queries._questions import HistoryQuery, PartitionsQuery
-from openlineage_subset.lineage.store import Database, LineageStore, opened
+from openlineage_subset.lineage.store import (
+    Database,
+    LineageStore,
+    opened,
+    pruned_before,
+    pruned_note,
+)
 from openlineage_subset.producer import FAILED_EVENT_TYPES
 
 """Run states whose writes may have left a partition half written."""
@@ -60,7 +66,9 @@ def history_answer(store: LineageStore, query: HistoryQuery) -> HistoryReport:
                 entries.append(HistoryEntry(access.run, side.verb, engine.rendered(access), label))
     entries.sort(key=lambda e: (e.run.started_at, e.run.run_id, e.direction))
     # An entry is a read or write that may overlap the part asked about: none, nothing did.
-    return HistoryReport(target, tuple(entries), bool(entries))
+    pruned = pruned_before(engine.db)
+    notes = () if pruned is None else (pruned_note(pruned),)
+    return HistoryReport(target, tuple(entries), bool(entries), notes)
 
 
 def dataset_partitions(

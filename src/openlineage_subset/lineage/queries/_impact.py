@@ -20,7 +20,14 @@ from openlineage_subset.lineage.model import (
 )
 from openlineage_subset.lineage.queries._questions import ImpactQuery
 from openlineage_subset.lineage.queries._task_runs import task_reruns
-from openlineage_subset.lineage.store import Database, LineageStore, kept_apart_notes, opened
+from openlineage_subset.lineage.store import (
+    Database,
+    LineageStore,
+    kept_apart_notes,
+    opened,
+    pruned_before,
+    pruned_note,
+)
 
 
 def impact(
@@ -70,6 +77,9 @@ def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
     )
     seen = bool(runs) or engine.seen(start_id, start_units)
     notes = tuple(kept_apart_notes(store.connection, [start_id]))
+    pruned = pruned_before(store.connection)
+    if pruned is not None and (since is None or since < pruned):
+        notes += (pruned_note(pruned),)  # a reader before then may be gone
     tasks = task_reruns(store.connection, runs, written, engine.partitions)
     return ImpactReport(
         start,

@@ -15,7 +15,14 @@ from openlineage_subset.lineage.model import (
     stronger,
 )
 from openlineage_subset.lineage.queries._questions import ProvenanceQuery
-from openlineage_subset.lineage.store import Database, LineageStore, kept_apart_notes, opened
+from openlineage_subset.lineage.store import (
+    Database,
+    LineageStore,
+    kept_apart_notes,
+    opened,
+    pruned_before,
+    pruned_note,
+)
 
 
 def provenance(
@@ -56,7 +63,19 @@ def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> Provenance
     writers = walk.writers(target_id, list(labelled.items()), None, 1)
     seen = bool(writers) or engine.seen(target_id, units)
     notes = tuple(kept_apart_notes(store.connection, [target_id]))
+    pruned = pruned_before(store.connection)
+    if pruned is not None and (not writers or _started_before(writers, pruned)):
+        notes += (pruned_note(pruned),)  # the writers of an input then may be gone
     return ProvenanceReport(target, query.depth, writers, seen, notes)
+
+
+def _started_before(steps: tuple[ProvenanceStep, ...], time: str) -> bool:
+    """Whether a run of the steps (or of their inputs' steps) started before ``time``."""
+    return any(
+        step.run.started_at < time
+        or any(_started_before(read.writers, time) for read in step.inputs)
+        for step in steps
+    )
 
 
 def _first_listing(lists: list[frozenset[Values] | None]) -> dict[Values, int] | None:

@@ -9,7 +9,8 @@ store keeps besides reads and writes (a dataset's other names, a run's parents, 
 - ``_dataset_names``: one dataset, many names (``Alias``; which dataset a name means);
 - ``_run_parents``: each run's parent, root and orchestrator task;
 - ``_facets``: the facets kept of each event, compressed, for the pages;
-- ``_ranges``: the rows of the index of reads by their ranges of dates.
+- ``_ranges``: the rows of the index of reads by their ranges of dates;
+- ``_prune``: retention, the runs before a time removed (``prune``), and the note answers give.
 
 Other sub-rooms import these names from here; modules of the room import each other.
 """
@@ -40,6 +41,13 @@ from openlineage_subset.lineage.store._facets import (
     kept_facets,
 )
 from openlineage_subset.lineage.store._layout import APPLICATION_ID, SCHEMA_VERSION
+from openlineage_subset.lineage.store._prune import (
+    PRUNED_BEFORE,
+    PruneReport,
+    prune,
+    pruned_before,
+    pruned_note,
+)
 from openlineage_subset.lineage.store._ranges import (
     DELETE_RANGE,
     INSERT_RANGE,
@@ -82,6 +90,7 @@ __all__ = [
     "PARENT_COLUMNS",
     "PARTITION_DIRECTORIES",
     "PARTITION_DIRECTORIES_CHOICES",
+    "PRUNED_BEFORE",
     "SCHEMA_VERSION",
     "SETTINGS",
     "TABLE",
@@ -90,6 +99,7 @@ __all__ = [
     "Database",
     "LineageDatabaseError",
     "LineageStore",
+    "PruneReport",
     "ReadCounts",
     "RunParents",
     "also_named",
@@ -107,6 +117,9 @@ __all__ = [
     "other_names",
     "parents_row",
     "partition_directories",
+    "prune",
+    "pruned_before",
+    "pruned_note",
     "range_row",
     "run_parents",
     "set_partition_directories",

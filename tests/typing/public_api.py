@@ -258,6 +258,7 @@ def _lineage_types(spark: Any) -> None:
         ProvenanceQuery,
         ProvenanceReport,
         ProvenanceStep,
+        PruneReport,
         RunRef,
         RunsQuery,
         TaskRerun,
@@ -272,6 +273,7 @@ def _lineage_types(spark: Any) -> None:
         partition_overlap,
         picture_source,
         provenance,
+        prune,
         shown_time,
         unseen_note,
     )
@@ -310,6 +312,10 @@ def _lineage_types(spark: Any) -> None:
         dataset_partitions("lineage.db", "lake/sales").partitions, tuple[PartitionState, ...]
     )
     assert_type(report_html("lineage.db", "lake/sales", provenance=True), str)
+    pruned = prune("lineage.db", "2024-01-01", vacuum=False)
+    assert_type(pruned, PruneReport)
+    assert_type(pruned.runs, int)
+    prune("lineage.db", "2024-01-01", False)  # type: ignore[misc]  # vacuum is keyword-only
     with picture_source(store) as source:
         assert_type(source, PictureSource)
         known = source.partitions(answer.start.dataset)

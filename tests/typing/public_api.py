@@ -315,7 +315,7 @@ def _lineage_types(spark: Any) -> None:
     pruned = prune("lineage.db", "2024-01-01", vacuum=False)
     assert_type(pruned, PruneReport)
     assert_type(pruned.runs, int)
-    prune("lineage.db", "2024-01-01", False)  # type: ignore[misc]  # vacuum is keyword-only
+    prune("lineage.db", "2024-01-01", False)  # type: ignore[call-arg]  # vacuum is keyword-only
     with picture_source(store) as source:
         assert_type(source, PictureSource)
         known = source.partitions(answer.start.dataset)

@@ -6,6 +6,7 @@ compares them on a large history)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from openlineage_subset.lineage import LineageStore, dataset_partitions, impact,
 from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog
 from openlineage_subset.lineage.engine._timeline import Timeline
 from tests.helpers import sqlite_steps
-from tests.lineage.events import HOSTILE_NAME, pipeline_history, run, write_events
+from tests.lineage.events import HOSTILE_NAME, LAKE, day, pipeline_history, run, write_events
 
 
 def _db(tmp_path: Path, days: int, *, failing: bool = False) -> str:
@@ -175,3 +176,43 @@ def test_a_partitions_readers_and_writers_cost_the_same_however_long_the_history
             assert writer.run.status == "COMPLETE"
     assert steps["impact"][0] == steps["impact"][1], steps
     assert steps["provenance"][0] == steps["provenance"][1], steps
+
+
+def _dated_folders(days: int) -> list[Any]:
+    """A run a day that reads the day's folder of ``landing`` (``2024/10/01``: paths that name
+    no column, read as partitions by date) and writes that day of ``raw``."""
+    first = dt.date(2024, 10, 1)
+    events = []
+    for number in range(days):
+        when = first + dt.timedelta(days=number)
+        folder = {"type": "location", "locations": [f"{LAKE}/landing/{when:%Y/%m/%d}"]}
+        events += run(
+            number + 1,
+            number,
+            number + 0.5,
+            reads=[("landing", folder)],
+            writes=[("raw", day(when.isoformat()))],
+            job="load",
+        )
+    return events
+
+
+def test_the_order_of_columns_of_partitions_from_paths_does_not_read_every_condition(
+    tmp_path: Path,
+) -> None:
+    """A dataset whose partitions came from folders that name no column (``2024/10/01``) has
+    no condition that names a location once they are partitions: its column order is found
+    without reading every condition (SQLite's steps for a provenance through it: equal at 70
+    and 140 days)."""
+    steps = []
+    for days in (70, 140):
+        db = tmp_path / f"folders{days}.db"
+        ingest([write_events(tmp_path / f"folders{days}.jsonl", _dated_folders(days))], db)
+        with _store(str(db)) as store:
+            count, answer = sqlite_steps(
+                store.connection, lambda: provenance(store, "raw", partition={"day": "2024-10-05"})
+            )
+            steps.append(count)
+            (writer,) = answer.writers
+            assert writer.inputs[0].partitions.as_json()["definite"], "read as partitions"
+    assert steps[0] == steps[1], steps

@@ -52,6 +52,16 @@ _PLAIN = re.compile(r"[ !#-\[\]-~]+")
 """Printable ASCII but for ``"`` and backslash: a value whose JSON is itself in quotes."""
 _ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
+_NAMING_A_LOCATION = (
+    # not decided by places, nor only partition lists (not the located ones: all of a dataset
+    # whose partitions came from paths), by access
+    "SELECT condition FROM accesses INDEXED BY accesses_by_dataset WHERE dataset_id = ? "
+    "AND direction = ? AND listed = 0 AND located = 0 AND condition LIKE '%\"location\"%'",
+    # decided by places: each names one (by access)
+    "SELECT condition FROM accesses INDEXED BY accesses_by_location WHERE dataset_id = ? "
+    "AND direction = ? AND located = 1",
+)
+"""The conditions of a dataset's reads or writes that name a location, in two parts."""
 
 
 class PartitionCatalog:
@@ -129,19 +139,28 @@ class DatasetCatalog:
                 (self.dataset_id, _ORDER_SAMPLE),
             )
 
-            def locations() -> Iterator[str]:
-                for (text,) in self.db.execute(
-                    "SELECT DISTINCT condition FROM accesses WHERE dataset_id = ? AND "
-                    "condition LIKE '%\"location\"%' LIMIT ?",
-                    (self.dataset_id, _ORDER_SAMPLE),
-                ):
-                    yield from location_paths(json.loads(text))
-
             found, self._placed = column_order(
-                self.shapes(), (identifier for (identifier,) in identifiers), locations
+                self.shapes(), (identifier for (identifier,) in identifiers), self._locations
             )
             self._order = found
         return found
+
+    def _locations(self) -> Iterator[str]:
+        """The paths of the first :data:`_ORDER_SAMPLE` distinct conditions of the dataset
+        that name a location: by direction, those lists of places do not decide before those
+        they do, each by access (as SQLite met them when one statement looked for them all).
+        A condition that only lists partitions names none: those are left unread, which
+        for a dataset whose partitions came from paths are all its conditions."""
+        seen: set[str] = set()
+        for direction in ("input", "output"):
+            for sql in _NAMING_A_LOCATION:
+                for (text,) in self.db.execute(sql, (self.dataset_id, direction)):
+                    if text in seen:
+                        continue
+                    seen.add(text)
+                    yield from location_paths(json.loads(text))
+                    if len(seen) >= _ORDER_SAMPLE:
+                        return
 
     def placed(self) -> frozenset[str]:
         """The columns whose place in :meth:`column_order` an identifier or a location gave

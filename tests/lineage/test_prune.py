@@ -180,49 +180,26 @@ def test_nothing_of_a_removed_run_is_left(stores: tuple[str, str, Any]) -> None:
     assert report.bytes_after < report.bytes_before
 
 
+def _prune_command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "openlineage_subset", "lineage", "prune", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def test_a_time_that_is_not_iso_is_the_users_error(tmp_path: Path) -> None:
     db = tmp_path / "lineage.db"
     ingest([write_events(tmp_path / "e.jsonl", pipeline_history(2))], db)
     with pytest.raises(LineageQueryError, match="before: 'last week' is not an ISO-8601"):
         prune(db, "last week")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "openlineage_subset",
-            "lineage",
-            "prune",
-            "--before",
-            "2024-10-16",
-            "--db",
-            str(db),
-            "--format",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _prune_command("--before", "2024-10-16", "--db", str(db), "--format", "json")
     assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout)
     # every run of the two days ended before: removed, or kept as a partition's last writer
     assert said["runsRemoved"] + said["runsKept"] == 10 and said["runsRemoved"] > 0, said
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "openlineage_subset",
-            "lineage",
-            "prune",
-            "--before",
-            "soon",
-            "--db",
-            str(db),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    bad = _prune_command("--before", "soon", "--db", str(db))
     assert bad.returncode == 2 and "is not an ISO-8601 time" in bad.stderr
 
 

@@ -8,6 +8,7 @@ partition outside one must be one the condition does not select."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from openlineage_subset import partition_overlap
+from openlineage_subset.lineage.model import normal_time
 from openlineage_subset.lineage.model._bounds import date_bounds, outside, read_bounds
 from openlineage_subset.lineage.model._conditions import (
     UNDECIDED,
@@ -214,3 +216,25 @@ def test_a_plain_partition_outside_a_read_s_listed_dates_is_not_selected(
         assert _reference(condition, values) is False, (condition, values, bounds)
     if '"partition"' not in json.dumps(condition):
         assert bounds == date_bounds(condition), "without a list: the ranges of date_bounds"
+
+
+@given(
+    st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30)),
+    st.sampled_from(["Z", "z", "", "+02:00", "-0130", "+00:00"]),
+    st.integers(0, 999_999_999),
+    st.sampled_from(["T", " ", "t"]),
+)
+def test_a_time_is_stored_as_its_utc_instant(
+    moment: dt.datetime, zone: str, nanoseconds: int, separator: str
+) -> None:
+    """``normal_time`` writes the fields of a UTC time as they are (no conversion): the instant
+    it stores is the one Python's datetime reads, whichever path gave it."""
+    text = f"{moment.year:04d}-{moment:%m-%d}{separator}{moment:%H:%M:%S}.{nanoseconds:09d}{zone}"
+    offset = dt.timezone.utc
+    if zone[:1] in "+-" and zone:
+        sign = 1 if zone[0] == "+" else -1
+        hours, minutes = int(zone[1:3]), int(zone[-2:])
+        offset = dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
+    instant = moment.replace(tzinfo=offset).astimezone(dt.timezone.utc)
+    expected = f"{instant.year:04d}-{instant:%m-%dT%H:%M:%S}.{nanoseconds:09d}Z"
+    assert normal_time(text) == expected

@@ -16,12 +16,21 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from openlineage_subset import SubsetDocumentError, check_nesting
-from openlineage_subset.lineage.ingestion._checker import _depth, _read_line, _spelled, parse
+from openlineage_subset.lineage.ingestion._checker import (
+    _depth,
+    _read_line,
+    _spell,
+    _spelled,
+    parse,
+)
 from openlineage_subset.lineage.model._condition_json import canonical
 from tests.helpers import INPUT_URL, OUTPUT_URL, PRODUCER
 
 MARKER = "\ue000"  # what _spelled puts in the place of a condition
-CHARACTERS = st.sampled_from(["a", ":", '"', "\\", "{", "}", "[", "]", " ", MARKER, "0", "é"])
+MASKS = ["\ue001", "\ue002"]  # and of the run id and the time, in an event's shape
+CHARACTERS = st.sampled_from(
+    ["a", ":", '"', "\\", "{", "}", "[", "]", " ", MARKER, *MASKS, "0", "é"]
+)
 TEXTS = st.text(CHARACTERS, max_size=5)
 KEYS = st.sampled_from(["a", "b", "type", "a:b", '"', f"{MARKER}0", ""]) | TEXTS
 
@@ -145,7 +154,8 @@ def events(draw: st.DrawFn) -> dict[str, Any]:
 
     return {
         "eventType": draw(st.sampled_from(["START", f"{MARKER}0"])),
-        "run": {"runId": draw(TEXTS)},
+        "eventTime": draw(TEXTS | st.sampled_from(MASKS) | st.integers(0, 2)),
+        "run": {"runId": draw(TEXTS | st.sampled_from(MASKS))},
         "inputs": draw(
             st.lists(st.builds(lambda: dataset("inputFacets", "inputCondition", INPUT_URL)))
         ),
@@ -156,6 +166,15 @@ def events(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @given(events())
+@example(
+    {
+        "eventTime": MASKS[1],
+        "run": {"runId": MASKS[0]},
+        "job": {"name": MASKS[0]},
+        "inputs": [],
+        "outputs": [],
+    }
+)
 @example(
     {
         "job": {"name": f"{MARKER}0"},
@@ -174,3 +193,17 @@ def test_an_event_is_spelled_canonically_with_its_conditions(event: dict[str, An
             found = [item for item in found if isinstance(item, dict)]
             expected.append(None if not found else (found[0], canonical(found[0])))
     assert conditions == expected
+
+
+@given(events(), TEXTS, TEXTS)
+def test_events_that_differ_in_run_id_and_time_alone_have_one_shape(
+    event: dict[str, Any], run_id: str, time: str
+) -> None:
+    """The shape (what validation is skipped for when known valid) hides the run id and the
+    time, and nothing else: a change anywhere else changes it."""
+    other = {**event, "eventTime": time, "run": {"runId": run_id}}
+    shape, other_shape = _spell(event).shape, _spell(other).shape
+    if shape is not None and other_shape is not None:
+        assert other_shape == shape or not isinstance(event["eventTime"], str)
+        changed = {**event, "job": {"name": f"{event.get('job', {}).get('name', '')}x"}}
+        assert _spell(changed).shape != shape

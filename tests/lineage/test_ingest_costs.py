@@ -1,10 +1,11 @@
 """What ingest and the service's writer spend per event, kept down without changing an answer.
 
 The digest of an event is the SHA-256 of its canonical JSON however it is spelled; a condition
-found valid is not validated again, and an event whose conditions are all known gets the issues
-it would get with them validated; the cyclic garbage collector sleeps while a chunk is checked
-(parsed JSON holds no cycle) and is left as it was found; a chunk stored in a transaction of its
-own needs no savepoint and runs no statement for a table it leaves as it was.
+found valid is not validated again, nor an event of a shape found valid (its run id and time
+aside): only what is new in it, and an event whose conditions are all known, or of a known
+shape, gets the issues it would get validated whole; the cyclic garbage collector sleeps while a
+chunk is checked (parsed JSON holds no cycle) and is left as it was found; a chunk stored in a
+transaction of its own needs no savepoint and runs no statement for a table it leaves as it was.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openlineage_subset import spec, validate
+from openlineage_subset import spec, spec_versions, validate
 from openlineage_subset.lineage import LineageStore
 from openlineage_subset.lineage.ingestion import _checker as checker_module
 from openlineage_subset.lineage.ingestion._checker import check_chunk
@@ -116,8 +117,19 @@ def _condition_checks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return seen
 
 
+def _fresh_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checker_module, "_VALID_CONDITIONS", {})
+    monkeypatch.setattr(checker_module, "_VALID_SHAPES", {})
+    monkeypatch.setattr(checker_module, "_valid_shapes_size", 0)
+
+
+def _checked_alone(document: Any, number: int) -> Any:
+    outcomes, _ = check_chunk([Line("t", number, json.dumps(document).encode())])
+    return outcomes[0]
+
+
 def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checker_module, "_VALID_CONDITIONS", {}, raising=False)
+    _fresh_caches(monkeypatch)
     seen = _condition_checks(monkeypatch)
     unique = parts({"day": "2031-02-03", "country": "XX"})  # in no other test's events
     runs = [event(number, "START", 0, reads=[("a", unique)]) for number in (1, 2)]
@@ -133,7 +145,7 @@ def test_a_valid_condition_is_validated_once(monkeypatch: pytest.MonkeyPatch) ->
 def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(checker_module, "_VALID_CONDITIONS", {}, raising=False)
+    _fresh_caches(monkeypatch)
     condition = day("2031-02-04")
     good = event(1, "START", 0, reads=[("a", condition)])
     bad = event(2, "START", 0, reads=[("a", condition)])
@@ -149,6 +161,71 @@ def test_an_event_with_known_conditions_gets_the_issues_it_would_get(
     assert outcomes[0] == Invalid("t", 2, expected, issues)
 
 
+def test_an_event_of_a_known_shape_is_validated_for_what_is_new_in_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fresh_caches(monkeypatch)
+    whole: list[Any] = []
+    original = checker_module._checked
+
+    def recording(document: Any, levels: Any) -> Any:
+        whole.append(document)
+        return original(document, levels)
+
+    monkeypatch.setattr(checker_module, "_checked", recording)
+    seen = _condition_checks(monkeypatch)
+    first, second = day("2031-03-01"), day("2031-03-02")
+    runs = [
+        event(1, "START", 0, reads=[("a", first)]),
+        event(2, "START", 5, reads=[("a", second)]),  # the same shape, a new condition
+        event(3, "START", 9, reads=[("a", first)]),  # the same shape, a known condition
+    ]
+    for number, document in enumerate(runs, 1):
+        assert isinstance(_checked_alone(document, number), CheckedEvent)
+    assert len(whole) == 1, "the first event alone is validated whole"
+    assert seen == [first, second], "each condition once"
+
+
+@pytest.mark.parametrize("change", ["condition", "event type", "run id", "time", "producer"])
+def test_an_event_of_a_known_shape_gets_the_issues_it_would_get(
+    monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    _fresh_caches(monkeypatch)
+    assert isinstance(
+        _checked_alone(event(1, "START", 0, reads=[("a", day("2031-03-03"))]), 1), CheckedEvent
+    )
+    bad = event(2, "START", 5, reads=[("a", day("2031-03-04"))])
+    facet = bad["inputs"][0]["inputFacets"]["subset"]
+    if change == "condition":
+        facet["inputCondition"] = {"type": "compare", "left": {"type": "field"}}
+    elif change == "event type":
+        bad["eventType"] = "FINISHED"
+    elif change == "run id":
+        bad["run"]["runId"] = 7
+    elif change == "time":
+        bad["eventTime"] = "yesterday"  # valid for the schema, not for lineage
+    else:
+        facet["_producer"] = 3
+    expected = checker_module.problem(bad)
+    assert expected is not None
+    issues = tuple(str(issue) for issue in validate(bad))
+    assert _checked_alone(bad, 2) == Invalid("t", 2, expected, issues)
+
+
+@pytest.mark.parametrize("version", spec_versions())
+def test_the_schemas_ask_no_more_of_a_run_id_and_a_time_than_a_string(version: str) -> None:
+    """An event's shape masks its run id and time (events of one shape validate alike): a spec
+    version that asked more of either (a format, a pattern) would let ingest take an invalid
+    event for valid. This fails first."""
+    document = event(1, "START", 0, reads=[("a", day("2031-03-05"))])
+    document["schemaURL"] = spec(version).event_url()
+    for run_id, time in (("", ""), ("not a uuid", "yesterday"), ("\ue001", "\ue002")):
+        document["eventTime"], document["run"]["runId"] = time, run_id
+        assert validate(document) == []
+    document["eventTime"] = 20311005
+    assert validate(document), "a time that is no string is an issue"
+
+
 def canonical_keys_known(condition: Any) -> bool:
     return any(text == canonical(condition) for _, text in checker_module._VALID_CONDITIONS)
 
@@ -158,13 +235,13 @@ def test_the_collector_sleeps_while_a_chunk_is_checked(
     monkeypatch: pytest.MonkeyPatch, enabled: bool
 ) -> None:
     states: list[bool] = []
-    original = checker_module._checked
+    original = checker_module._usable  # every valid event's last check, known shape or not
 
-    def recording(document: Any, levels: Any) -> Any:
+    def recording(document: Any) -> Any:
         states.append(gc.isenabled())
-        return original(document, levels)
+        return original(document)
 
-    monkeypatch.setattr(checker_module, "_checked", recording)
+    monkeypatch.setattr(checker_module, "_usable", recording)
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:

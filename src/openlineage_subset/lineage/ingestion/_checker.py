@@ -24,6 +24,7 @@ from openlineage_subset import (
     SubsetDocumentError,
     UnusableJson,
     check_nesting,
+    document_kind,
     is_blank,
     lone_surrogate,
     may_hold_surrogate,
@@ -64,12 +65,21 @@ _KNOWN_CONDITIONS_MAX = 256
 _KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[tuple[str, str], ...]]] = {}
 _KNOWN_DIMENSIONS_MAX = 4096
 # The placeholders that stand for conditions in the skeleton of an event (see _spell): a
-# location condition holding a private use character no event needs and the condition's number.
-_MARKER = re.compile('\\{"locations":\\["\ue000([0-9]+)"\\],"type":"location"\\}')
+# location condition holding a private use character no event needs and the condition's number;
+# and in its shape, the strings standing for its run id and time (see _MASKED).
+_MARKER = re.compile(
+    '\\{"locations":\\["\ue000([0-9]+)"\\],"type":"location"\\}|"([\ue001\ue002])"'
+)
+_RUN_ID, _EVENT_TIME = "\ue001", "\ue002"
 # The conditions found valid, by (their facet's _schemaURL, canonical JSON): an event whose
 # conditions are all among them is validated with placeholders in their place (_spell).
 _VALID_CONDITIONS: dict[tuple[str, str], None] = {}
 _VALID_CONDITIONS_MAX = 1024
+# The shapes of the events found valid (Spelled.shape): an event of a known shape whose
+# conditions are known valid is valid, and is not validated again. Bounded by their length.
+_VALID_SHAPES: dict[str, None] = {}
+_VALID_SHAPES_CHARACTERS = 4_000_000
+_valid_shapes_size = 0
 _NOT_BRACKETS = bytes(set(range(256)) - set(b'"[]{}'))
 _BRACKETS = bytes.maketrans(b"[]", b"{}")
 _SHALLOW = 64
@@ -372,9 +382,15 @@ class Spelled(NamedTuple):
     """The document with a placeholder in the place of each condition (None: not made)."""
     keys: list[tuple[str, str]]
     """The key of each condition in :data:`_VALID_CONDITIONS`."""
+    facets: list[dict[str, Any]]
+    """The subset facet holding each of those conditions."""
     misplaced: list[str]
     """Where the document put a subset facet other than the spec's place
     (:func:`_aliased_slot`; each once)."""
+    shape: str | None
+    """The canonical JSON of the skeleton with its run id and time masked (None: not made):
+    events of one shape whose conditions are valid are all valid or all invalid
+    (:func:`_checked_quickly`)."""
 
 
 def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
@@ -385,19 +401,23 @@ def _spelled(document: Any) -> tuple[str, list[tuple[Any, str] | None]]:
 
 
 def _spell(document: Any) -> Spelled:
-    """:func:`_spelled`, with the skeleton of the document and the keys of its conditions.
+    """:func:`_spelled`, with the skeleton of the document, the keys of its conditions and its
+    shape.
 
     The conditions are most of an event: the rest (the skeleton) is encoded with a placeholder
     in the place of each, a valid location condition holding a marker string, and each
-    placeholder's text is replaced by its condition's. Should the document hold a condition that
-    looks like a placeholder, it is encoded whole instead. The skeleton validates as the
-    document does when its conditions are valid (:func:`_checked_quickly`).
+    placeholder's text is replaced by its condition's. The run id and the event's time are
+    encoded as markers too (the shape: what repeats from run to run of a job), then replaced by
+    their text. Should the document hold a string that looks like a marker, it is encoded whole
+    instead, and has no shape. The skeleton validates as the document does when its conditions
+    are valid (:func:`_checked_quickly`).
     """
     if not isinstance(document, dict):
-        return Spelled(canonical(document), [], None, [], [])
+        return Spelled(canonical(document), [], None, [], [], [], None)
     skeleton = dict(document)
     found: list[tuple[Any, str] | None] = []
     keys: list[tuple[str, str]] = []
+    subsets: list[dict[str, Any]] = []
     texts: list[str] = []
     aliases: list[str] = []
     for list_key, facets_key, _ in PLACES:
@@ -422,23 +442,47 @@ def _spell(document: Any) -> Spelled:
             url = subset.get("_schemaURL")
             # known valid in the same place, under the same key, for the same facet schema
             keys.append((f"{facets_key}.{key} {url if isinstance(url, str) else ''}", text))
+            subsets.append(subset)
             placeholder = {"type": "location", "locations": [f"\ue000{len(texts)}"]}
             facets["subset"] = {**subset, key: placeholder}
             copied.append({**dataset, facets_key: facets})
             texts.append(text)
         skeleton[list_key] = copied
-    if not texts:
-        return Spelled(canonical(document), found, None, keys, aliases)
-    used: list[int] = []
+    masked = _masked(skeleton)
+    shape = canonical(masked.pop(""))
+    used: list[int | str] = []
 
-    def condition_text(marker: re.Match[str]) -> str:
-        used.append(int(marker.group(1)))
-        return texts[used[-1]] if used[-1] < len(texts) else ""
+    def unmasked(marker: re.Match[str]) -> str:
+        number, mask = marker.groups()
+        if mask is not None:
+            used.append(mask)
+            return masked.get(mask, "")
+        index = int(number)
+        used.append(index)
+        return texts[index] if index < len(texts) else ""
 
-    text = _MARKER.sub(condition_text, canonical(skeleton))
-    if sorted(used) != list(range(len(texts))):
-        text = canonical(document)
-    return Spelled(text, found, skeleton, keys, aliases)
+    text = _MARKER.sub(unmasked, shape)
+    if len(used) != len(texts) + len(masked) or set(used) != {*range(len(texts)), *masked}:
+        return Spelled(canonical(document), found, skeleton, keys, subsets, aliases, None)
+    return Spelled(text, found, skeleton, keys, subsets, aliases, shape)
+
+
+def _masked(skeleton: dict[str, Any]) -> dict[str, Any]:
+    """The skeleton with its run id and time as markers (under ""), and the canonical JSON of
+    each value masked, by its marker. The schemas ask no more of either than to be a string
+    (tests/lineage/test_ingest_costs.py holds each bundled version to it): two events that differ
+    only there validate alike."""
+    shape = dict(skeleton)
+    masked: dict[str, Any] = {"": shape}
+    time = skeleton.get("eventTime")
+    if isinstance(time, str):
+        shape["eventTime"] = _EVENT_TIME
+        masked[_EVENT_TIME] = canonical(time)
+    run = skeleton.get("run")
+    if isinstance(run, dict) and isinstance(run.get("runId"), str):
+        shape["run"] = {**run, "runId": _RUN_ID}
+        masked[_RUN_ID] = canonical(run["runId"])
+    return masked
 
 
 def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:
@@ -541,20 +585,51 @@ class Verdict(NamedTuple):
 
 
 def _checked_quickly(document: Any, spelled: Spelled | None, levels: int | None) -> Verdict:
-    """:func:`_checked`; of the skeleton (:func:`_spell`) when each condition of the document is
-    known valid, so that a condition met again (a run's START and COMPLETE, the partitions one
-    job writes and the next reads) is not validated again. Valid conditions leave no issue and
-    change no other: the skeleton has the document's issues, at the same places."""
+    """:func:`_checked`, validating no more of the document than is new.
+
+    Valid conditions leave no issue and change no other: the skeleton (:func:`_spell`) has the
+    document's issues, at the same places, when each condition is valid in its facet. So an
+    event whose shape (its skeleton but for its run id and time) was found valid needs only its
+    conditions not yet known valid checked, each in its facet, as validation checks the facet
+    (a run's COMPLETE after its START, the next day's run of a job); when its conditions are all
+    known valid, only its skeleton is validated (the partitions one job writes and the next
+    reads). Whatever finds an issue is validated again whole, for the issues in its words.
+    """
     if spelled is None or spelled.skeleton is None:
         return _checked(document, levels)
     keys = spelled.keys
-    known = all(key in _VALID_CONDITIONS for key in keys)
-    found = _checked(spelled.skeleton if known else document, levels)
-    if found.problem is None and not known:
+    unknown = [index for index, key in enumerate(keys) if key not in _VALID_CONDITIONS]
+    shape = spelled.shape
+    if shape is not None and shape in _VALID_SHAPES and levels is not None:
+        if all(_valid_facet(spelled.facets[index], levels) for index in unknown):
+            _known_valid([keys[index] for index in unknown], None)
+            return _usable(document)
+        return _checked(document, levels)
+    found = _checked(document if unknown else spelled.skeleton, levels)
+    if found.problem is None:
+        _known_valid([keys[index] for index in unknown], shape)
+    return found
+
+
+def _valid_facet(facet: dict[str, Any], levels: int) -> bool:
+    """Whether a subset facet is valid as validation checks it in an event (a facet whose keys
+    make it read as another kind of document is not said valid)."""
+    return document_kind(facet) == "facet" and not validate_within(facet, levels)
+
+
+def _known_valid(keys: list[tuple[str, str]], shape: str | None) -> None:
+    """Remember conditions (by key) and a shape found valid, within the caches' bounds."""
+    global _valid_shapes_size  # noqa: PLW0603 - the bound of _VALID_SHAPES
+    if keys:
         if len(_VALID_CONDITIONS) + len(keys) > _VALID_CONDITIONS_MAX:
             _VALID_CONDITIONS.clear()
         _VALID_CONDITIONS.update(dict.fromkeys(keys))
-    return found
+    if shape is not None:
+        if _valid_shapes_size + len(shape) > _VALID_SHAPES_CHARACTERS:
+            _VALID_SHAPES.clear()
+            _valid_shapes_size = 0
+        _VALID_SHAPES[shape] = None
+        _valid_shapes_size += len(shape)
 
 
 def _checked(document: Any, levels: int | None) -> Verdict:
@@ -571,6 +646,12 @@ def _checked(document: Any, levels: int | None) -> Verdict:
         more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
         found = tuple(str(issue) for issue in issues)
         return Verdict(f"invalid RunEvent: {issues[0]}{more}", "", found)
+    return _usable(document)
+
+
+def _usable(document: dict[str, Any]) -> Verdict:
+    """What lineage needs of a valid event beyond the schema (a run id, a known event type, a
+    time it can read, a job's names), and its time in stored form."""
     run, job = document.get("run"), document.get("job")
     if not isinstance(run, dict) or not isinstance(run.get("runId"), str):
         return _refused("invalid RunEvent: $.run.runId: missing; lineage needs the run id")

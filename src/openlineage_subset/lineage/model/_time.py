@@ -50,8 +50,13 @@ def normal_time(text: object) -> str | None:
             moment -= offset if sign == "+" else -offset
     except (ValueError, OverflowError):
         return None
-    nanoseconds = int((fraction or "").ljust(9, "0"))
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanoseconds:09d}Z"
+    nanoseconds = (fraction or "").ljust(9, "0")
+    if sign is None and year >= "1000":  # the fields as written are the instant's (and valid)
+        return (
+            f"{year}-{month}-{day}T{hour or '00'}:{minute or '00'}:{second or '00'}.{nanoseconds}Z"
+        )
+    # %Y is not padded to four digits everywhere: the year is, so that times sort as text
+    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%S") + f".{nanoseconds}Z"
 
 
 def shown_time(stored: str | None) -> str:

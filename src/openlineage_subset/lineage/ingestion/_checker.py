@@ -448,8 +448,8 @@ def _spell(document: Any) -> Spelled:
             copied.append({**dataset, facets_key: facets})
             texts.append(text)
         skeleton[list_key] = copied
-    masked = _masked(skeleton)
-    shape = canonical(masked.pop(""))
+    shape_of, masked = _masked(skeleton)
+    shape = canonical(shape_of)
     used: list[int | str] = []
 
     def unmasked(marker: re.Match[str]) -> str:
@@ -467,13 +467,13 @@ def _spell(document: Any) -> Spelled:
     return Spelled(text, found, skeleton, keys, subsets, aliases, shape)
 
 
-def _masked(skeleton: dict[str, Any]) -> dict[str, Any]:
-    """The skeleton with its run id and time as markers (under ""), and the canonical JSON of
-    each value masked, by its marker. The schemas ask no more of either than to be a string
+def _masked(skeleton: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The skeleton with its run id and time as markers, and the canonical JSON of each value
+    masked, by its marker. The schemas ask no more of either than to be a string
     (tests/lineage/test_ingest_costs.py holds each bundled version to it): two events that differ
     only there validate alike."""
     shape = dict(skeleton)
-    masked: dict[str, Any] = {"": shape}
+    masked: dict[str, str] = {}
     time = skeleton.get("eventTime")
     if isinstance(time, str):
         shape["eventTime"] = _EVENT_TIME
@@ -482,7 +482,7 @@ def _masked(skeleton: dict[str, Any]) -> dict[str, Any]:
     if isinstance(run, dict) and isinstance(run.get("runId"), str):
         shape["run"] = {**run, "runId": _RUN_ID}
         masked[_RUN_ID] = canonical(run["runId"])
-    return masked
+    return shape, masked
 
 
 def _condition_slot(dataset: Any, facets_key: str) -> tuple[str, Any] | None:

@@ -53,8 +53,9 @@ and after this one's, alternating, ``--rounds`` times.
 GB): the events are made as they are ingested, N to a small file, one ingest each (the making
 of the files is not timed), into one database; then the same questions are asked. It prints the
 database's bytes per event and this process's peak memory, and runs neither ``jobs=1`` nor the
-child processes. The naive re-read is skipped for more than ``--naive-up-to`` events (300,000
-by default: it took 230 s at a million).
+child processes; ``--keep DIR`` makes the database in DIR and keeps it, for
+``benchmarks/pages.py --db``. The naive re-read is skipped for more than ``--naive-up-to``
+events (300,000 by default: it took 230 s at a million).
 
 Targets: ingest at least 10,000 events/s; impact at most 100 ms; the naive re-read at least
 100x slower than impact; peak memory bounded (about the same for the whole file and a tenth);
@@ -62,7 +63,7 @@ impact and provenance on openlineage-spark's shape within 2x of ours.
 
     python benchmarks/lineage.py [--days 1095] [--countries 30] [--rounds 5] [--seed 10]
         [--shape ours|openlineage-spark|both] [--ingest-only] [--against CHECKOUT]
-        [--chunk-events N] [--naive-up-to EVENTS]
+        [--chunk-events N [--keep DIR]] [--naive-up-to EVENTS]
 """
 
 from __future__ import annotations
@@ -364,6 +365,12 @@ def _arguments() -> argparse.Namespace:
         help="make the events as they are ingested, N to a file (no file of the whole history)",
     )
     parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="with --chunk-events: make the database in DIR and keep it (benchmarks/pages.py --db)",
+    )
+    parser.add_argument(
         "--naive-up-to",
         type=int,
         default=300_000,
@@ -478,7 +485,9 @@ def _measure_chunked(
     """:func:`_measure` for a history too large for a file: ingested as it is made
     (``--chunk-events``), one ingest per chunk, then asked; no run with ``jobs=1``, no child
     process's peak (this process's is printed), no naive re-read."""
-    db = folder / "lineage.db"
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    db = (args.keep or folder) / "lineage.db"
     events, size, seconds = chunked_ingest(
         history(args.days, args.countries, args.seed, shape), db, folder, args.chunk_events, cpus
     )

@@ -19,6 +19,7 @@ from openlineage_subset.lineage import (
     dataset_partitions,
     history,
     impact,
+    ingest,
     provenance,
 )
 from openlineage_subset.report import impact_picture, report_html
@@ -261,6 +262,25 @@ def test_columns_keep_the_order_of_the_events_in_json(
         assert list(item["dimensions"]) == order
     listed = dataset_partitions(db, "zoned").partitions
     assert [state.partition.dimensions[0][0] for state in listed] == ["day"] * len(listed)
+
+
+def test_columns_ordered_by_locations_alone_do_not_depend_on_arrival(tmp_path: Path) -> None:
+    """Partitions no identifier names take their columns' order from the locations their
+    dataset was read by; two reads that order them differently give one order however the
+    events arrived."""
+    unnamed = {"type": "partition", "partitions": [{"dimensions": {"a": "1", "b": "2"}}]}
+    first = {"type": "location", "locations": [f"{LAKE}/copy/b=2/a=1/part-0.parquet"]}
+    second = {"type": "location", "locations": [f"{LAKE}/copy/a=1/b=2/part-0.parquet"]}
+    writes = run(1, 0, 1, writes=[("t", unnamed)])
+    reads = [run(2, 2, 3, reads=[("t", first)]), run(3, 4, 5, reads=[("t", second)])]
+    orders = set()
+    for number, arrived in enumerate((reads, reads[::-1])):
+        db = str(tmp_path / f"{number}.db")
+        events = [*writes, *(item for events in arrived for item in events)]
+        ingest([write_events(tmp_path / f"{number}.jsonl", events)], db)
+        (state,) = dataset_partitions(db, "t").partitions
+        orders.add(tuple(column for column, _ in state.partition.dimensions))
+    assert len(orders) == 1, orders
 
 
 def test_columns_keep_the_order_of_the_events_in_text(

@@ -147,20 +147,24 @@ class DatasetCatalog:
 
     def _locations(self) -> Iterator[str]:
         """The paths of the first :data:`_ORDER_SAMPLE` distinct conditions of the dataset
-        that name a location: by direction, those lists of places do not decide before those
-        they do, each by access (as SQLite met them when one statement looked for them all).
-        A condition that only lists partitions names none: those are left unread, which
-        for a dataset whose partitions came from paths are all its conditions."""
-        seen: set[str] = set()
+        that name a location (by direction, those lists of places do not decide before those
+        they do, each by access), in the order of their text: the order of a dataset's
+        columns does not depend on the order its events arrived in (beyond the sample). A
+        condition that only lists partitions names none: those are left unread, which for a
+        dataset whose partitions came from paths are all its conditions."""
+        for text in self._location_sample():
+            yield from location_paths(json.loads(text))
+
+    def _location_sample(self) -> list[str]:
+        """:meth:`_locations`' conditions, in the order of their text."""
+        sample: set[str] = set()
         for direction in ("input", "output"):
             for sql in _NAMING_A_LOCATION:
                 for (text,) in self.db.execute(sql, (self.dataset_id, direction)):
-                    if text in seen:
-                        continue
-                    seen.add(text)
-                    yield from location_paths(json.loads(text))
-                    if len(seen) >= _ORDER_SAMPLE:
-                        return
+                    sample.add(text)
+                    if len(sample) >= _ORDER_SAMPLE:
+                        return sorted(sample)
+        return sorted(sample)
 
     def placed(self) -> frozenset[str]:
         """The columns whose place in :meth:`column_order` an identifier or a location gave

@@ -34,6 +34,7 @@ def _pickled_by_fields(cls: type[_Shape]) -> type[_Shape]:
     cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
     return cls
 
+
 __all__ = [
     "Alias",
     "AlreadyStored",

@@ -31,6 +31,14 @@ code before issue 38's item 3 answered whole (the provenance page: 198 MB of HTM
     python benchmarks/pages.py --src /tmp/old --only whole --fresh --repeat 1 --out old.json
     python benchmarks/pages.py --only whole --fresh --repeat 1 --baseline old.json
 
+``--db FILE`` asks the pages of a database made already, of the history of ``--days`` and
+``--countries`` (``benchmarks/lineage.py --chunk-events N --keep DIR`` makes the largest, ten
+million events, as it ingests them)::
+
+    python benchmarks/lineage.py --days 1000000 --countries 3 --shape ours \
+        --chunk-events 50000 --keep /tmp/ol-10m
+    python benchmarks/pages.py --db /tmp/ol-10m/lineage.db --days 1000000 --countries 3
+
 Target: every page at most 1 s of server time at the default size; the impact and provenance
 queries themselves (``benchmarks/lineage_queries.py``) at most 100 ms.
 """
@@ -211,6 +219,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--days", type=int, default=1095, help="business dates (default 1095)")
     parser.add_argument("--countries", type=int, default=300, help="countries (default 300)")
     parser.add_argument("--seed", type=int, default=10, help="seed of the failed runs")
+    parser.add_argument(
+        "--db",
+        type=Path,
+        help="a database of that history made already (benchmarks/lineage.py --chunk-events "
+        "--keep): ten million events are not made here",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="requests of each page (median)")
     parser.add_argument("--src", type=Path, help="a checkout whose code to serve")
     parser.add_argument("--out", type=Path, help="write the times as JSON")
@@ -237,7 +251,7 @@ def _arguments() -> argparse.Namespace:
 
 def main() -> None:
     args = _arguments()
-    db = database(args.days, args.countries, args.seed)
+    db = args.db if args.db is not None else database(args.days, args.countries, args.seed)
     run_id = f"00000000-0000-4000-8000-{args.days * 5 // 2:012d}"  # a run in the middle
     baseline = json.loads(args.baseline.read_text()) if args.baseline else {}
     asked = {

@@ -212,6 +212,23 @@ def test_an_event_of_a_known_shape_gets_the_issues_it_would_get(
     assert _checked_alone(bad, 2) == Invalid("t", 2, expected, issues)
 
 
+def test_the_shapes_known_valid_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory: the shapes kept stay within their bound of characters, however many events of
+    new shapes a long ingest or a service meets (each job is a shape of its own)."""
+    _fresh_caches(monkeypatch)
+    one = _checked_alone(event(1, "START", 0, job="job-0"), 1)
+    assert isinstance(one, CheckedEvent)
+    size = checker_module._valid_shapes_size
+    assert size > 0 and len(checker_module._VALID_SHAPES) == 1
+    monkeypatch.setattr(checker_module, "_VALID_SHAPES_CHARACTERS", 3 * size + 10)
+    for number in range(2, 30):
+        _checked_alone(event(number, "START", 0, job=f"job-{number}"), number)
+        assert checker_module._valid_shapes_size <= 3 * size + 10
+        held = sum(map(len, checker_module._VALID_SHAPES))
+        assert held == checker_module._valid_shapes_size, "the count is of what is kept"
+    assert 1 <= len(checker_module._VALID_SHAPES) <= 3
+
+
 @pytest.mark.parametrize("version", spec_versions())
 def test_the_schemas_ask_no_more_of_a_run_id_and_a_time_than_a_string(version: str) -> None:
     """An event's shape masks its run id and time (events of one shape validate alike): a spec

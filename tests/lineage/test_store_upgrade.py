@@ -195,6 +195,7 @@ def test_a_layout_8_database_gets_the_places_of_its_reads(tmp_path: Path) -> Non
     ingest([source], old)
     with sqlite3.connect(old) as connection:
         connection.execute("DROP INDEX accesses_by_location")
+        connection.execute("DROP INDEX accesses_naming_places")  # layout 11's
         connection.execute("DROP TABLE access_locations")
         connection.execute("ALTER TABLE accesses DROP COLUMN located")
         connection.execute("PRAGMA user_version = 8")
@@ -251,3 +252,24 @@ def test_a_layout_9_database_gets_the_ranges_of_its_reads_and_its_writes_done(
     assert _layout_10(old) == _layout_10(fresh)
     assert _layout_10(fresh)["done"] != tables["done"], "the stored run completed: its write is"
     assert start["eventType"] == "START"
+
+
+def test_a_layout_10_database_gets_the_index_of_conditions_naming_places(tmp_path: Path) -> None:
+    """Layout 11's partial index of the conditions naming a location that no list decides (a
+    dataset's column order is looked for there), as a new file has it; the answers unchanged."""
+    events = pipeline_history(4)
+    events += run(90, 90, 91, reads=[("inbox", _files("file:/in/a.json"))], writes=[("raw", None)])
+    source = write_events(tmp_path / "events.jsonl", events)
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([source], fresh)
+    ingest([source], old)
+    index = "SELECT sql FROM sqlite_master WHERE name = 'accesses_naming_places'"
+    with sqlite3.connect(old) as connection:
+        connection.execute("DROP INDEX accesses_naming_places")
+        connection.execute("PRAGMA user_version = 10")
+        assert connection.execute(index).fetchall() == []
+    answer = provenance(old, "raw", partition={"day": "2024-10-02"}).as_json()  # upgraded
+    assert answer == provenance(fresh, "raw", partition={"day": "2024-10-02"}).as_json()
+    with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert connection.execute(index).fetchall() == made.execute(index).fetchall() != []

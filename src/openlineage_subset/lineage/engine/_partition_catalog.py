@@ -53,15 +53,20 @@ _PLAIN = re.compile(r"[ !#-\[\]-~]+")
 _ORDER_SAMPLE = 64
 """Partitions of a dataset whose identifiers are read for the order of its columns."""
 _NAMING_A_LOCATION = (
-    # not decided by places, nor only partition lists (not the located ones: all of a dataset
-    # whose partitions came from paths), by access
-    "SELECT condition FROM accesses INDEXED BY accesses_by_dataset WHERE dataset_id = ? "
-    "AND direction = ? AND listed = 0 AND located = 0 AND condition LIKE '%\"location\"%'",
+    # not decided by places, nor only partition lists, by access: the index holds these alone
+    # (neither the located reads of a dataset read by folders, nor the partition lists of one
+    # whose partitions came from paths, nor its filters)
+    "SELECT condition FROM accesses INDEXED BY accesses_naming_places WHERE dataset_id = ? "
+    "AND direction = ? AND listed = 0 AND located = 0 AND instr(condition, '\"location\"') > 0 "
+    "LIMIT ?",
     # decided by places: each names one (by access)
     "SELECT condition FROM accesses INDEXED BY accesses_by_location WHERE dataset_id = ? "
-    "AND direction = ? AND located = 1",
+    "AND direction = ? AND located = 1 LIMIT ?",
 )
-"""The conditions of a dataset's reads or writes that name a location, in two parts."""
+"""The conditions of a dataset's reads or writes that name a location, in two parts; each
+reads at most :data:`_ORDER_ROWS` rows (a dataset read by one folder every day names it a
+million times)."""
+_ORDER_ROWS = 4 * _ORDER_SAMPLE
 
 
 class PartitionCatalog:
@@ -160,7 +165,7 @@ class DatasetCatalog:
         sample: set[str] = set()
         for direction in ("input", "output"):
             for sql in _NAMING_A_LOCATION:
-                for (text,) in self.db.execute(sql, (self.dataset_id, direction)):
+                for (text,) in self.db.execute(sql, (self.dataset_id, direction, _ORDER_ROWS)):
                     sample.add(text)
                     if len(sample) >= _ORDER_SAMPLE:
                         return sorted(sample)

@@ -57,13 +57,13 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
 names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``), 7 (no
-index of runs by their parent), 8 (no ``access_locations``, no ``run_families``) or 9 (no
-``access_ranges``, no ``done``) is brought to 10 when first opened (:func:`upgrade`); older ones
-are refused, saying to ingest again."""
+index of runs by their parent), 8 (no ``access_locations``, no ``run_families``), 9 (no
+``access_ranges``, no ``done``) or 10 (no ``accesses_naming_places``) is brought to 11 when
+first opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
 
 
 UPGRADABLE = 3
@@ -138,6 +138,11 @@ CREATE TABLE accesses (
 CREATE INDEX accesses_by_dataset ON accesses (dataset_id, direction, listed);
 -- with located: the reads of a file are found without reading each row
 CREATE INDEX accesses_by_location ON accesses (dataset_id, direction, located);
+-- the conditions naming a location that neither only list partitions nor are decided by
+-- places (a location ANDed with a filter): a dataset's column order is looked for in the
+-- locations its conditions name without reading the others (layout 11)
+CREATE INDEX accesses_naming_places ON accesses (dataset_id, direction)
+WHERE listed = 0 AND located = 0 AND instr(condition, '"location"') > 0;
 -- the writes of completed runs that do not only list partitions: a partition's writers are
 -- these and those that list it, not every write of failed runs too (layout 10)
 CREATE INDEX writes_done ON accesses (dataset_id) WHERE direction = 'output' AND listed = 0

@@ -35,7 +35,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
     (:func:`_add_access_locations`), and the families of runs (:func:`_add_run_families`).
     From 9: the index of reads by their ranges of dates (:func:`_add_access_ranges`), the
     writes of completed runs (:func:`_add_writes_done`), and the places again (layout 9's
-    merges of datasets left some under the dataset they removed)."""
+    merges of datasets left some under the dataset they removed). From 10: the index of the
+    conditions naming a location that no list decides (``accesses_naming_places``)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -101,6 +102,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
             connection.execute("DELETE FROM access_locations")
             connection.execute("UPDATE accesses SET located = 0 WHERE located = 1")
             _add_access_locations(connection)
+    if version < 11:
+        _create(connection, "INDEX accesses_naming_places")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

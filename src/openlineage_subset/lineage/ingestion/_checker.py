@@ -66,7 +66,7 @@ _KNOWN_DIMENSIONS: dict[tuple[Any, ...], tuple[str, str, tuple[tuple[str, str], 
 _KNOWN_DIMENSIONS_MAX = 4096
 # The placeholders that stand for conditions in the skeleton of an event (see _spell): a
 # location condition holding a private use character no event needs and the condition's number;
-# and in its shape, the strings standing for its run id and time (see _MASKED).
+# and in its shape, the strings standing for its run id and time (see _masked).
 _MARKER = re.compile(
     '\\{"locations":\\["\ue000([0-9]+)"\\],"type":"location"\\}|"([\ue001\ue002])"'
 )

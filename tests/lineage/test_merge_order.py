@@ -35,6 +35,7 @@ from openlineage_subset.lineage import (
 )
 from openlineage_subset.service import EventSink
 from tests.helpers import CORE_URL, PRODUCER
+from tests.lineage.counts import assert_counts_kept
 from tests.lineage.events import with_subset, write_events
 
 Json = dict[str, Any]
@@ -208,6 +209,11 @@ _STORE = {
     "kinds": "SELECT d.name, k.column_name, k.kind FROM partition_kinds k JOIN datasets d "
     "USING (dataset_id)",
     "tails": "SELECT d.name, t.tail FROM partition_tails t JOIN datasets d USING (dataset_id)",
+    # layout 12: what the listing of datasets reads instead of every access
+    "counts": "SELECT d.name, c.reads, c.writes, c.partitions FROM dataset_counts c "
+    "JOIN datasets d USING (dataset_id)",
+    "times": "SELECT a.run_id, d.name, a.direction, a.written_at, a.started_at FROM accesses a "
+    "JOIN datasets d USING (dataset_id)",
 }
 
 
@@ -263,6 +269,7 @@ def test_every_way_of_ingesting_a_history_gives_one_store_and_one_answer(
         folder = tmp_path / way.replace(" ", "-")
         folder.mkdir()
         store(folder, events)
+        assert_counts_kept(folder / "lineage.db")
         stores[way] = _store(folder / "lineage.db")
         answers[way] = _answers(folder / "lineage.db", questions)
     first, *others = WAYS

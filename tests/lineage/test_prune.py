@@ -24,6 +24,7 @@ from openlineage_subset.lineage import (
     provenance,
     prune,
 )
+from tests.lineage.counts import assert_counts_kept
 from tests.lineage.events import (
     HOSTILE_NAME,
     at,
@@ -178,6 +179,10 @@ def test_nothing_of_a_removed_run_is_left(stores: tuple[str, str, Any]) -> None:
         (all_events,) = connection.execute("SELECT count(*) FROM events").fetchone()
     assert all_events - events == report.events
     assert report.bytes_after < report.bytes_before
+    assert_counts_kept(pruned)  # each dataset's reads and writes, less those removed
+    with sqlite3.connect(pruned) as connection, sqlite3.connect(whole) as before:
+        counted = "SELECT sum(reads + writes) FROM dataset_counts"
+        assert connection.execute(counted).fetchone() < before.execute(counted).fetchone()
 
 
 def _prune_command(*args: str) -> subprocess.CompletedProcess[str]:

@@ -13,11 +13,14 @@ import pytest
 from openlineage_subset.lineage import (
     SCHEMA_VERSION,
     LineageDatabaseError,
+    datasets,
     impact,
     ingest,
     provenance,
 )
 from openlineage_subset.lineage.model._bounds import date_bounds
+from openlineage_subset.lineage.store._upgrades import _COUNTING
+from tests.lineage.counts import assert_counts_kept
 from tests.lineage.events import day, pipeline_history, run, write_events
 
 
@@ -236,6 +239,7 @@ def test_a_layout_9_database_gets_the_ranges_of_its_reads_and_its_writes_done(
         connection.execute("DROP TABLE access_ranges")
         connection.execute("DROP TRIGGER writes_done_kept")
         connection.execute("DROP INDEX writes_done")
+        connection.execute("DROP INDEX writes_not_done")  # layout 12's
         connection.execute("ALTER TABLE accesses DROP COLUMN done")
         connection.execute("UPDATE access_locations SET dataset_id = dataset_id + 100")
         connection.execute("PRAGMA user_version = 9")
@@ -273,3 +277,52 @@ def test_a_layout_10_database_gets_the_index_of_conditions_naming_places(tmp_pat
     with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
         assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         assert connection.execute(index).fetchall() == made.execute(index).fetchall() != []
+
+
+_LAYOUT_12 = (
+    "TRIGGER writes_timed",
+    "TRIGGER accesses_started",
+    "INDEX writes_by_time",
+    "INDEX accesses_by_start",
+    "INDEX writes_not_done",
+    "INDEX runs_failed",
+    *(f"TRIGGER {name}" for name in _COUNTING),
+    "TABLE dataset_counts",
+)
+
+
+def test_a_layout_11_database_gets_its_datasets_counts_and_the_times_of_its_writes(
+    tmp_path: Path,
+) -> None:
+    """Layout 12's counts of each dataset, the time of each write and their triggers: as a new
+    file has them, the listing of datasets unchanged, and kept alike by a later ingest in which
+    a stored run ends and new reads come."""
+    events = pipeline_history(5, failed_day=2)
+    events += run(90, 90, 91, reads=[("raw", day("2024-10-02"))], writes=[("raw", None)])
+    start, end = events[-2:]
+    first = write_events(tmp_path / "first.jsonl", events[:-1])  # the last run's end: later
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([first], fresh)
+    ingest([first], old)
+    with sqlite3.connect(old) as connection:
+        for name in _LAYOUT_12:
+            connection.execute(f"DROP {name}")
+        connection.execute("ALTER TABLE accesses DROP COLUMN written_at")
+        connection.execute("ALTER TABLE accesses DROP COLUMN started_at")
+        connection.execute("PRAGMA user_version = 11")
+    listing = datasets(old).as_json()  # a query opens it: upgraded
+    assert listing == datasets(fresh).as_json()
+    assert_counts_kept(old)
+    named = ", ".join(repr(name.split()[1]) for name in _LAYOUT_12)
+    schema = f"SELECT type, name, sql FROM sqlite_master WHERE name IN ({named}) ORDER BY name"
+    with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        made_here = [row[:2] for row in made.execute(schema)]
+        assert len(made_here) == len(_LAYOUT_12)
+        assert [row[:2] for row in connection.execute(schema)] == made_here
+    later = write_events(tmp_path / "later.jsonl", [end, *run(91, 95, 96, reads=[("raw", None)])])
+    ingest([later], fresh)
+    ingest([later], old)
+    assert_counts_kept(old)
+    assert datasets(old).as_json() == datasets(fresh).as_json() != listing
+    assert start["eventType"] == "START"

@@ -42,10 +42,11 @@ from openlineage_subset.lineage.store import ReadCounts
 
 __all__ = ["Access", "ParsedConditions", "Timeline"]
 
-_RUN_ROW = (
+_RUN_COLUMNS = (
     "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
-    "a.condition FROM accesses a JOIN runs r USING (run_id) "
+    "a.condition FROM accesses a "
 )
+_RUN_ROW = _RUN_COLUMNS + "JOIN runs r USING (run_id) "
 _READERS_AT = (
     _RUN_ROW + "WHERE a.access_id IN ("
     "SELECT access_id FROM accesses WHERE dataset_id = ? AND direction = 'input' "
@@ -131,37 +132,45 @@ class Timeline:
         """The ``most`` reads and writes of a dataset by the runs started last (in the order
         :meth:`accesses` gives, reads before writes of a run), and how many it has in all:
         found by SQLite, the others unread."""
+        # a.started_at is r.started_at (layout 12): its index gives the latest first.
         rows = self.db.execute(
             "SELECT * FROM (SELECT r.run_id, r.job_namespace, r.job_name, r.status, "
             "r.started_at, r.ended_at, a.condition, a.direction FROM accesses a "
-            "JOIN runs r USING (run_id) WHERE a.dataset_id = ? "
-            "ORDER BY r.started_at DESC, r.run_id DESC, a.direction DESC LIMIT ?) "
+            "INDEXED BY accesses_by_start JOIN runs r USING (run_id) WHERE a.dataset_id = ? "
+            "ORDER BY a.started_at DESC, r.run_id DESC, a.direction DESC LIMIT ?) "
             "ORDER BY started_at, run_id, direction",
             (dataset_id, most),
         ).fetchall()
         (total,) = self.db.execute(
-            "SELECT COUNT(*) FROM accesses WHERE dataset_id = ?", (dataset_id,)
+            "SELECT coalesce(sum(reads + writes), 0) FROM dataset_counts WHERE dataset_id = ?",
+            (dataset_id,),
         ).fetchone()
         return [self._access(row, dataset_id, Side(row[7])) for row in rows], total
 
     def completed_writes(self, dataset_id: int) -> Iterator[Access]:
         """The writes of a dataset by completed runs, the latest ended first (as
         :meth:`writers_of` gives them all), read from SQL as they are taken."""
+        # A completed run's writes are done, written at its end (layout 12): the index of
+        # writes by that time gives them the latest first, the others unread.
         for row in self.db.execute(
-            _RUN_ROW + "WHERE a.dataset_id = ? AND a.direction = 'output' "
+            _RUN_COLUMNS + "INDEXED BY writes_by_time JOIN runs r USING (run_id) "
+            "WHERE a.dataset_id = ? AND a.direction = 'output' AND a.done = 1 "
             "AND r.status = 'COMPLETE' AND r.ended_at IS NOT NULL "
-            "ORDER BY r.ended_at DESC, r.run_id DESC",
+            "ORDER BY a.written_at DESC, r.run_id DESC",
             (dataset_id,),
         ):
             yield self._access(row, dataset_id, Side.OUTPUT)
 
     def failed_writes(self, dataset_id: int, states: Collection[str]) -> list[Access]:
-        """The writes of a dataset by runs in one of ``states``, by start time."""
+        """The writes of a dataset by runs in one of ``states`` (not ``COMPLETE``: those of
+        the index of writes not done), by start time."""
+        assert "COMPLETE" not in states, states
         return [
             self._access(row, dataset_id, Side.OUTPUT)
             for row in self.db.execute(
-                _RUN_ROW + "WHERE a.dataset_id = ? AND a.direction = 'output' AND r.status IN "
-                "(SELECT value FROM json_each(?)) ORDER BY r.started_at, r.run_id",
+                _RUN_COLUMNS + "INDEXED BY writes_not_done JOIN runs r USING (run_id) "
+                "WHERE a.dataset_id = ? AND a.direction = 'output' AND a.done = 0 "
+                "AND r.status IN (SELECT value FROM json_each(?)) ORDER BY r.started_at, r.run_id",
                 (dataset_id, json.dumps(sorted(states))),
             )
         ]

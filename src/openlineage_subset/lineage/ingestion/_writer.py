@@ -240,9 +240,12 @@ class Writer:
             self._accesses(fresh, (old_runs, completed), conditions)
         return new
 
-    def _runs(self, events: list[CheckedEvent]) -> tuple[list[str], set[str]]:
+    def _runs(
+        self, events: list[CheckedEvent]
+    ) -> tuple[list[str], dict[str, tuple[bool, str, str]]]:
         """Merge the events into their runs, whatever order they come in; the ids of the runs
-        that were stored before, and of those that completed (so far)."""
+        that were stored before, and for each run whether it completed (so far), the time its
+        writes are written at (its end, else its start) and its start."""
         states: dict[str, list[Any]] = {}
         jobs: dict[str, tuple[str, str]] = {}
         for run_id, *state in self.db.execute(
@@ -292,7 +295,8 @@ class Writer:
             if event.parents is not None:
                 parents[event.run_id] = merged_parents(parents.get(event.run_id), event.parents)
         self._many(UPSERT_PARENTS, [parents_row(*item) for item in parents.items()])
-        return old, {row[-1] for row in rows if row[2] == "COMPLETE"}
+        # A write is when its run ended, or while it runs its start (written_at).
+        return old, {row[-1]: (row[2] == "COMPLETE", row[9] or row[3], row[3]) for row in rows}
 
     def _dataset_ids(self, events: list[CheckedEvent]) -> dict[tuple[str, str], int]:
         ids = self.dataset_ids
@@ -347,12 +351,13 @@ class Writer:
     def _accesses(
         self,
         events: list[CheckedEvent],
-        runs: tuple[list[str], set[str]],
+        runs: tuple[list[str], dict[str, tuple[bool, str, str]]],
         conditions: list[Condition],
     ) -> None:
         """The events' reads and writes, the conditions new to each, and what those list;
-        ``runs``: the ids of the events' runs stored before, and of those that completed (a
-        new write of one is ``done``; a stored run that completes marks its writes by trigger)."""
+        ``runs``: the ids of the events' runs stored before, and of each run whether it
+        completed, when it wrote and when it started (a new access of one has them; a stored
+        run that completes or moves marks its accesses by trigger)."""
         old_runs, completed = runs
         accesses, added = self._gathered(events, old_runs, conditions)
         self._write_accesses(accesses, completed)
@@ -408,7 +413,9 @@ class Writer:
         return accesses, added
 
     def _write_accesses(
-        self, accesses: dict[tuple[str, int, str], list[Any]], completed: set[str]
+        self,
+        accesses: dict[tuple[str, int, str], list[Any]],
+        completed: dict[str, tuple[bool, str, str]],
     ) -> None:
         """Store the accesses new or given conditions (as :meth:`_gathered` keeps them), with
         their conditions, the ranges of dates of the reads and their rows in ``access_ranges``."""
@@ -421,8 +428,10 @@ class Writer:
         for key, (access_id, texts, lists, held, grown, located) in accesses.items():
             if held is None:
                 merged = _merged(texts)
-                done = key[2] == "output" and key[0] in completed
-                new.append((access_id, *key, merged, lists, located, done))
+                done, written_at, started_at = completed[key[0]]
+                if key[2] != "output":
+                    done, written_at = False, None
+                new.append((access_id, *key, merged, lists, located, done, written_at, started_at))
             elif grown:
                 merged = _merged(texts)
                 changed.append((merged, lists, located, access_id))
@@ -439,8 +448,8 @@ class Writer:
                     ranged.append(range_row(key[1], access_id, ranges))
         self._many(
             "INSERT INTO accesses "
-            "(access_id, run_id, dataset_id, direction, condition, listed, located, done) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "(access_id, run_id, dataset_id, direction, condition, listed, located, done, "
+            "written_at, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             new,
         )
         self._many(

@@ -268,7 +268,7 @@ _RUNS_LOOKED_AT = 20
 
 def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
     """The facets of ``dataset`` (its ``facets`` and those of the read or write) in the latest
-    of its runs, among the last few, whose events gave it any; None when none did. Another
+    started of its runs, among the last few, whose events gave it any; None when none did. Another
     name of a dataset (a location stored as its table's) finds the dataset."""
     with opened(db) as store:
         connection = store.connection
@@ -281,13 +281,15 @@ def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
             dataset = DatasetRef(*joined[0][1:])
         others = names_of(connection, dataset)  # facets given under any of its names are its
         names = {dataset, *(other for other, _ in others)}
+        # The latest started (a run reads and writes it at most once each): by the index of
+        # accesses by their run's start, the others unread.
         runs = connection.execute(
-            "SELECT r.run_id FROM accesses a JOIN datasets d ON d.dataset_id = a.dataset_id "
-            "JOIN runs r ON r.run_id = a.run_id WHERE d.namespace = ? AND d.name = ? "
-            "GROUP BY r.run_id ORDER BY MAX(COALESCE(r.ended_at, r.started_at)) DESC LIMIT ?",
-            (dataset.namespace, dataset.name, _RUNS_LOOKED_AT),
+            "SELECT a.run_id FROM datasets d JOIN accesses a INDEXED BY accesses_by_start "
+            "ON a.dataset_id = d.dataset_id WHERE d.namespace = ? AND d.name = ? "
+            "ORDER BY a.started_at DESC, a.run_id DESC LIMIT ?",
+            (dataset.namespace, dataset.name, 2 * _RUNS_LOOKED_AT),
         ).fetchall()
-        for (run_id,) in runs:
+        for run_id in list(dict.fromkeys(run_id for (run_id,) in runs))[:_RUNS_LOOKED_AT]:
             rows = connection.execute(
                 "SELECT event_type, event_time, source, facets FROM events WHERE run_id = ? "
                 "ORDER BY event_time, digest",

@@ -72,20 +72,22 @@ def incidents(db: Database, *, limit: int = MAX_RUNS) -> Incidents:
 
 def incidents_answer(store: LineageStore, *, limit: int = MAX_RUNS) -> Incidents:
     """:func:`incidents`'s answer from the open ``store``."""
-    marks = ", ".join("?" * len(FAILED_EVENT_TYPES))
     connection = store.connection
-    (total,) = connection.execute(
-        f"SELECT COUNT(*) FROM runs WHERE status IN ({marks})", FAILED_EVENT_TYPES
-    ).fetchone()
+    (total,) = connection.execute(f"SELECT COUNT(*) FROM runs WHERE {_FAILED}").fetchone()
     rows = connection.execute(
         "SELECT run_id, job_namespace, job_name, status, started_at, ended_at FROM runs "
-        f"WHERE status IN ({marks}) ORDER BY COALESCE(ended_at, started_at) DESC, run_id DESC "
-        "LIMIT ?",
-        (*FAILED_EVENT_TYPES, limit),
+        f"WHERE {_FAILED} ORDER BY coalesce(ended_at, started_at) DESC, run_id DESC LIMIT ?",
+        (limit,),
     ).fetchall()
     engine = Engine(store)
     runs = tuple(FailedRun(run, _left(engine, run)) for run in (RunRef(*row) for row in rows))
     return Incidents(runs, total)
+
+
+_FAILED = f"status IN ({', '.join(repr(kind) for kind in FAILED_EVENT_TYPES)})"
+"""The failed and aborted runs, spelled as the partial index ``runs_failed`` is (SQLite uses
+it for a query whose condition is its own, not for one with parameters): counted and listed
+without reading the other runs."""
 
 
 def _left(engine: Engine, run: RunRef) -> tuple[FailedWrite, ...]:

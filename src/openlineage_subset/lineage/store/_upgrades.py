@@ -36,7 +36,9 @@ def upgrade(connection: sqlite3.Connection) -> None:
     From 9: the index of reads by their ranges of dates (:func:`_add_access_ranges`), the
     writes of completed runs (:func:`_add_writes_done`), and the places again (layout 9's
     merges of datasets left some under the dataset they removed). From 10: the index of the
-    conditions naming a location that no list decides (``accesses_naming_places``)."""
+    conditions naming a location that no list decides (``accesses_naming_places``). From 11:
+    each dataset's counts and the time of each write (:func:`_add_dataset_counts`), the index
+    of failed runs."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -104,6 +106,9 @@ def upgrade(connection: sqlite3.Connection) -> None:
             _add_access_locations(connection)
     if version < 11:
         _create(connection, "INDEX accesses_naming_places")
+    if version < 12:
+        _add_dataset_counts(connection)
+        _create(connection, "INDEX runs_failed")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -159,6 +164,53 @@ def _add_writes_done(connection: sqlite3.Connection) -> None:
         "UPDATE accesses SET done = 1 WHERE direction = 'output' AND run_id IN "
         "(SELECT run_id FROM runs WHERE status = 'COMPLETE')"
     )
+
+
+def _add_dataset_counts(connection: sqlite3.Connection) -> None:
+    """Layout 12's ``written_at`` of writes and ``started_at`` of accesses, their indexes and
+    triggers, the index of writes not done, and ``dataset_counts`` with its triggers, filled
+    from what the file holds (a pass over accesses and partitions)."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(accesses)")}
+    for column in ("written_at", "started_at"):
+        if column not in columns:
+            connection.execute(f"ALTER TABLE accesses ADD COLUMN {column} TEXT")
+    connection.execute(
+        "UPDATE accesses SET (started_at, written_at) = (SELECT r.started_at, "
+        "CASE accesses.direction WHEN 'output' THEN coalesce(r.ended_at, r.started_at) END "
+        "FROM runs r WHERE r.run_id = accesses.run_id)"
+    )
+    _create(
+        connection,
+        "INDEX writes_by_time",
+        "INDEX accesses_by_start",
+        "INDEX writes_not_done",
+        "TRIGGER accesses_started",
+        "TRIGGER writes_timed",
+        "TABLE dataset_counts",
+        *(f"TRIGGER {name}" for name in _COUNTING),
+    )
+    connection.execute(
+        "INSERT OR REPLACE INTO dataset_counts (dataset_id, reads, writes, partitions) "
+        "SELECT d.dataset_id, "
+        "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
+        "AND a.direction = 'input'), "
+        "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
+        "AND a.direction = 'output'), "
+        "(SELECT count(*) FROM partitions p WHERE p.dataset_id = d.dataset_id) FROM datasets d"
+    )
+
+
+_COUNTING = (
+    "dataset_counts_made",
+    "dataset_counts_gone",
+    "accesses_counted",
+    "accesses_uncounted",
+    "accesses_recounted",
+    "partitions_counted",
+    "partitions_uncounted",
+    "partitions_recounted",
+)
+"""The triggers that keep ``dataset_counts``."""
 
 
 def _add_run_families(connection: sqlite3.Connection) -> None:

@@ -4,11 +4,13 @@ counts and cells an oracle works out from the events themselves."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 import pytest
 
 from openlineage_subset.lineage import DatasetRef, PictureSource
+from openlineage_subset.lineage.pages import _picture_facts
 from openlineage_subset.report import _picture
 from openlineage_subset.report._picture import Grid, Picture, impact_picture, provenance_picture
 from tests.lineage.conftest import Build
@@ -20,7 +22,7 @@ COUNTRIES = [f"C{number:02d}" for number in range(12)]
 
 def _full(monkeypatch: pytest.MonkeyPatch) -> None:
     """Have the grids laid out from every known partition, as before."""
-    monkeypatch.setattr(PictureSource, "columns", lambda self, dataset: None)
+    monkeypatch.setattr(PictureSource, "columns", lambda self, dataset, *near: None)
 
 
 def _pictures(db: str) -> list[Picture]:
@@ -39,8 +41,8 @@ def test_a_small_history_draws_the_same_grids(
     calls: list[object] = []
     columns = PictureSource.columns
 
-    def counted(self: PictureSource, dataset: object) -> object:
-        found = columns(self, dataset)  # type: ignore[arg-type]
+    def counted(self: PictureSource, dataset: object, *near: object) -> object:
+        found = columns(self, dataset, *near)  # type: ignore[arg-type]
         calls.append(found)
         return found
 
@@ -148,3 +150,61 @@ def test_small_limits_draw_what_the_events_say(
     _full(monkeypatch)
     assert picture.grids == impact_picture(db, "raw", partition=asked).grids
     assert target.grids == provenance_picture(db, "daily", partition={down: bad[0]}).grids
+
+
+def _same_but_uncounted(stretched: Grid, whole: Grid) -> int:
+    """Whether the grid drawn from stretches of values is the one drawn from all of them, but
+    for gaps said :data:`~openlineage_subset.report._picture.UNCOUNTED` (each of rows that are
+    there): how many such gaps."""
+    assert dataclasses.replace(stretched, row_gaps=()) == dataclasses.replace(whole, row_gaps=())
+    uncounted = 0
+    for said, counted in zip(stretched.row_gaps, whole.row_gaps, strict=True):
+        assert said in (counted, _picture.UNCOUNTED)
+        assert said != _picture.UNCOUNTED or counted > 0, "rows said left out are there"
+        uncounted += said == _picture.UNCOUNTED
+    return uncounted
+
+
+@pytest.mark.parametrize("limits", [(5, 4, 8, 20), (5, 4, 8, 400)])
+def test_a_column_of_more_values_than_listed_is_drawn_from_stretches_as_from_all(
+    lineage_db: Build, monkeypatch: pytest.MonkeyPatch, limits: tuple[int, int, int, int]
+) -> None:
+    """A first column of more values than are listed one by one (a million days) is drawn
+    from stretches of them around the partitions an answer marks (wider than a grid has rows):
+    the grids of every answer are those drawn from every known partition, but that the rows
+    left out beyond the stretches are said, not counted."""
+    for name, value in zip(
+        ("MAX_ROWS", "MAX_COLUMNS", "MAX_DAYS", "MAX_CELLS"), limits, strict=True
+    ):
+        monkeypatch.setattr(_picture, name, value)
+    events = _history("business_date")
+    far = parts(*({"business_date": day, "country": "C01"} for day in (DAYS[2], DAYS[-3])))
+    events += run(99, 500, 501, reads=[("raw", far)], writes=[("far", None)])
+    db = lineage_db(events)
+
+    def pictures() -> list[Picture]:
+        asked = [{"business_date": day, "country": "C03"} for day in (DAYS[0], DAYS[14])]
+        return [
+            *(impact_picture(db, "raw", partition=partition) for partition in asked),
+            provenance_picture(db, "daily", partition={"business_date": DAYS[-1]}),
+            provenance_picture(db, "far"),  # marks two days far apart: two stretches
+            impact_picture(db, "raw"),  # nothing marked: the first rows
+        ]
+
+    monkeypatch.setattr(_picture_facts, "_MOST_VALUES", len(COUNTRIES) + 1)  # < 30 days
+    stretched = [picture.grids for picture in pictures()]
+    monkeypatch.undo()
+    for name, value in zip(
+        ("MAX_ROWS", "MAX_COLUMNS", "MAX_DAYS", "MAX_CELLS"), limits, strict=True
+    ):
+        monkeypatch.setattr(_picture, name, value)
+    _full(monkeypatch)
+    whole = [picture.grids for picture in pictures()]
+    uncounted = sum(
+        _same_but_uncounted(one, other)
+        for ones, others in zip(stretched, whole, strict=True)
+        for one, other in zip(ones, others, strict=True)
+    )
+    assert uncounted >= 3, "the pictures were drawn from stretches"
+    (far_raw,) = [grid for grid in stretched[3] if grid.dataset.name == f"{LAKE}/raw"]
+    assert _picture.UNCOUNTED in far_raw.row_gaps[1:-1], "between the two stretches"

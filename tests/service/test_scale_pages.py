@@ -24,7 +24,9 @@ from openlineage_subset.lineage import (
     ingest,
     latest_history,
 )
+from openlineage_subset.report import UNCOUNTED
 from openlineage_subset.service import _pages
+from openlineage_subset.service import _partition_grid as partition_grid
 from openlineage_subset.service._partition_grid import Limits, NoRowsBefore, drawn_partitions
 from tests.lineage.events import LAKE, both, compare, run, run_id, write_events
 
@@ -357,3 +359,47 @@ def test_a_grid_of_more_columns_than_drawn_from_all_shows_earlier_writes(tmp_pat
     page = _pages.dataset_page(RAW, None, drawn, latest, history_total=total).html
     assert "120 column(s)" not in page and "12 column(s) not drawn" in page
     assert 'class="earlier"' in page and 'class="written"' in page
+
+
+def _drawn_as(
+    db: Path, before: str | None, showing: list[dict[str, str | None]]
+) -> tuple[Any, ...] | str:
+    with Lineage(db) as lineage:
+        try:
+            drawn = drawn_partitions(lineage, RAW, LIMITS, before=before, showing=showing)
+        except NoRowsBefore as error:
+            return str(error)
+    grid = drawn.grid
+    assert grid is not None
+    facts = (grid.rows, grid.columns, grid.cells, grid.hidden_columns, grid.row_gaps[1:-1])
+    return (*facts, drawn.report, dict(drawn.failed), drawn.page), grid.row_gaps
+
+
+def test_a_column_of_more_values_than_searched_is_drawn_from_a_stretch_as_from_all(
+    made: tuple[Path, Facts], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first column of more values than SQLite is asked for one by one (a million days) is
+    drawn from a stretch of them around the rows drawn: the same rows, cells, states and
+    links as from all its values, for the newest rows, the rows before each value and the
+    rows up to a partition selected; only the rows left out before or after the stretch are
+    said without their count (and there are some)."""
+    db, facts = made
+    days = sorted({day for day, _ in facts.known()})
+    asked: list[tuple[str | None, list[dict[str, str | None]]]] = [(None, [])]
+    asked += [(day, []) for day in days]
+    asked += [(None, [{"day": day, "zone": ZONES[0]}]) for day in days]
+    whole = {key: _drawn_as(db, *key_args) for key, key_args in enumerate(asked)}
+    monkeypatch.setattr(partition_grid, "MOST_SEARCHED", len(ZONES) + 2)  # fewer than days
+    uncounted = 0
+    for key, (before, showing) in enumerate(asked):
+        found = _drawn_as(db, before, showing)
+        if isinstance(found, str) or isinstance(whole[key], str):
+            assert found == whole[key], (before, showing)
+            continue
+        (facts_drawn, gaps), (facts_whole, exact) = found, whole[key]
+        assert facts_drawn == facts_whole, (before, showing)
+        for said, counted in ((gaps[0], exact[0]), (gaps[-1], exact[-1])):
+            assert said in (counted, UNCOUNTED), (before, showing)
+            assert said != UNCOUNTED or counted > 0, "rows said left out are there"
+            uncounted += said == UNCOUNTED
+    assert uncounted > len(asked) // 2, "most pages are drawn from a stretch"

@@ -58,6 +58,8 @@ MAX_COLUMNS = 120
 MAX_DAYS = 1100
 """Rows of a grid of days (drawn as a calendar) at most: three years, a contiguous stretch
 around the days in the answer, as long as the grid stays within :data:`MAX_CELLS`."""
+UNCOUNTED = -1
+"""A gap of :attr:`Grid.row_gaps` whose rows were not counted."""
 MAX_CELLS = 6_000
 MAX_NODES = 400
 _SURELY: dict[Label, str] = {"definite": "definitely", "possible": "possibly"}
@@ -79,7 +81,8 @@ class Grid:
     whole: GridCell | None
     """What the answer says of the dataset as a whole (a whole-dataset read or write)."""
     row_gaps: tuple[int, ...]
-    """Rows left out (too many to draw) before each row, and after the last."""
+    """Rows left out (too many to draw) before each row, and after the last; :data:`UNCOUNTED`:
+    some, too many to count (a page of a dataset's rows among a million)."""
     hidden_columns: int
     down_last: bool = False
     """Whether the row's column comes after the columns' in the dataset's column order (the
@@ -237,7 +240,9 @@ class _Builder:
 
     def grid(self, dataset: DatasetRef, marked: Mapping[Unit, tuple[CellState, list[str]]]) -> Grid:
         if not self.overview:
-            columns = self.source.columns(dataset)
+            # The rows around the marked ones: of a column of a million values, stretches.
+            near = [unit[0][1] for unit in marked if unit and isinstance(unit[0][1], str)]
+            columns = self.source.columns(dataset, near, max(MAX_DAYS, MAX_ROWS) + 1)
             drawn = None if columns is None else self.drawn(dataset, marked, columns)
             if drawn is not None:
                 return drawn
@@ -272,6 +277,9 @@ class _Builder:
         units = {unit: GridCell(s, tuple(n)) for unit, (s, n) in marked.items() if unit is not None}
         if any(tuple(name for name, _ in unit) != shape for unit in units):
             return None
+        stretches = bool(columns.uncounted) or columns.more_after
+        if stretches and any(natural(value)[0] == 0 for value in columns.first):
+            return None  # numbers: the stretches, in text order, are not the grid's
         whole_mark = marked.get(None)
         whole = GridCell(whole_mark[0], tuple(whole_mark[1])) if whole_mark else None
         columns_of = [*(c for c in columns.order if c in shape)]
@@ -310,6 +318,10 @@ class _Builder:
         days = all(map(is_day, down_values))
         most = most_rows(len(kept_columns), days)
         rows, row_gaps = kept(down_values, cells, 0, most, fill=days)
+        if stretches:
+            if down != shape[0]:
+                return None  # the rows are not the values the stretches are of
+            row_gaps = _uncounted(down_values, rows, row_gaps, columns)
         # The partitions a drawn cell may be: each drawn row's value with each drawn column's
         # values that some known partition has (a grid's rows are the first column's values).
         candidates = candidate_keys(
@@ -335,6 +347,24 @@ class _Builder:
             sum(column_gaps),
             _down_last(columns_of, down, across),
         )
+
+
+def _uncounted(
+    values: list[str], rows: list[str], gaps: list[int], columns: DatasetColumns
+) -> list[int]:
+    """``gaps`` (of ``rows`` kept among ``values``, stretches of a column's values), each that
+    spans values left out of the stretches said :data:`UNCOUNTED`."""
+    found = list(gaps)
+    starts = {shown_value(value) for value in columns.uncounted}
+    spot = {value: number for number, value in enumerate(values)}
+    previous = -1
+    for number, row in enumerate(rows):
+        if any(value in starts for value in values[previous + 1 : spot[row] + 1]):
+            found[number] = UNCOUNTED
+        previous = spot[row]
+    if columns.more_after:
+        found[-1] = UNCOUNTED
+    return found
 
 
 def most_rows(

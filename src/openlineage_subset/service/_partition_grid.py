@@ -19,8 +19,11 @@ arranged as :func:`~openlineage_subset.report.arranged` arranges all of them whe
 has the most values and the columns drawn are the first ones (the first 120 values of the
 other columns among those partitions). A dataset of two columns whose rows are the second
 (``country`` then ``day``) is drawn from the values of each (the second's kept at ingest),
-its cells the pairs of drawn rows and columns that are known partitions. Any other dataset
-is drawn from all its partitions.
+its cells the pairs of drawn rows and columns that are known partitions. A first column of
+more values than SQLite is asked for one by one (:data:`MOST_SEARCHED`: a million days) is
+drawn from a stretch of them around the rows drawn, found the same way; the rows left out
+before or after the stretch are said, not counted. Any other dataset is drawn from all its
+partitions.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from openlineage_subset.report import (
     MAX_COLUMNS,
     MAX_DAYS,
     MAX_ROWS,
+    UNCOUNTED,
     CellState,
     Grid,
     GridCell,
@@ -61,9 +65,9 @@ from openlineage_subset.report import (
     most_rows,
 )
 
-MOST_SEARCHED = 20_000
+MOST_SEARCHED = 2_000
 """Values of a dataset's first partition column found one search each at most; beyond, its
-page is drawn from all its partitions."""
+page draws a stretch of them (the rows left out before and after it not counted)."""
 
 
 def partition_value(partition: PartitionRef) -> str:
@@ -235,7 +239,7 @@ def drawn_partitions(
     limits = limits or Limits()
     query = PartitionsQuery(dataset.name, dataset.namespace)
     source = PagePartitions(lineage.store, query)
-    first = source.axis(MOST_SEARCHED)
+    first = _first_axis(source, limits, before, showing)
     second = None if first is None else source.second_axis(first)
     if second is not None:  # in the grid's order: numbers by their value first
         second = dataclasses.replace(second, values=tuple(sorted(second.values, key=_natural)))
@@ -277,7 +281,9 @@ def drawn_partitions(
     }
     start = axis.values.index(rows[0])
     end = start + len(rows)  # the first value after the rows drawn
-    gaps = (start, *([0] * (len(rows) - 1)), len(axis.values) - end)
+    earlier = UNCOUNTED if axis.uncounted[0] else start
+    later = UNCOUNTED if axis.uncounted[1] else len(axis.values) - end
+    gaps = (earlier, *([0] * (len(rows) - 1)), later)
     # A cell names its columns in the dataset's order (its partitions have them so).
     order = [name for name, _ in report.partitions[0].partition.dimensions] if cells else []
     down_last = bool(across) and {axis.first, across[0]} <= set(order)
@@ -289,8 +295,29 @@ def drawn_partitions(
     if end < len(axis.values):
         after = end + room  # as many rows after the last drawn as fit (their columns may differ)
         newer = axis.values[after] if after < len(axis.values) else ""
-    page = RowPage(axis.first, rows[0] if start else None, newer)
+    page = RowPage(axis.first, rows[0] if earlier else None, newer)
     return DrawnPartitions(report, failed, grid, page)
+
+
+def _first_axis(
+    source: PagePartitions,
+    limits: Limits,
+    before: str | None,
+    showing: Sequence[Mapping[str, str | None]],
+) -> PartitionAxis | None:
+    """The values of the dataset's first column (:meth:`PagePartitions.axis`); of a column of
+    more values than are searched, a stretch of them around the rows drawn: more on each side
+    than a page has rows (the rows before ``before`` and the page after; with ``showing``,
+    around its value: the newest rows when it is among them, else the rows up to it)."""
+    stretch = max(limits.days, limits.rows) + 2
+    first = source.axis(MOST_SEARCHED, (before, stretch))
+    if before is None and showing and first is not None and first.uncounted[0]:
+        value = showing[0].get(first.first)
+        if isinstance(value, str):
+            around = source.axis(MOST_SEARCHED, (value, stretch))
+            if around is not None and value in around.values:
+                return around  # drawn_partitions picks the rows with it
+    return first
 
 
 def _not_before(dataset: DatasetRef, axis: PartitionAxis | None, before: str, pages: bool) -> str:
@@ -418,8 +445,10 @@ def _add_places(
 def _more(axis: PartitionAxis, name: str, found: Collection[str | None]) -> bool:
     """Whether the column ``name`` would be the grid's rows rather than the first column:
     more values, or as many and before it in the dataset's order."""
-    if len(found) != len(axis.values):
-        return len(found) > len(axis.values)
+    if any(axis.uncounted) and len(found) >= axis.least:
+        return True  # not known: drawn from all the partitions, as before
+    if len(found) != axis.least:
+        return len(found) > axis.least
     return axis.order.index(name) < axis.order.index(axis.first)
 
 

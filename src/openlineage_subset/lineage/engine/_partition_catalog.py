@@ -227,18 +227,25 @@ class DatasetCatalog:
         each, not a read of every partition). None when the dataset is otherwise, has more
         than ``most`` such values, or one that is null or not plain ASCII text (whose key's
         order may not be its text's)."""
-        shape = self.plain_shape()
-        if shape is None or not all(SIMPLE_NAME.fullmatch(column) for column in shape):
+        found = self.first_values_or_more(most)
+        return None if found is None or found[2] else found[:2]
+
+    def first_values_or_more(self, most: int) -> tuple[str, list[str], bool] | None:
+        """:meth:`first_values`, and whether the column has more than ``most`` values (then
+        the first ``most`` of them, all plain text): None as it says None otherwise."""
+        first = self.plain_first()
+        if first is None:
             return None
-        first = shape[0]
         found: list[str] = []
         key = self.db.execute(
             "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ?", (self.dataset_id,)
         ).fetchone()[0]
         while key is not None:
             value = json.loads(key).get(first)
-            if not isinstance(value, str) or not _PLAIN.fullmatch(value) or len(found) >= most:
+            if not isinstance(value, str) or not _PLAIN.fullmatch(value):
                 return None
+            if len(found) >= most:
+                return first, found, True
             found.append(value)
             # Every key of this value starts with its pair then "," or "}": all below "~".
             after = canonical_unit(((first, value),))[:-1] + "~"
@@ -246,7 +253,43 @@ class DatasetCatalog:
                 "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ? AND dimensions > ?",
                 (self.dataset_id, after),
             ).fetchone()[0]
-        return first, found
+        return first, found, False
+
+    def plain_first(self) -> str | None:
+        """The first column (by name) of a dataset whose partitions all have one set of simple
+        column names; None for another dataset."""
+        shape = self.plain_shape()
+        if shape is None or not all(SIMPLE_NAME.fullmatch(column) for column in shape):
+            return None
+        return shape[0]
+
+    def first_values_near(
+        self, first: str, value: str | None, most: int, *, later: bool
+    ) -> list[str] | None:
+        """At most ``most`` values of the column ``first`` (:meth:`first_values`' column) next
+        to ``value`` in the order of their text: those before it (the nearest first; None: the
+        greatest values), or with ``later`` it and those after it (in order); one search of the
+        key each. None when one is null or not plain ASCII text, as :meth:`first_values`."""
+        found: list[str] = []
+        if later:
+            assert value is not None
+            sql = "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ? AND dimensions > ?"
+            bound = canonical_unit(((first, value),))[:-1]  # the value's keys and after
+        else:
+            sql = "SELECT MAX(dimensions) FROM partitions WHERE dataset_id = ? AND dimensions < ?"
+            bound = "\uffff" if value is None else canonical_unit(((first, value),))[:-1]
+        while len(found) < most:
+            (key,) = self.db.execute(sql, (self.dataset_id, bound)).fetchone()
+            if key is None:
+                break
+            pair = json.loads(key).get(first)
+            if not isinstance(pair, str) or not _PLAIN.fullmatch(pair):
+                return None
+            found.append(pair)
+            start = canonical_unit(((first, pair),))[:-1]
+            # after: past every key of this value (each below "~"); before: below its first
+            bound = start + "~" if later else start
+        return found
 
     def known_from(self, first: str, value: str, before: str | None = None) -> list[Dimensions]:
         """The known partitions whose first column (:meth:`first_values`) is ``value`` or

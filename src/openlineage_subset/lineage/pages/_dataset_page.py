@@ -43,7 +43,18 @@ class PartitionAxis:
     first: str
     """The column (:meth:`PagePartitions.second_axis`: the second one)."""
     values: tuple[str, ...]
-    """In the order of their text (the second column's: in no order)."""
+    """In the order of their text (the second column's: in no order); all of them, or with
+    ``uncounted`` a stretch of them."""
+    uncounted: tuple[bool, bool] = (False, False)
+    """Whether there are values before ``values`` (and after them) that are not there (too
+    many to count: :meth:`PagePartitions.axis` with ``near``); False: ``values`` starts (ends)
+    with the first (last) value."""
+    least: int = 0
+    """How many values the column has at least: ``len(values)`` unless ``uncounted``."""
+
+    def __post_init__(self) -> None:
+        if not any(self.uncounted):
+            object.__setattr__(self, "least", len(self.values))
 
 
 class PagePartitions:
@@ -56,19 +67,48 @@ class PagePartitions:
         self.query = query
         self.engine = Engine(store)
         self.dataset_id = self.engine.resolve(query.dataset, query.namespace)
+        self._first: dict[int, tuple[str, list[str], bool] | None] = {}
 
-    def axis(self, most: int) -> PartitionAxis | None:
+    def axis(self, most: int, near: tuple[str | None, int] | None = None) -> PartitionAxis | None:
         """The first column of the dataset's partitions and its values, when all its
         partitions have the same columns, of plain names, and that one has at most ``most``
-        values, each plain ASCII text; else None."""
-        found = self.engine.catalog.of(self.dataset_id).first_values(most)
+        values, each plain ASCII text; else None. With ``near`` (``(value, count)``), a column
+        of more values gives a stretch of them (``uncounted``): ``count`` values before
+        ``value`` and ``count`` from it on (None: the ``count`` greatest), a search of the key
+        each, so that a page of a million days costs what one of a thousand does."""
+        catalog = self.engine.catalog.of(self.dataset_id)
+        found = self._first.get(most)
         if found is None:
-            return None
-        first, values = found
+            found = self._first[most] = catalog.first_values_or_more(most)
+        if found is None or (found[2] and near is None):
+            return None  # other columns than one set of plain names, a value not plain
+        first, values, more = found
         order = self.engine.partitions(self.dataset_id).column_order()
-        return PartitionAxis(
-            self.engine.partitions(self.dataset_id).dataset(), order, first, tuple(values)
+        dataset = self.engine.partitions(self.dataset_id).dataset()
+        if not more:
+            return PartitionAxis(dataset, order, first, tuple(values))
+        assert near is not None
+        if len(order) == 2 and self._tails() > most:
+            return None  # which of the two columns has more values is not known
+        value, count = near
+        below = catalog.first_values_near(first, value, count + 1, later=False)
+        above = (
+            [] if value is None else catalog.first_values_near(first, value, count + 1, later=True)
         )
+        if below is None or above is None:
+            return None
+        stretch = [*reversed(below[:count]), *above[:count]]
+        uncounted = (len(below) > count, len(above) > count)
+        if uncounted[0] and stretch[0] in values:  # among the first ones: those before known
+            stretch[:0] = values[: values.index(stretch[0])]
+            uncounted = (False, uncounted[1])
+        return PartitionAxis(dataset, order, first, tuple(stretch), uncounted, most + 1)
+
+    def _tails(self) -> int:
+        (count,) = self.store.connection.execute(
+            "SELECT count(*) FROM partition_tails WHERE dataset_id = ?", (self.dataset_id,)
+        ).fetchone()
+        return int(count)
 
     def second_axis(self, axis: PartitionAxis) -> PartitionAxis | None:
         """The second of a dataset's two partition columns and its distinct values (from the
@@ -86,9 +126,8 @@ class PagePartitions:
             if not isinstance(value, str):
                 return None
             values.append(value)
-        if len(values) < len(axis.values) or (
-            len(values) == len(axis.values)
-            and axis.order.index(axis.first) < axis.order.index(second)
+        if len(values) < axis.least or (
+            len(values) == axis.least and axis.order.index(axis.first) < axis.order.index(second)
         ):
             return None
         return PartitionAxis(axis.dataset, axis.order, second, tuple(values))

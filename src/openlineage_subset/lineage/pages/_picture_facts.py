@@ -16,7 +16,7 @@ import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 
-from openlineage_subset.lineage.engine import Engine
+from openlineage_subset.lineage.engine import DatasetCatalog, Engine
 from openlineage_subset.lineage.model import (
     DatasetRef,
     Dimensions,
@@ -36,8 +36,12 @@ __all__ = [
     "picture_source",
 ]
 
-_MOST_VALUES = 100_000
-"""Values of a first partition column found by a search each, at most (more: read them all)."""
+_MOST_VALUES = 2_000
+"""Values of a first partition column listed by a search each, at most; more: stretches of
+them around the partitions an answer marks (:meth:`PictureSource.columns`)."""
+_MOST_STRETCHES = 20
+"""Stretches of values around marked partitions at most (more: the grid reads every known
+partition)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -61,6 +65,11 @@ class DatasetColumns:
     others: Mapping[tuple[str | None, ...], str]
     """The values of ``shape[1:]`` together, as the known partitions have them, each with
     the end of their keys (``"b":"x"}``: after the first column's pair and its comma)."""
+    uncounted: frozenset[str] = frozenset()
+    """With stretches of ``shape[0]``'s values (too many to list): those of ``first`` just
+    after values not listed (none: ``first`` is every value from the first one)."""
+    more_after: bool = False
+    """Whether there are values after the last of ``first`` that are not listed."""
 
     def key(self, first: str, other: tuple[str | None, ...]) -> str:
         """The key (``partitions.dimensions``) of the partition of these values."""
@@ -118,20 +127,33 @@ class PictureSource:
             self._engine.partitions(dataset_id).column_order(),
         )
 
-    def columns(self, dataset: DatasetRef) -> DatasetColumns | None:
+    def columns(
+        self, dataset: DatasetRef, near: Iterable[str] = (), radius: int = 0
+    ) -> DatasetColumns | None:
         """The partition columns of ``dataset`` and their values, found by SQLite: the first
         column's a search of the key per value, the others' together from the ends of the
         keys kept at ingest (``partition_tails``). None unless all its known partitions have
         the same columns, of simple names, and the first column's values are plain ASCII text
         (see
-        :meth:`~openlineage_subset.lineage.engine._partition_catalog.PartitionCatalog.first_values`)."""
+        :meth:`~openlineage_subset.lineage.engine._partition_catalog.PartitionCatalog.first_values`).
+        A first column of more values than are listed gives stretches of them: ``radius``
+        values each side of each of ``near`` (the first ``radius`` without ``near``), those
+        left out said (``uncounted``, ``more_after``), not counted."""
         dataset_id = self._engine.resolve(dataset.name, dataset.namespace)
         catalog = self._engine.catalog
-        found = catalog.of(dataset_id).first_values(_MOST_VALUES)
+        found = catalog.of(dataset_id).first_values_or_more(_MOST_VALUES)
         shape = catalog.of(dataset_id).plain_shape()
         if found is None or shape is None:
             return None
-        _, values = found
+        first, values, more = found
+        uncounted: frozenset[str] = frozenset()
+        if more:
+            if len(shape) > 1 and self._tails(dataset_id) > _MOST_VALUES:
+                return None  # which column has more values is not known
+            stretches = self._stretches(dataset_id, first, values, sorted(set(near)), radius)
+            if stretches is None:
+                return None
+            values, uncounted, more_after = stretches
         rest = shape[1:]
         others: dict[tuple[str | None, ...], str] = {(): ""}
         if rest:
@@ -144,7 +166,82 @@ class PictureSource:
                 tuple(json.loads("{" + text)[column] for column in rest): text for (text,) in tails
             }
         order = self._engine.partitions(dataset_id).column_order()
-        return DatasetColumns(shape, order, tuple(values), others)
+        if not more:
+            return DatasetColumns(shape, order, tuple(values), others)
+        return DatasetColumns(shape, order, tuple(values), others, uncounted, more_after)
+
+    def _tails(self, dataset_id: int) -> int:
+        (count,) = self.store.connection.execute(
+            "SELECT count(*) FROM partition_tails WHERE dataset_id = ?", (dataset_id,)
+        ).fetchone()
+        return int(count)
+
+    def _stretches(
+        self, dataset_id: int, first: str, listed: list[str], near: list[str], radius: int
+    ) -> tuple[list[str], frozenset[str], bool] | None:
+        """The values of ``first`` within ``radius`` of each of ``near`` (sorted; without
+        them, the first ``radius`` values: ``listed``'s), in order; those just after values
+        left out; whether values after the last are left out. One walk up the key through
+        each cluster of ``near`` and one down from its least, a search of the key a value.
+        None for more than :data:`_MOST_STRETCHES` clusters or a value not plain text."""
+        catalog = self._engine.catalog.of(dataset_id)
+        found: set[str] = set(near) if near else set(listed[:radius])
+        starts: list[str] = []  # the first value of each stretch
+        pending = 0  # the first of near not reached yet
+        while pending < len(near):
+            if len(starts) == _MOST_STRETCHES:
+                return None
+            below = catalog.first_values_near(first, near[pending], radius, later=False)
+            if below is None:
+                return None
+            found.update(below)
+            starts.append(below[-1] if below else near[pending])
+            walked = self._walked(catalog, first, near, pending, radius)
+            if walked is None:
+                return None
+            found.update(walked[0])
+            pending = walked[1]
+        values = sorted(found)
+        uncounted = set()
+        for start in {values[0], *starts}:  # a stretch's start: is the value before it listed?
+            before = catalog.first_values_near(first, start, 1, later=False)
+            if before is None:
+                return None
+            if before and before[0] not in found:
+                uncounted.add(start)
+        after = catalog.first_values_near(first, values[-1], 2, later=True)
+        if after is None:
+            return None
+        return values, frozenset(uncounted), any(value != values[-1] for value in after)
+
+    @staticmethod
+    def _walked(
+        catalog: DatasetCatalog, first: str, near: list[str], pending: int, radius: int
+    ) -> tuple[list[str], int] | None:
+        """The values from ``near[pending]`` up to ``radius`` after the last of ``near`` met on
+        the way (each one met asks for ``radius`` more), and the index of the first of
+        ``near`` after them."""
+        walked: list[str] = []
+        cursor, remaining = near[pending], radius
+        while remaining > 0:
+            chunk = catalog.first_values_near(first, cursor, remaining + 1, later=True)
+            if chunk is None:
+                return None
+            if walked and chunk and chunk[0] == cursor:
+                chunk = chunk[1:]  # the last value taken: taken
+            if not chunk:
+                break
+            for value in chunk:
+                while pending < len(near) and near[pending] <= value:
+                    remaining, pending = radius, pending + 1  # a marked value: its radius
+                walked.append(value)
+                remaining -= 1
+                if remaining == 0:
+                    break
+            cursor = walked[-1]
+        while pending < len(near) and walked and near[pending] <= walked[-1]:
+            pending += 1
+        return walked, pending
 
     def known_among(self, dataset: DatasetRef, keys: Iterable[str]) -> set[str]:
         """Those of ``keys`` (``partitions.dimensions`` texts) that are known partitions of

@@ -429,9 +429,19 @@ class Writer:
             if held is None:
                 merged = _merged(texts)
                 done, written_at, started_at = completed[key[0]]
-                if key[2] != "output":
-                    done, written_at = False, None
-                new.append((access_id, *key, merged, lists, located, done, written_at, started_at))
+                write = key[2] == "output"  # a read is not done, nor written at a time
+                new.append(
+                    (
+                        access_id,
+                        *key,
+                        merged,
+                        lists,
+                        located,
+                        done and write,
+                        written_at if write else None,
+                        started_at,
+                    )
+                )
             elif grown:
                 merged = _merged(texts)
                 changed.append((merged, lists, located, access_id))

@@ -28,6 +28,7 @@ from openlineage_subset.lineage.ingestion._shapes import (
 )
 from openlineage_subset.lineage.model import any_of_json, canonical, read_bounds
 from openlineage_subset.lineage.store import (
+    ADD_COUNTS,
     DELETE_RANGE,
     INSERT_RANGE,
     UPSERT_PARENTS,
@@ -462,6 +463,10 @@ class Writer:
             "written_at, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             new,
         )
+        counts: dict[int, list[int]] = {}
+        for row in new:  # access id, run id, dataset id, direction, ...
+            counts.setdefault(row[2], [0, 0, 0])[row[3] == "output"] += 1
+        self._many(ADD_COUNTS, [(*counted, dataset_id) for dataset_id, counted in counts.items()])
         self._many(
             "UPDATE accesses SET condition = ?, listed = ?, located = ? WHERE access_id = ?",
             changed,
@@ -560,6 +565,12 @@ class Writer:
             "INSERT INTO partitions (dataset_id, dimensions, identifier, partition_id) "
             "VALUES (?, ?, ?, ?)",
             made.values(),
+        )
+        added_to: dict[int, int] = {}
+        for row in made.values():
+            added_to[row[0]] = added_to.get(row[0], 0) + 1
+        self._many(
+            ADD_COUNTS, [(0, 0, count, dataset_id) for dataset_id, count in added_to.items()]
         )
         self._many(
             "UPDATE partitions SET identifier = ? WHERE partition_id = ? "

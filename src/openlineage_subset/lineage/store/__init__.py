@@ -40,7 +40,7 @@ from openlineage_subset.lineage.store._facets import (
     facets_of,
     kept_facets,
 )
-from openlineage_subset.lineage.store._layout import APPLICATION_ID, SCHEMA_VERSION
+from openlineage_subset.lineage.store._layout import ADD_COUNTS, APPLICATION_ID, SCHEMA_VERSION
 from openlineage_subset.lineage.store._prune import (
     PRUNED_BEFORE,
     PruneReport,
@@ -78,6 +78,7 @@ from openlineage_subset.lineage.store._settings import (
 )
 
 __all__ = [
+    "ADD_COUNTS",
     "AIRFLOW",
     "APPLICATION_ID",
     "DELETE_RANGE",

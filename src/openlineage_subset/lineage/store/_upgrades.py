@@ -203,10 +203,8 @@ def _add_dataset_counts(connection: sqlite3.Connection) -> None:
 _COUNTING = (
     "dataset_counts_made",
     "dataset_counts_gone",
-    "accesses_counted",
     "accesses_uncounted",
     "accesses_recounted",
-    "partitions_counted",
     "partitions_uncounted",
     "partitions_recounted",
 )

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 _KEPT = (
-    "SELECT d.namespace, d.name, c.reads, c.writes, c.partitions FROM datasets d "
+    "SELECT d.namespace, d.name, c.reads, c.writes, c.known_partitions FROM datasets d "
     "LEFT JOIN dataset_counts c USING (dataset_id) ORDER BY 1, 2"
 )
 _RECOUNTED = (

@@ -210,7 +210,7 @@ _STORE = {
     "USING (dataset_id)",
     "tails": "SELECT d.name, t.tail FROM partition_tails t JOIN datasets d USING (dataset_id)",
     # layout 12: what the listing of datasets reads instead of every access
-    "counts": "SELECT d.name, c.reads, c.writes, c.partitions FROM dataset_counts c "
+    "counts": "SELECT d.name, c.reads, c.writes, c.known_partitions FROM dataset_counts c "
     "JOIN datasets d USING (dataset_id)",
     "times": "SELECT a.run_id, d.name, a.direction, a.written_at, a.started_at FROM accesses a "
     "JOIN datasets d USING (dataset_id)",

@@ -5,6 +5,7 @@ Held against the whole answer the command line gives, over the real server."""
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import json
 import random
@@ -296,3 +297,44 @@ def test_a_page_of_the_api_is_a_bounded_number_of_bytes(
             size = len(answer.read())
         everything = len(json.dumps(whole[query], separators=(",", ":")))
         assert size < everything / 2, (query, size, everything)
+
+
+def test_a_whole_dataset_answer_past_the_servers_limit_is_a_422_before_it_is_worked_out(
+    serve: Callable[..., Server], history: str
+) -> None:
+    """``--max-whole-answer 100``: a question about the whole of a dataset that starts from
+    more than 100 of its reads (impact), writes (provenance), both (history) or partitions is
+    refused, saying how to ask instead; one about partitions of it, from a later time, or
+    within the limit is answered as always. ``clean`` is read and written twice a day (120
+    each), ``raw`` once (60)."""
+    server = serve("--max-whole-answer", "100", db=history)
+    clean, raw = f"{LAKE}/clean", f"{LAKE}/raw"
+    late = (dt.date(2024, 10, 1) + dt.timedelta(days=DAYS - 5)).isoformat()
+    refused = {
+        "impact": {"dataset": clean},
+        "provenance": {"dataset": clean},
+        "history": {"dataset": raw},
+        "partitions": {"dataset": raw},
+    }
+    for query, params in refused.items():
+        status, answer = server.get(f"/api/v1/{query}?{urllib.parse.urlencode(params)}")
+        assert status == 422, (query, answer)
+        assert f"{query} of the whole of file:{params['dataset']}: its" in answer["error"]
+        assert "more than 100" in answer["error"] and "ask about partitions" in answer["error"]
+    answered = [
+        ("impact", {"dataset": raw}),  # 60 reads
+        ("impact", {"dataset": clean, "since": late}),  # 10 reads from then on (110 before)
+        ("impact", {"dataset": clean, "partition": f"day={late}"}),
+        ("provenance", {"dataset": raw}),  # 60 writes
+        ("history", {"dataset": clean, "partition": f"day={late}"}),
+        ("partitions", {"dataset": clean}),  # 60 partitions
+    ]
+    for query, params in answered:
+        status, answer = server.get(f"/api/v1/{query}?{urllib.parse.urlencode(params)}")
+        assert status == 200, (query, params, answer)
+    status, _, page = fetch(server, page_path("/answer", namespace="file", name=clean))
+    assert status == 422, page
+    assert "ask about partitions of it, from a later since," in html.unescape(page)
+    partition = json.dumps({"day": late})
+    status, _, page = fetch(server, page_path("/answer", namespace="file", name=clean, p=partition))
+    assert status == 200, page

@@ -407,6 +407,7 @@ def test_an_answer_page_asks_the_database_once_per_partition(
         {"query": query, "p": [json.dumps(START), json.dumps(other)]}, doseq=True
     )
     request = Request({"type": "http", "query_string": params.encode(), "headers": []})
-    page = _ui._answer_page(db, DatasetRef("file", f"{LAKE}/raw"), request.query_params)
+    serving = _ui.Served(db, None, 1_000)
+    page = _ui._answer_page(serving, DatasetRef("file", f"{LAKE}/raw"), request.query_params)
     assert page.status == 200 and page.html.count('<section class="answer"') == 2
     assert calls == [START, other], "one query per partition selected"

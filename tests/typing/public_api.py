@@ -229,6 +229,7 @@ def _lineage_types(spark: Any) -> None:
         APPLICATION_ID,
         SCHEMA_VERSION,
         AffectedRun,
+        AnswerTooLarge,
         ArchiveProblems,
         DatasetPartitions,
         DatasetRef,
@@ -338,6 +339,8 @@ def _lineage_types(spark: Any) -> None:
     assert_type(SCHEMA_VERSION, int)
     assert_type(LineageDatabaseError("not ours"), LineageDatabaseError)
     assert_type(LineageQueryError("no such dataset"), LineageQueryError)
+    too_large: LineageQueryError = AnswerTooLarge("the impact of the whole of lake/sales ...")
+    assert_type(too_large, LineageQueryError)
     assert_type(answer.seen, bool)
     assert_type(origin.seen, bool)
     assert_type(history("lineage.db", "lake/sales").seen, bool)

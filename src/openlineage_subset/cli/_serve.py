@@ -29,6 +29,10 @@ DEFAULT_HEADER_TIMEOUT = 10
 DEFAULT_KEEP_ALIVE = 5
 DEFAULT_BODY_TIMEOUT = 120
 DEFAULT_CONNECTIONS = 1000
+DEFAULT_WHOLE_ANSWER = 200_000
+"""The most reads, writes or partitions of a dataset a question about the whole of it may
+start from (``--max-whole-answer``): at ten million events the impact of a whole dataset read
+a million times is minutes of CPU and gigabytes, for one request."""
 _BOUNDS = {
     "port": (0, 65535),
     "max_body_bytes": (1, 1 << 30),
@@ -38,6 +42,7 @@ _BOUNDS = {
     "body_timeout": (1, 86_400),
     "max_connections": (1, 100_000),
     "retain_days": (1, 36_500),
+    "max_whole_answer": (1, 1_000_000_000),
 }
 """Each number option's smallest and largest value."""
 _HOST_NAME = re.compile(r"[A-Za-z0-9._-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
@@ -139,6 +144,16 @@ def add_serve_parser(actions: Any) -> None:
         "partitions, once ready and then every hour (without VACUUM: the space is reused; "
         "see 'lineage prune'); default: keep everything",
     )
+    serve.add_argument(
+        "--max-whole-answer",
+        metavar="N",
+        type=int,
+        default=DEFAULT_WHOLE_ANSWER,
+        help="the impact, provenance, history or partitions of a whole dataset whose answer "
+        "starts from more than N of its reads, writes or partitions is refused (422) before it "
+        "is worked out: ask about partitions of it, or use the command line "
+        f"(default {DEFAULT_WHOLE_ANSWER})",
+    )
     serve.set_defaults(handler=serve_command)
 
 
@@ -195,6 +210,7 @@ def serve_command(args: argparse.Namespace) -> int:
             allowed_hosts=args.allowed_host,
             limits=limits,
             retain_days=args.retain_days,
+            max_whole=args.max_whole_answer,
         )
     except LineageDatabaseError as error:
         return _fail(str(error))

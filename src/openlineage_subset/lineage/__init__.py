@@ -50,6 +50,7 @@ from openlineage_subset.lineage.ingestion import (
 )
 from openlineage_subset.lineage.model import (
     AffectedRun,
+    AnswerTooLarge,
     DatasetRef,
     Dimensions,
     HistoryEntry,
@@ -157,6 +158,7 @@ __all__ = [
     "APPLICATION_ID",
     "SCHEMA_VERSION",
     "AffectedRun",
+    "AnswerTooLarge",
     "ArchiveProblems",
     "DatasetPartitions",
     "DatasetRef",

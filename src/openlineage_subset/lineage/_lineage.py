@@ -26,6 +26,8 @@ from openlineage_subset.lineage.queries import (
     ProvenanceQuery,
     RunsQuery,
     RunsReport,
+    WholeQuestion,
+    check_whole,
     datasets_answer,
     failed_answer,
     history_answer,
@@ -76,6 +78,13 @@ class Lineage:
         if self._close:
             self._close = False
             self.store.close()
+
+    def check_whole(self, query: WholeQuestion, most: int) -> None:
+        """Raise :class:`~openlineage_subset.lineage.AnswerTooLarge` when ``query`` asks about
+        the whole of a dataset whose answer starts from more than ``most`` of it (reads,
+        writes, partitions), before working it out: see
+        :func:`~openlineage_subset.lineage.queries._listings.check_whole`."""
+        check_whole(self.store, query, most)
 
     def impact(self, query: ImpactQuery) -> ImpactReport:
         """What depends on the part asked about: see :func:`~openlineage_subset.lineage.impact`."""

@@ -44,6 +44,7 @@ from openlineage_subset import (
 )
 from openlineage_subset.lineage import (
     AlreadyStored,
+    AnswerTooLarge,
     HistoryQuery,
     ImpactQuery,
     Invalid,
@@ -93,19 +94,26 @@ def make_app(
     *,
     api_key: str | None = None,
     max_body: int,
+    max_whole: int | None = None,
 ) -> ASGIApp:
     """The application over the database ``db``: events go to ``sink`` (which writes ``db``),
     queries read ``db`` with connections of their own. ``max_body``: the most bytes a request's
-    body may have, and its content once decompressed."""
+    body may have, and its content once decompressed. ``max_whole``: the most reads, writes or
+    partitions of a dataset the impact, provenance, history or partitions of the whole of it
+    may start from (more: 422, see :func:`~openlineage_subset.lineage.queries.check_whole`;
+    None: any)."""
 
     def query(
         allowed: tuple[str, ...],
         make: Callable[[_Arguments], _Query],
         ask: Callable[[Lineage, _Query], Any],
     ) -> Callable[[Request], Any]:
-        def answered(path: str, arguments: _Arguments) -> Any:
+        def answered(path: str, arguments: _Arguments, most: int | None) -> Any:
             asked = make(arguments)  # checked before the database is opened
             with Lineage(path) as lineage:
+                question = asked.question if isinstance(asked, _Paged) else asked
+                if most is not None and isinstance(question, _WHOLE):
+                    lineage.check_whole(question, most)  # before it is worked out
                 found = ask(lineage, asked)
                 # made JSON here, in the thread: a large answer does not hold up the loop
                 return found if isinstance(found, dict) else found.as_json()
@@ -114,7 +122,12 @@ def make_app(
         async def answer(request: Request) -> Response:
             try:
                 arguments = _Arguments(request, allowed)
-                report = await run_in_threadpool(answered, served(request).database, arguments)
+                serving = served(request)
+                report = await run_in_threadpool(
+                    answered, serving.database, arguments, serving.max_whole
+                )
+            except AnswerTooLarge as error:
+                return _error(422, str(error))
             except LineageQueryError as error:
                 return _error(400, str(error))
             except LineageDatabaseError as error:
@@ -203,7 +216,7 @@ def make_app(
     routed = Starlette(
         routes=routes, exception_handlers={LineageDatabaseError: database_unavailable}
     )
-    routed.state.served = Served(os.fspath(db), api_key)
+    routed.state.served = Served(os.fspath(db), api_key, max_whole)
     app: ASGIApp = _EventEndpoint(_GzipReads(routed), sink, max_body)
     if api_key is not None:
         app = UiGate(app, _KeyCheck(app, api_key), api_key)
@@ -341,6 +354,8 @@ async def _not_allowed(request: Request) -> Response:  # pragma: no cover - neve
     raise AssertionError("POST /api/v1/lineage is answered by _EventEndpoint")
 
 
+_WHOLE = (ImpactQuery, ProvenanceQuery, HistoryQuery, PartitionsQuery)
+"""The questions that may be about the whole of a dataset (``--max-whole-answer``)."""
 _PAGE = ("limit", "cursor")
 """The parameters of a page of an impact or provenance answer (:mod:`._paging`)."""
 

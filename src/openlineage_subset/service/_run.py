@@ -83,6 +83,7 @@ def serve(  # noqa: PLR0913  (keyword-only: one per option of the serve command)
     limits: ConnectionLimits = DEFAULT_LIMITS,
     out: TextIO | None = None,
     retain_days: int | None = None,
+    max_whole: int | None = None,
 ) -> None:
     """Serve the database ``db`` on the listening socket until SIGTERM or SIGINT.
 
@@ -90,7 +91,9 @@ def serve(  # noqa: PLR0913  (keyword-only: one per option of the serve command)
     may name, as the names ``allowed_hosts`` (see :class:`~._guard.AllowedHosts`).
     ``retain_days``: prune the runs that ended more than that many days ago (but the last
     writers of partitions) once ready, then every hour, without VACUUM (see
-    :func:`~openlineage_subset.lineage.prune`), a line on ``out`` each time."""
+    :func:`~openlineage_subset.lineage.prune`), a line on ``out`` each time. ``max_whole``:
+    the most of a dataset a question about the whole of it may start from (see
+    :func:`~._app.make_app`)."""
     sink = EventSink(db)  # raises LineageDatabaseError before anything listens
     stream = sys.stdout if out is None else out
     stop = threading.Event()
@@ -99,7 +102,9 @@ def serve(  # noqa: PLR0913  (keyword-only: one per option of the serve command)
     limits = dataclasses.replace(limits, connections=connection_cap(limits.connections))
     try:
         config = uvicorn.Config(
-            RequestGuard(make_app(db, sink, api_key=api_key, max_body=max_body), hosts),
+            RequestGuard(
+                make_app(db, sink, api_key=api_key, max_body=max_body, max_whole=max_whole), hosts
+            ),
             http=bounded_protocol(limits),
             ws="none",
             timeout_keep_alive=limits.keep_alive,

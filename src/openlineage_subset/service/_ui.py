@@ -45,6 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from openlineage_subset import printable_json
 from openlineage_subset.lineage import (
+    AnswerTooLarge,
     DatasetRef,
     ImpactQuery,
     ImpactReport,
@@ -96,10 +97,12 @@ _OPEN_PATHS = ("/login", "/logout")
 @dataclasses.dataclass(frozen=True)
 class Served:
     """What the application serves, kept on its state (``request.app.state.served``) for its
-    handlers: the database's path and the API key (None: none)."""
+    handlers: the database's path, the API key (None: none), and the most of a dataset a
+    question about the whole of it may start from (None: any; see ``make_app``)."""
 
     database: str
     api_key: str | None
+    max_whole: int | None = None
 
 
 def served(request: Request) -> Served:
@@ -192,8 +195,11 @@ def answer(request: Request) -> Response:
     ref = _named(request)
     if ref is None:
         return _unnamed()
+    serving = served(request)
     try:
-        return _respond(_answer_page(served(request).database, ref, request.query_params))
+        return _respond(_answer_page(serving, ref, request.query_params))
+    except AnswerTooLarge as error:  # the whole dataset, at a size this server does not work out
+        return _respond(_pages.error_page(422, str(error), ref))
     except LineageQueryError as error:
         return _respond(_pages.error_page(400, str(error), ref))
 
@@ -293,9 +299,11 @@ def _named(request: Request) -> DatasetRef | None:
     return DatasetRef(namespace, name)
 
 
-def _answer_page(path: str, ref: DatasetRef, params: QueryParams) -> _pages.Page:
-    """The answer page the parameters ``params`` ask of ``ref`` in the database ``path``;
-    raises ``LineageQueryError`` for parameters it cannot answer."""
+def _answer_page(serving: Served, ref: DatasetRef, params: QueryParams) -> _pages.Page:
+    """The answer page the parameters ``params`` ask of ``ref`` in the database served;
+    raises ``LineageQueryError`` for parameters it cannot answer (``AnswerTooLarge`` for the
+    whole of a dataset past ``serving.max_whole``)."""
+    path = serving.database
     query = params.get("query", "impact")
     if query not in ("impact", "provenance"):
         raise LineageQueryError(f"query is impact or provenance, got {query!r}")
@@ -323,14 +331,17 @@ def _answer_page(path: str, ref: DatasetRef, params: QueryParams) -> _pages.Page
     with Lineage(path) as lineage:
         for partition in asked or [None]:
             answer: ImpactReport | ProvenanceReport
-            if query == "impact":
-                answer = lineage.impact(
-                    ImpactQuery(ref.name, partition, since, depth, ref.namespace)
-                )
+            question = (
+                ImpactQuery(ref.name, partition, since, depth, ref.namespace)
+                if query == "impact"
+                else ProvenanceQuery(ref.name, partition, depth, ref.namespace)
+            )
+            if serving.max_whole is not None:
+                lineage.check_whole(question, serving.max_whole)  # before it is worked out
+            if isinstance(question, ImpactQuery):
+                answer = lineage.impact(question)
             else:
-                answer = lineage.provenance(
-                    ProvenanceQuery(ref.name, partition, depth, ref.namespace)
-                )
+                answer = lineage.provenance(question)
             total = _runs_in(answer)
             first = _first_listed(start, total)  # checked for a small answer too
             if total > ANSWER_RUNS:

@@ -75,7 +75,11 @@ from openlineage_subset.lineage.model._conditions import (
     sort_key,
     value_kind,
 )
-from openlineage_subset.lineage.model._errors import LineageQueryError, UnknownPartitionColumnError
+from openlineage_subset.lineage.model._errors import (
+    AnswerTooLarge,
+    LineageQueryError,
+    UnknownPartitionColumnError,
+)
 from openlineage_subset.lineage.model._sides import Side
 from openlineage_subset.lineage.model._time import normal_time, shown_time
 
@@ -83,6 +87,7 @@ __all__ = [
     "UNDECIDED",
     "AccessConditions",
     "AffectedRun",
+    "AnswerTooLarge",
     "ConditionNode",
     "ConditionText",
     "DatasetRef",

@@ -13,6 +13,12 @@ class LineageQueryError(ValueError, OpenLineageSubsetError):
     """A query that cannot be answered as asked: an unknown or ambiguous dataset, a bad time."""
 
 
+class AnswerTooLarge(LineageQueryError):
+    """An answer about a whole dataset that starts from more of it (reads, writes, partitions)
+    than the caller works out in one answer (``lineage serve --max-whole-answer``): asked about
+    partitions of it, or from a later time, it is answered; the command line answers it whole."""
+
+
 class UnknownPartitionColumnError(LineageQueryError):
     """The partition asked about names a column the dataset never had: none of its known
     partitions has it and no condition on it names it (a typo such as ``dayy`` for ``day``).

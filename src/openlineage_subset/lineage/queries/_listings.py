@@ -1,5 +1,6 @@
 """What a database holds, listed: its datasets (most recently written first) and its runs
-(most recently started first), for ``ol-subset lineage datasets|runs`` and the service."""
+(most recently started first), for ``ol-subset lineage datasets|runs`` and the service; and
+how much of a dataset a question about the whole of it starts from (:func:`check_whole`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,22 @@ import dataclasses
 import json
 from typing import Any
 
-from openlineage_subset.lineage.engine import PartitionCatalog
-from openlineage_subset.lineage.model import AccessConditions, DatasetRef, RunRef, Side, shown_time
-from openlineage_subset.lineage.queries._questions import RunsQuery
+from openlineage_subset.lineage.engine import Engine, PartitionCatalog
+from openlineage_subset.lineage.model import (
+    AccessConditions,
+    AnswerTooLarge,
+    DatasetRef,
+    RunRef,
+    Side,
+    shown_time,
+)
+from openlineage_subset.lineage.queries._questions import (
+    HistoryQuery,
+    ImpactQuery,
+    PartitionsQuery,
+    ProvenanceQuery,
+    RunsQuery,
+)
 from openlineage_subset.lineage.store import Database, LineageStore, opened
 
 
@@ -129,7 +143,7 @@ def datasets_answer(store: LineageStore, only: DatasetRef | None = None) -> Data
         "INDEXED BY writes_by_time WHERE a.dataset_id = d.dataset_id "
         "AND a.direction = 'output') AS last, "
         "coalesce(c.writes, 0) AS writes, coalesce(c.reads, 0) AS reads, "
-        "coalesce(c.partitions, 0) AS partitions FROM datasets d "
+        "coalesce(c.known_partitions, 0) AS partitions FROM datasets d "
         f"LEFT JOIN dataset_counts c ON c.dataset_id = d.dataset_id {where}) "
         "ORDER BY last IS NULL, last DESC, namespace, name",
         named,
@@ -210,3 +224,50 @@ def runs_answer(store: LineageStore, query: RunsQuery) -> RunsReport:
         ),
         total,
     )
+
+
+WholeQuestion = ImpactQuery | ProvenanceQuery | HistoryQuery | PartitionsQuery
+
+
+def check_whole(store: LineageStore, query: WholeQuestion, most: int) -> None:
+    """Raise :class:`~openlineage_subset.lineage.AnswerTooLarge` when ``query`` is about the
+    whole of its dataset (no partition, no location) and its answer starts from more than
+    ``most`` of it: reads for an impact (those from its ``since`` on), writes for a provenance,
+    both for a history, known partitions for the partitions' states. Counted from the counts
+    kept at ingest (a search of an index of at most ``most`` entries for ``since``), before
+    the answer is worked out: at ten million events a whole answer is millions of runs."""
+    if getattr(query, "partition", None) or getattr(query, "location", None):
+        return
+    dataset_id = Engine(store).resolve(query.dataset, query.namespace)
+    row = store.connection.execute(
+        "SELECT d.namespace, d.name, c.reads, c.writes, c.known_partitions FROM datasets d "
+        "JOIN dataset_counts c USING (dataset_id) WHERE d.dataset_id = ?",
+        (dataset_id,),
+    ).fetchone()
+    if row is None:
+        return
+    dataset = DatasetRef(row[0], row[1])
+    reads, writes, partitions = row[2:]
+    counted = ""  # "+": counted up to the limit only
+    if isinstance(query, ImpactQuery):
+        kind, found, what = "impact", reads, "reads"
+        if query.since is not None:
+            (found,) = store.connection.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM accesses INDEXED BY accesses_by_start "
+                "WHERE dataset_id = ? AND started_at >= ? AND direction = 'input' LIMIT ?)",
+                (dataset_id, str(query.since), most + 1),
+            ).fetchone()
+            what, counted = f"reads from {shown_time(str(query.since))} on", "+"
+    elif isinstance(query, ProvenanceQuery):
+        kind, found, what = "provenance", writes, "writes"
+    elif isinstance(query, HistoryQuery):
+        kind, found, what = "history", reads + writes, "reads and writes"
+    else:
+        kind, found, what = "partitions", partitions, "known partitions"
+    if found > most:
+        later = ", from a later since," if kind == "impact" else ""
+        raise AnswerTooLarge(
+            f"{kind} of the whole of {dataset}: its answer starts from more than {most:,} "
+            f"{what} ({found:,}{counted}), more than this server works out in one answer; ask "
+            f"about partitions of it{later} or run 'ol-subset lineage {kind}' on its database"
+        )

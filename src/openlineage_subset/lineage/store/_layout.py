@@ -168,9 +168,9 @@ AND done = 1;
 -- a dataset's latest write without reading the others (layout 12)
 CREATE INDEX writes_by_time ON accesses (dataset_id, written_at) WHERE direction = 'output';
 
--- a dataset's latest reads and writes by their runs' start (its page's history, its facets)
--- without reading the others (layout 12)
-CREATE INDEX accesses_by_start ON accesses (dataset_id, started_at);
+-- a dataset's latest reads and writes by their runs' start (its page's history, its facets),
+-- and how many reads from a time on, without reading the others (layout 12)
+CREATE INDEX accesses_by_start ON accesses (dataset_id, started_at, direction);
 -- the writes of runs that did not complete (failed, aborted, running): the failed writes of
 -- a dataset found without reading the others (layout 12)
 CREATE INDEX writes_not_done ON accesses (dataset_id) WHERE direction = 'output' AND done = 0;
@@ -386,7 +386,7 @@ CREATE TABLE dataset_counts (
     dataset_id  INTEGER PRIMARY KEY REFERENCES datasets (dataset_id),
     reads       INTEGER NOT NULL DEFAULT 0,
     writes      INTEGER NOT NULL DEFAULT 0,
-    partitions  INTEGER NOT NULL DEFAULT 0
+    known_partitions INTEGER NOT NULL DEFAULT 0  -- not "partitions": a table is named so
 );
 
 CREATE TRIGGER dataset_counts_made AFTER INSERT ON datasets
@@ -419,14 +419,17 @@ END;
 
 CREATE TRIGGER partitions_uncounted AFTER DELETE ON partitions
 BEGIN
-    UPDATE dataset_counts SET partitions = partitions - 1 WHERE dataset_id = OLD.dataset_id;
+    UPDATE dataset_counts SET known_partitions = known_partitions - 1
+    WHERE dataset_id = OLD.dataset_id;
 END;
 
 CREATE TRIGGER partitions_recounted AFTER UPDATE OF dataset_id ON partitions
 WHEN NEW.dataset_id != OLD.dataset_id
 BEGIN
-    UPDATE dataset_counts SET partitions = partitions - 1 WHERE dataset_id = OLD.dataset_id;
-    UPDATE dataset_counts SET partitions = partitions + 1 WHERE dataset_id = NEW.dataset_id;
+    UPDATE dataset_counts SET known_partitions = known_partitions - 1
+    WHERE dataset_id = OLD.dataset_id;
+    UPDATE dataset_counts SET known_partitions = known_partitions + 1
+    WHERE dataset_id = NEW.dataset_id;
 END;
 
 CREATE TABLE settings (
@@ -438,7 +441,7 @@ CREATE TABLE settings (
 
 ADD_COUNTS = (
     "UPDATE dataset_counts SET reads = reads + ?, writes = writes + ?, "
-    "partitions = partitions + ? WHERE dataset_id = ?"
+    "known_partitions = known_partitions + ? WHERE dataset_id = ?"
 )
 """Add to a dataset's ``dataset_counts`` the reads, writes and partitions stored (the
 parameters, then the dataset's id): the one statement that counts what is inserted."""

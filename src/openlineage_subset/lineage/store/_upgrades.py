@@ -190,7 +190,7 @@ def _add_dataset_counts(connection: sqlite3.Connection) -> None:
         *(f"TRIGGER {name}" for name in _COUNTING),
     )
     connection.execute(
-        "INSERT OR REPLACE INTO dataset_counts (dataset_id, reads, writes, partitions) "
+        "INSERT OR REPLACE INTO dataset_counts (dataset_id, reads, writes, known_partitions) "
         "SELECT d.dataset_id, "
         "(SELECT count(*) FROM accesses a WHERE a.dataset_id = d.dataset_id "
         "AND a.direction = 'input'), "

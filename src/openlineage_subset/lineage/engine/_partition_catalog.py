@@ -236,24 +236,11 @@ class DatasetCatalog:
         first = self.plain_first()
         if first is None:
             return None
-        found: list[str] = []
-        key = self.db.execute(
-            "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ?", (self.dataset_id,)
-        ).fetchone()[0]
-        while key is not None:
-            value = json.loads(key).get(first)
-            if not isinstance(value, str) or not _PLAIN.fullmatch(value):
-                return None
-            if len(found) >= most:
-                return first, found, True
-            found.append(value)
-            # Every key of this value starts with its pair then "," or "}": all below "~".
-            after = canonical_unit(((first, value),))[:-1] + "~"
-            key = self.db.execute(
-                "SELECT MIN(dimensions) FROM partitions WHERE dataset_id = ? AND dimensions > ?",
-                (self.dataset_id, after),
-            ).fetchone()[0]
-        return first, found, False
+        # From the least key on: every value, even "", is at or after the pair of "".
+        found = self.first_values_near(first, "", most + 1, later=True)
+        if found is None:
+            return None
+        return first, found[:most], len(found) > most
 
     def plain_first(self) -> str | None:
         """The first column (by name) of a dataset whose partitions all have one set of simple

@@ -172,8 +172,10 @@ def measured(
     """Median wall and server CPU seconds of ``repeat`` requests of ``path`` and its size
     (compressed, with ``gzip``: asked as a browser asks, the server's compression included),
     and the page itself (decompressed). A request not answered within ``timeout`` seconds
-    ends the measure: its figures are those so far, ``timedOut`` 1 and no size."""
-    walls, cpus, size, body = [], [], 0, b""
+    ends the measure: its figures are those so far, ``timedOut`` 1 and no size. An answer
+    other than 200 (a whole dataset past ``--max-whole-answer``: 422) is measured as any, its
+    status kept (``status``)."""
+    walls, cpus, size, body, status = [], [], 0, b"", 200
     headers = {"Accept-Encoding": "gzip"} if gzip else {}
     for _ in range(repeat):
         cpu, began = cpu_seconds(pid), time.perf_counter()
@@ -181,6 +183,8 @@ def measured(
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 body = response.read()
+        except urllib.error.HTTPError as error:  # answered, with another status
+            response, body, status = error, error.read(), error.code
         except TimeoutError:
             wall, spent = time.perf_counter() - began, cpu_seconds(pid) - cpu
             return {
@@ -201,6 +205,8 @@ def measured(
         "bytes": size,
         "peak": peak_mb(pid),
     }
+    if status != 200:
+        times["status"] = status
     return times, body
 
 
@@ -297,6 +303,8 @@ def _line(name: str, found: dict[str, float], old: dict[str, float] | None) -> s
     """A page's figures, and with ``old`` (the code before's) the ratios new / old."""
     size = "timeout" if found.get("timedOut") else f"{found['bytes'] / 1024:.0f}"
     line = f"{name:38} {found['wall']:8.3f} {found['cpu']:8.3f} {size:>8} {found['peak']:8.0f}"
+    if found.get("status"):
+        line += f"  (status {found['status']:.0f})"
     if old is not None:
         line += f"  {_ratio(found['cpu'], old['cpu'])} {_ratio(found['wall'], old['wall'])}"
         line += f" {_ratio(found['bytes'], old['bytes'])}" if old["bytes"] else "      -"

@@ -554,11 +554,15 @@ def _in_order(
     wait."""
     # (the worker checking it, or the chunk checked here; bytes read by its end)
     queue: collections.deque[tuple[Worker | Checks, int]] = collections.deque()
+    # A worker is sent more as soon as it has checked what it had (not when its outcomes are
+    # taken: this process may be checking a chunk itself meanwhile), the whole read ahead
+    # bounded: the chunks held never grow with the input.
+    most = 2 * _AHEAD * len(workers) + 2
     more = True
     while True:
-        while more:
-            idlest = min(workers, key=lambda worker: worker.waiting)
-            if idlest.waiting >= _AHEAD:
+        while more and len(queue) < most:
+            idlest = min(workers, key=lambda worker: worker.unchecked)
+            if idlest.unchecked >= _AHEAD:
                 break
             chunk = next(chunks, None)
             if chunk is None:
@@ -569,12 +573,7 @@ def _in_order(
         if not queue:
             return
         head, done = queue[0]
-        if (
-            isinstance(head, Worker)
-            and not head.ready()
-            and more
-            and len(queue) < _AHEAD * len(workers) + 2
-        ):
+        if isinstance(head, Worker) and not head.ready() and more and len(queue) < most:
             chunk = next(chunks, None)
             if chunk is None:
                 more = False

@@ -63,6 +63,11 @@ class Worker:
         self.waiting += 1
         self._outbox.put(items)
 
+    @property
+    def unchecked(self) -> int:
+        """Chunks sent that it has not finished checking: it has work while this is not 0."""
+        return self.waiting - self._results.qsize()
+
     def ready(self) -> bool:
         """Whether the oldest chunk sent is checked."""
         return not self._results.empty()

@@ -6,19 +6,25 @@ compares them on a large history)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from openlineage_subset.lineage import (
+    AnswerTooLarge,
     DatasetRef,
+    HistoryQuery,
+    ImpactQuery,
+    Lineage,
     LineageStore,
     PagePartitions,
     PartitionsQuery,
+    ProvenanceQuery,
     dataset_partitions,
     impact,
     ingest,
@@ -27,6 +33,7 @@ from openlineage_subset.lineage import (
 )
 from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog
 from openlineage_subset.lineage.engine._timeline import Timeline
+from openlineage_subset.lineage.model import Side
 from openlineage_subset.lineage.pages._as_stored import dataset_facets
 from openlineage_subset.lineage.queries._incidents import incidents_answer
 from openlineage_subset.lineage.queries._listings import datasets_answer
@@ -192,6 +199,95 @@ def test_a_partitions_readers_and_writers_cost_the_same_however_long_the_history
             assert writer.run.status == "COMPLETE"
     assert steps["impact"][0] == steps["impact"][1], steps
     assert steps["provenance"][0] == steps["provenance"][1], steps
+
+
+@contextlib.contextmanager
+def _timelines() -> Iterator[list[Timeline]]:
+    """The timelines the queries asked meanwhile walk with (what each loaded)."""
+    timelines: list[Timeline] = []
+    made = Timeline.__init__
+
+    def kept(self: Timeline, *arguments: Any) -> None:
+        made(self, *arguments)
+        timelines.append(self)
+
+    Timeline.__init__ = kept  # type: ignore[method-assign]
+    try:
+        yield timelines
+    finally:
+        Timeline.__init__ = made  # type: ignore[method-assign]
+
+
+def test_an_answer_loads_at_most_the_reads_and_writes_its_caller_allows(tmp_path: Path) -> None:
+    """``Lineage(db, most_accesses=N)``: an answer that loads exactly N reads and writes is
+    the unbounded one; one that would load N + 1 raises AnswerTooLarge instead, saying how to
+    ask; the impact of the whole of ``raw`` loads most (what its readers wrote is read too)."""
+    db = _db(tmp_path, 20)
+    questions: dict[str, Callable[[Lineage], Any]] = {
+        "impact": lambda lineage: lineage.impact(ImpactQuery("raw")),
+        "provenance": lambda lineage: lineage.provenance(ProvenanceQuery("rolling")),
+        "history": lambda lineage: lineage.history(HistoryQuery("clean")),
+        "partitions": lambda lineage: lineage.partitions(PartitionsQuery("clean")),
+    }
+    loads = {}
+    for name, question in questions.items():
+        with Lineage(db) as lineage, _timelines() as timelines:
+            expected = question(lineage).as_json()
+        loads[name] = most = timelines[-1].loaded
+        with Lineage(db, most_accesses=most) as lineage:
+            assert question(lineage).as_json() == expected, name
+        bounded = Lineage(db, most_accesses=most - 1)
+        with bounded, pytest.raises(AnswerTooLarge, match=f"loads more than {most - 1:,} reads"):
+            question(bounded)
+    assert loads["impact"] > 3 * 20, loads
+
+
+def _from_every_read(store: LineageStore, since: str) -> Any:
+    """The impact of the whole of ``clean`` from ``since``, each dataset's reads all read
+    before those after a time are taken from them."""
+    after = Timeline.readers_after
+
+    def every_read_first(self: Timeline, dataset_id: int, *arguments: Any) -> Any:
+        self.accesses(dataset_id, Side.INPUT)
+        return after(self, dataset_id, *arguments)
+
+    Timeline.readers_after = every_read_first  # type: ignore[method-assign]
+    try:
+        return impact(store, "clean", since=since)
+    finally:
+        Timeline.readers_after = after  # type: ignore[method-assign]
+
+
+def test_an_impact_from_a_recent_time_costs_the_reads_since_then_not_the_history(
+    tmp_path: Path,
+) -> None:
+    """The impact of the whole of ``clean`` from the start of its last 12 reads: at 70 and at
+    140 days, SQLite steps through as much (the index of accesses by start time: the reads
+    before are unread), and the answer loads as many reads and writes; it is the answer
+    found by reading every read of each dataset it reaches first."""
+    steps, loaded = [], []
+    for days in (70, 140):
+        with _store(_db(tmp_path, days)) as store:
+            starts = [
+                row[0]
+                for row in store.connection.execute(
+                    "SELECT r.started_at FROM accesses a JOIN runs r USING (run_id) "
+                    "JOIN datasets d USING (dataset_id) WHERE d.name LIKE '%/clean' "
+                    "AND a.direction = 'input' ORDER BY r.started_at"
+                )
+            ]
+            since = starts[-12]
+            with _timelines() as timelines:
+                count, answer = sqlite_steps(
+                    store.connection, functools.partial(impact, store, "clean", since=since)
+                )
+            steps.append(count)
+            loaded.append(timelines[-1].loaded)
+            first = {run.run.run_id for run in answer.runs if run.hops == 1}
+            assert len(first) == 12, "its last 12 readers"
+            assert answer.as_json() == _from_every_read(store, since).as_json()
+    assert steps[0] == steps[1], steps
+    assert loaded[0] == loaded[1], loaded
 
 
 def _dated_folders(days: int, root: str = f"{LAKE}/landing") -> list[Any]:

@@ -12,16 +12,31 @@ import pytest
 
 from openlineage_subset.lineage import (
     SCHEMA_VERSION,
+    DatasetRef,
+    ImpactQuery,
+    Lineage,
     LineageDatabaseError,
+    LineageStore,
+    PartitionsQuery,
     datasets,
     impact,
     ingest,
+    latest_history,
     provenance,
 )
 from openlineage_subset.lineage.model._bounds import date_bounds
 from openlineage_subset.lineage.store._upgrades import _COUNTING
 from tests.lineage.counts import assert_counts_kept
-from tests.lineage.events import day, pipeline_history, run, write_events
+from tests.lineage.events import LAKE, day, pipeline_history, run, write_events
+
+
+def _twins(tmp_path: Path, source: Path) -> tuple[str, str]:
+    """Two databases of the events of ``source``: one to keep as made (``fresh``), one to make
+    old (``old``), in that order."""
+    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
+    ingest([source], fresh)
+    ingest([source], old)
+    return fresh, old
 
 
 def _links(db: str) -> list[tuple[int, int]]:
@@ -83,9 +98,7 @@ def _answers(db: str) -> list[object]:
 
 def test_a_layout_3_database_is_upgraded_when_a_query_opens_it(tmp_path: Path) -> None:
     source = write_events(tmp_path / "events.jsonl", pipeline_history(6))
-    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
-    ingest([source], fresh)
-    ingest([source], old)
+    fresh, old = _twins(tmp_path, source)
     _as_layout_3(old)
     assert len(_links(old)) < len(_links(fresh))
     assert _answers(old) == _answers(fresh)
@@ -140,9 +153,7 @@ def test_a_layout_4_database_gets_the_ranges_of_reads_of_partitions_and_a_filter
     tmp_path: Path,
 ) -> None:
     source = write_events(tmp_path / "events.jsonl", pipeline_history(6))
-    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
-    ingest([source], fresh)
-    ingest([source], old)
+    fresh, old = _twins(tmp_path, source)
     _as_layout_4(old)
     assert len(_bounds(old)) < len(_bounds(fresh)), "the scored reads lost their ranges"
     assert _answers(old) == _answers(fresh)
@@ -193,9 +204,7 @@ def test_a_layout_8_database_gets_the_places_of_its_reads(tmp_path: Path) -> Non
         events += run(number, number, number + 0.5, reads=[("inbox", _files(place))])
     events += run(9, 9, 10, reads=[("inbox", None)])  # the whole inbox: not located
     source = write_events(tmp_path / "events.jsonl", events)
-    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
-    ingest([source], fresh)
-    ingest([source], old)
+    fresh, old = _twins(tmp_path, source)
     with sqlite3.connect(old) as connection:
         connection.execute("DROP INDEX accesses_by_location")
         connection.execute("DROP INDEX accesses_naming_places")  # layout 11's
@@ -232,9 +241,7 @@ def test_a_layout_9_database_gets_the_ranges_of_its_reads_and_its_writes_done(
     events += run(90, 90, 91, reads=[("inbox", _files("file:/in/a.json"))], writes=[("raw", None)])
     start, end = events[-2:]
     first = write_events(tmp_path / "first.jsonl", events[:-1])  # the last run's end: later
-    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
-    ingest([first], fresh)
-    ingest([first], old)
+    fresh, old = _twins(tmp_path, first)
     with sqlite3.connect(old) as connection:
         connection.execute("DROP TABLE access_ranges")
         connection.execute("DROP TRIGGER writes_done_kept")
@@ -264,9 +271,7 @@ def test_a_layout_10_database_gets_the_index_of_conditions_naming_places(tmp_pat
     events = pipeline_history(4)
     events += run(90, 90, 91, reads=[("inbox", _files("file:/in/a.json"))], writes=[("raw", None)])
     source = write_events(tmp_path / "events.jsonl", events)
-    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
-    ingest([source], fresh)
-    ingest([source], old)
+    fresh, old = _twins(tmp_path, source)
     index = "SELECT sql FROM sqlite_master WHERE name = 'accesses_naming_places'"
     with sqlite3.connect(old) as connection:
         connection.execute("DROP INDEX accesses_naming_places")
@@ -283,7 +288,8 @@ _LAYOUT_12 = (
     "TRIGGER writes_timed",
     "TRIGGER accesses_started",
     "INDEX writes_by_time",
-    "INDEX accesses_by_start",
+    "INDEX reads_by_start",
+    "INDEX writes_by_start",
     "INDEX writes_not_done",
     "INDEX runs_failed",
     *(f"TRIGGER {name}" for name in _COUNTING),
@@ -301,9 +307,7 @@ def test_a_layout_11_database_gets_its_datasets_counts_and_the_times_of_its_writ
     events += run(90, 90, 91, reads=[("raw", day("2024-10-02"))], writes=[("raw", None)])
     start, end = events[-2:]
     first = write_events(tmp_path / "first.jsonl", events[:-1])  # the last run's end: later
-    fresh, old = str(tmp_path / "fresh.db"), str(tmp_path / "old.db")
-    ingest([first], fresh)
-    ingest([first], old)
+    fresh, old = _twins(tmp_path, first)
     with sqlite3.connect(old) as connection:
         for name in _LAYOUT_12:
             connection.execute(f"DROP {name}")
@@ -326,3 +330,51 @@ def test_a_layout_11_database_gets_its_datasets_counts_and_the_times_of_its_writ
     assert_counts_kept(old)
     assert datasets(old).as_json() == datasets(fresh).as_json() != listing
     assert start["eventType"] == "START"
+
+
+_LAYOUT_12_BY_START = (
+    "CREATE INDEX accesses_by_start ON accesses (dataset_id, started_at, direction)"
+)
+"""Layout 12's one index of a dataset's reads and writes by their runs' start."""
+
+
+def test_a_layout_12_database_gets_an_index_of_reads_and_one_of_writes_by_start(
+    tmp_path: Path,
+) -> None:
+    """Layout 13's indexes of a dataset's reads, and of its writes, by their runs' start
+    replace layout 12's one of both: as a new file has them, layout 12's gone; a dataset's
+    latest runs, its facets and an impact from a time on answered alike."""
+    events = pipeline_history(5, failed_day=2)
+    fresh, old = _twins(tmp_path, write_events(tmp_path / "events.jsonl", events))
+    with sqlite3.connect(old) as connection:
+        connection.execute("DROP INDEX reads_by_start")
+        connection.execute("DROP INDEX writes_by_start")
+        connection.execute(_LAYOUT_12_BY_START)
+        connection.execute("PRAGMA user_version = 12")
+    clean = DatasetRef("file", f"{LAKE}/clean")
+    with LineageStore.open(fresh) as made:
+        (since,) = made.connection.execute(
+            "SELECT started_at FROM runs ORDER BY started_at LIMIT 1 OFFSET 9"
+        ).fetchone()
+
+    def answers(db: str) -> list[object]:
+        with Lineage(db) as lineage:
+            latest = latest_history(lineage.store, PartitionsQuery("clean"), 7)
+            facets = lineage.dataset_facets(clean)
+            return [
+                latest[0].as_json(),
+                latest[1],
+                None if facets is None else facets.run_id,
+                lineage.impact(ImpactQuery("clean", since=since)).as_json(),
+            ]
+
+    assert answers(old) == answers(fresh)  # the first opens it: upgraded
+    schema = (
+        "SELECT type, name, sql FROM sqlite_master WHERE name IN "
+        "('reads_by_start', 'writes_by_start', 'accesses_by_start') ORDER BY name"
+    )
+    with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        indexes = made.execute(schema).fetchall()
+        assert [row[1] for row in indexes] == ["reads_by_start", "writes_by_start"]
+        assert connection.execute(schema).fetchall() == indexes

@@ -393,9 +393,9 @@ def test_an_answer_page_asks_the_database_once_per_partition(
     original = {"impact": _impact.impact_answer, "provenance": _provenance.provenance_answer}[query]
     calls: list[object] = []
 
-    def counted(store: Any, asked: Any) -> Any:
+    def counted(store: Any, asked: Any, **bounds: Any) -> Any:
         calls.append(asked.partition)
-        return original(store, asked)
+        return original(store, asked, **bounds)
 
     for module in list(sys.modules.values()):
         if getattr(module, name, None) is original and module.__name__.startswith(

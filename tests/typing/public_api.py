@@ -361,6 +361,9 @@ def _lineage_types(spark: Any) -> None:
         assert_type(lineage.runs(RunsQuery(job="daily", limit=10)).total, int)
         assert_type(lineage.store, LineageStore)
         lineage.impact("lake/sales")  # type: ignore[arg-type]  # a query, not a name
+    with Lineage("lineage.db", most_accesses=200_000) as bounded:  # more: AnswerTooLarge
+        assert_type(bounded.most_accesses, int | None)
+    Lineage("lineage.db", 200_000)  # type: ignore[call-arg]  # keyword only
 
 
 # -- openlineage_subset.report: an answer drawn as HTML and SVG ----------------------------------

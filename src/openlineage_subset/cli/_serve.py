@@ -31,8 +31,10 @@ DEFAULT_BODY_TIMEOUT = 120
 DEFAULT_CONNECTIONS = 1000
 DEFAULT_WHOLE_ANSWER = 200_000
 """The most reads, writes or partitions of a dataset a question about the whole of it may
-start from (``--max-whole-answer``): at ten million events the impact of a whole dataset read
-a million times is minutes of CPU and gigabytes, for one request."""
+start from, and the most reads and writes of runs any answer may load (``--max-whole-answer``):
+at ten million events the impact of a whole dataset read a million times is minutes of CPU and
+gigabytes, for one request; so is the impact of one partition whose readers' outputs are read
+a million times."""
 _BOUNDS = {
     "port": (0, 65535),
     "max_body_bytes": (1, 1 << 30),
@@ -151,8 +153,9 @@ def add_serve_parser(actions: Any) -> None:
         default=DEFAULT_WHOLE_ANSWER,
         help="the impact, provenance, history or partitions of a whole dataset whose answer "
         "starts from more than N of its reads, writes or partitions is refused (422) before it "
-        "is worked out: ask about partitions of it, or use the command line "
-        f"(default {DEFAULT_WHOLE_ANSWER})",
+        "is worked out, and any of these answers is given up on (422) once it has loaded more "
+        "than N reads and writes of runs (what it reaches fans out): ask about partitions of "
+        f"it, with a depth, or use the command line (default {DEFAULT_WHOLE_ANSWER})",
     )
     serve.set_defaults(handler=serve_command)
 

@@ -57,10 +57,16 @@ class Lineage:
     ...
     openlineage_subset.lineage.model._errors.LineageQueryError: no dataset named 'lake/sales' ...
     >>> store.close()
+
+    ``most_accesses`` bounds the work of each impact, provenance, history and partitions
+    answer: the most reads and writes of runs it may load (None: any). One more raises
+    :class:`~openlineage_subset.lineage.AnswerTooLarge` (what ``lineage serve`` says with a
+    422), however far what the question reaches fans out.
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, most_accesses: int | None = None) -> None:
         self.store, self._close = open_store(db)
+        self.most_accesses = most_accesses
 
     def __enter__(self) -> Lineage:
         return self
@@ -88,22 +94,22 @@ class Lineage:
 
     def impact(self, query: ImpactQuery) -> ImpactReport:
         """What depends on the part asked about: see :func:`~openlineage_subset.lineage.impact`."""
-        return impact_answer(self.store, query)
+        return impact_answer(self.store, query, most_accesses=self.most_accesses)
 
     def provenance(self, query: ProvenanceQuery) -> ProvenanceReport:
         """Where the part asked about came from: see
         :func:`~openlineage_subset.lineage.provenance`."""
-        return provenance_answer(self.store, query)
+        return provenance_answer(self.store, query, most_accesses=self.most_accesses)
 
     def history(self, query: HistoryQuery) -> HistoryReport:
         """The runs that read or wrote the part asked about: see
         :func:`~openlineage_subset.lineage.history`."""
-        return history_answer(self.store, query)
+        return history_answer(self.store, query, most_accesses=self.most_accesses)
 
     def partitions(self, query: PartitionsQuery) -> PartitionsReport:
         """Each known partition of a dataset: see
         :func:`~openlineage_subset.lineage.dataset_partitions`."""
-        return partitions_answer(self.store, query)
+        return partitions_answer(self.store, query, most_accesses=self.most_accesses)
 
     def datasets(self) -> DatasetsReport:
         """Every dataset, the most recently written first."""

@@ -101,7 +101,8 @@ def make_app(
     body may have, and its content once decompressed. ``max_whole``: the most reads, writes or
     partitions of a dataset the impact, provenance, history or partitions of the whole of it
     may start from (more: 422, see :func:`~openlineage_subset.lineage.queries.check_whole`;
-    None: any)."""
+    None: any), and the most reads and writes of runs any of their answers may load as it is
+    worked out (more: 422 as well, see :class:`~openlineage_subset.lineage.Lineage`)."""
 
     def query(
         allowed: tuple[str, ...],
@@ -110,7 +111,7 @@ def make_app(
     ) -> Callable[[Request], Any]:
         def answered(path: str, arguments: _Arguments, most: int | None) -> Any:
             asked = make(arguments)  # checked before the database is opened
-            with Lineage(path) as lineage:
+            with Lineage(path, most_accesses=most) as lineage:
                 question = asked.question if isinstance(asked, _Paged) else asked
                 if most is not None and isinstance(question, _WHOLE):
                     lineage.check_whole(question, most)  # before it is worked out

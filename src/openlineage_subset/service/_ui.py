@@ -302,7 +302,8 @@ def _named(request: Request) -> DatasetRef | None:
 def _answer_page(serving: Served, ref: DatasetRef, params: QueryParams) -> _pages.Page:
     """The answer page the parameters ``params`` ask of ``ref`` in the database served;
     raises ``LineageQueryError`` for parameters it cannot answer (``AnswerTooLarge`` for the
-    whole of a dataset past ``serving.max_whole``)."""
+    whole of a dataset past ``serving.max_whole``, or an answer that loads more reads and
+    writes)."""
     path = serving.database
     query = params.get("query", "impact")
     if query not in ("impact", "provenance"):
@@ -328,7 +329,7 @@ def _answer_page(serving: Served, ref: DatasetRef, params: QueryParams) -> _page
     if start is not None and len(asked) > 1:
         raise LineageQueryError("start pages the runs of one answer: select one partition")
     sections, plans, summarised = [], [], 0
-    with Lineage(path) as lineage:
+    with Lineage(path, most_accesses=serving.max_whole) as lineage:
         for partition in asked or [None]:
             answer: ImpactReport | ProvenanceReport
             question = (

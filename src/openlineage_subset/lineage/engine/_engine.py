@@ -33,10 +33,12 @@ class Engine:
     """One query's view of the database: its parts, and their methods by the names queries
     use (bound once: a query calls some of them millions of times)."""
 
-    def __init__(self, store: LineageStore) -> None:
+    def __init__(self, store: LineageStore, *, most_accesses: int | None = None) -> None:
+        """``most_accesses``: the most reads and writes of runs the query may load (None:
+        any; see :attr:`Timeline.most`)."""
         self.db = store.connection
         self.catalog = catalog = PartitionCatalog(store.connection, store.reads)
-        self.timeline = timeline = Timeline(store.connection, catalog)
+        self.timeline = timeline = Timeline(store.connection, catalog, most_accesses)
         self.evaluation = evaluation = Evaluation(catalog, timeline)
         self.texts = AccessText(catalog)
         self.rendered = self.texts.rendered

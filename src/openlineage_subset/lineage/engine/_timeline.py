@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import json
 import sqlite3
+import sys
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
@@ -30,6 +31,7 @@ from openlineage_subset.lineage.engine._narrowing import (
 )
 from openlineage_subset.lineage.engine._partition_catalog import PartitionCatalog
 from openlineage_subset.lineage.model import (
+    AnswerTooLarge,
     RunRef,
     Side,
     Unit,
@@ -38,7 +40,7 @@ from openlineage_subset.lineage.model import (
     places_around,
     range_probes,
 )
-from openlineage_subset.lineage.store import ReadCounts
+from openlineage_subset.lineage.store import LATEST_ACCESSES, ReadCounts
 
 __all__ = ["Access", "ParsedConditions", "Timeline"]
 
@@ -101,11 +103,23 @@ class Access:
 class Timeline:
     """The reads and writes of one query, read from the database as it asks."""
 
-    def __init__(self, db: sqlite3.Connection, catalog: PartitionCatalog) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, catalog: PartitionCatalog, most: int | None = None
+    ) -> None:
         self.db = db
         self.catalog = catalog
+        self.most = most
+        """The most reads and writes it loads (None: any): one more raises
+        :class:`~openlineage_subset.lineage.AnswerTooLarge`, whatever the question, however
+        far what it reaches fans out."""
+        self._most = sys.maxsize if most is None else most
+        self.loaded = 0
+        """The reads and writes loaded so far (each once: they are kept)."""
         self._accesses: dict[tuple[int, Side], list[Access]] = {}
         self._starts: dict[tuple[int, Side], list[str]] = {}
+        # The reads of a dataset by runs started at or after a time, by dataset: (the time,
+        # the reads, their starts); widened to an earlier time as asked.
+        self._later: dict[int, tuple[str, list[Access], list[str]]] = {}
         self._by_run: dict[tuple[str, Side], list[Access]] = {}
         self._parsed = ParsedConditions(catalog.counts)
         self._columns: dict[int, list[str]] = {}
@@ -132,14 +146,14 @@ class Timeline:
         """The ``most`` reads and writes of a dataset by the runs started last (in the order
         :meth:`accesses` gives, reads before writes of a run), and how many it has in all:
         found by SQLite, the others unread."""
-        # a.started_at is r.started_at (layout 12): its index gives the latest first.
+        # a.started_at is r.started_at (layout 12): the indexes of reads and of writes by it
+        # give the latest of each first.
         rows = self.db.execute(
-            "SELECT * FROM (SELECT r.run_id, r.job_namespace, r.job_name, r.status, "
-            "r.started_at, r.ended_at, a.condition, a.direction FROM accesses a "
-            "INDEXED BY accesses_by_start JOIN runs r USING (run_id) WHERE a.dataset_id = ? "
-            "ORDER BY a.started_at DESC, r.run_id DESC, a.direction DESC LIMIT ?) "
-            "ORDER BY started_at, run_id, direction",
-            (dataset_id, most),
+            "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, "
+            f"r.ended_at, a.condition, a.direction FROM ({LATEST_ACCESSES}) l "
+            "JOIN accesses a ON a.access_id = l.access_id JOIN runs r ON r.run_id = a.run_id "
+            "ORDER BY r.started_at, r.run_id, a.direction",
+            (dataset_id, most, dataset_id, most, most),
         ).fetchall()
         (total,) = self.db.execute(
             "SELECT coalesce(sum(reads + writes), 0) FROM dataset_counts WHERE dataset_id = ?",
@@ -176,13 +190,40 @@ class Timeline:
         ]
 
     def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
-        """Reads of the dataset by runs started after ``after`` (None: any time)."""
-        reads = self.accesses(dataset_id, Side.INPUT)
-        if after is None:
-            return reads
-        starts = self._starts[(dataset_id, Side.INPUT)]
+        """Reads of the dataset by runs started after ``after`` (``inclusive``: or then; None:
+        any time), by start time. Those started before the earliest time asked are unread
+        (the index of accesses by start): an impact from a recent time costs the reads since
+        then, not the dataset's history."""
+        key = (dataset_id, Side.INPUT)
+        if after is None or key in self._accesses:
+            reads = self.accesses(dataset_id, Side.INPUT)
+            if after is None:
+                return reads
+            starts = self._starts[key]
+        else:
+            _, reads, starts = self._reads_from(dataset_id, after)
         cut = bisect.bisect_left if inclusive else bisect.bisect_right
         return reads[cut(starts, after) :]
+
+    def _reads_from(self, dataset_id: int, after: str) -> tuple[str, list[Access], list[str]]:
+        """The reads of the dataset by runs started at ``after`` or later, kept: only those
+        started before what was kept are read (a query reaching a dataset from several times
+        reads each of its reads once)."""
+        kept = self._later.get(dataset_id)
+        if kept is not None and kept[0] <= after:
+            return kept
+        until = "" if kept is None else "AND a.started_at < ? "
+        rows = self.db.execute(
+            _RUN_COLUMNS + "INDEXED BY reads_by_start JOIN runs r USING (run_id) "
+            "WHERE a.dataset_id = ? AND a.started_at >= ? " + until + "AND a.direction = 'input' "
+            "ORDER BY a.started_at, a.run_id",
+            (dataset_id, after) if kept is None else (dataset_id, after, kept[0]),
+        )
+        earlier = [self._access(row, dataset_id, Side.INPUT) for row in rows]
+        reads = earlier + ([] if kept is None else kept[1])
+        starts = [access.run.started_at for access in earlier] + ([] if kept is None else kept[2])
+        self._later[dataset_id] = found = (after, reads, starts)
+        return found
 
     def readers_at(
         self, dataset_id: int, place: str, after: str | None, inclusive: bool
@@ -304,8 +345,22 @@ class Timeline:
                     (run.run_id, direction.value),
                 )
             ]
+            self._counted(len(found))
             self._by_run[key] = found
         return found
 
     def _access(self, row: tuple[Any, ...], dataset_id: int, direction: Side) -> Access:
+        self._counted(1)
         return Access(RunRef(*row[:6]), dataset_id, direction, row[6], self._parsed)
+
+    def _counted(self, count: int) -> None:
+        """Count reads and writes loaded; past :attr:`most`, the answer is given up on (the
+        rows a statement has not given yet stay unread)."""
+        self.loaded += count
+        if self.loaded > self._most:
+            raise AnswerTooLarge(
+                f"working the answer out loads more than {self._most:,} reads and writes of "
+                "runs, more than this server works out in one answer: ask about fewer "
+                "partitions, with a smaller depth, or (impact) from a later since; "
+                "'ol-subset lineage' answers it whole on the database"
+            )

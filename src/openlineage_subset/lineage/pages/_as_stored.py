@@ -24,6 +24,7 @@ from openlineage_subset.lineage.model import (
 )
 from openlineage_subset.lineage.queries import RunAccess
 from openlineage_subset.lineage.store import (
+    LATEST_ACCESSES,
     NOT_KEPT,
     Database,
     also_named,
@@ -283,12 +284,18 @@ def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
         names = {dataset, *(other for other, _ in others)}
         # The latest started (a run reads and writes it at most once each): by the index of
         # accesses by their run's start, the others unread.
-        runs = connection.execute(
-            "SELECT a.run_id FROM datasets d JOIN accesses a INDEXED BY accesses_by_start "
-            "ON a.dataset_id = d.dataset_id WHERE d.namespace = ? AND d.name = ? "
-            "ORDER BY a.started_at DESC, a.run_id DESC LIMIT ?",
-            (dataset.namespace, dataset.name, 2 * _RUNS_LOOKED_AT),
-        ).fetchall()
+        row = connection.execute(
+            "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?",
+            (dataset.namespace, dataset.name),
+        ).fetchone()
+        most = 2 * _RUNS_LOOKED_AT
+        runs = (
+            connection.execute(
+                f"SELECT run_id FROM ({LATEST_ACCESSES})", (row[0], most, row[0], most, most)
+            ).fetchall()
+            if row is not None
+            else []
+        )
         for run_id in list(dict.fromkeys(run_id for (run_id,) in runs))[:_RUNS_LOOKED_AT]:
             rows = connection.execute(
                 "SELECT event_type, event_time, source, facets FROM events WHERE run_id = ? "

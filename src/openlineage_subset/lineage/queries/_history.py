@@ -47,9 +47,13 @@ def history(
         return history_answer(store, query)
 
 
-def history_answer(store: LineageStore, query: HistoryQuery) -> HistoryReport:
-    """The answer to ``query`` from the open ``store``: :func:`history`'s."""
-    engine = Engine(store)
+def history_answer(
+    store: LineageStore, query: HistoryQuery, *, most_accesses: int | None = None
+) -> HistoryReport:
+    """The answer to ``query`` from the open ``store``: :func:`history`'s.
+    ``most_accesses``: the most reads and writes of runs it may load (None: any); one more
+    raises :class:`~openlineage_subset.lineage.AnswerTooLarge`."""
+    engine = Engine(store, most_accesses=most_accesses)
     values = query.partition
     dataset_id = engine.resolve(query.dataset, query.namespace)
     engine.check_columns(dataset_id, values)
@@ -88,9 +92,13 @@ def dataset_partitions(
         return partitions_answer(store, query)
 
 
-def partitions_answer(store: LineageStore, query: PartitionsQuery) -> PartitionsReport:
-    """The answer to ``query`` from the open ``store``: :func:`dataset_partitions`'s."""
-    engine = Engine(store)
+def partitions_answer(
+    store: LineageStore, query: PartitionsQuery, *, most_accesses: int | None = None
+) -> PartitionsReport:
+    """The answer to ``query`` from the open ``store``: :func:`dataset_partitions`'s.
+    ``most_accesses``: the most reads and writes of runs it may load (None: any); one more
+    raises :class:`~openlineage_subset.lineage.AnswerTooLarge`."""
+    engine = Engine(store, most_accesses=most_accesses)
     dataset_id = engine.resolve(query.dataset, query.namespace)
     writes = engine.writers_of(dataset_id, [], None)  # completed, the latest first
     return states_report(engine, dataset_id, writes, engine.accesses(dataset_id, Side.INPUT))

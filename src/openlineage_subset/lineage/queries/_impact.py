@@ -63,9 +63,13 @@ def impact(
         return impact_answer(store, query)
 
 
-def impact_answer(store: LineageStore, query: ImpactQuery) -> ImpactReport:
-    """The answer to ``query`` from the open ``store``: :func:`impact`'s, checked already."""
-    engine = Engine(store)
+def impact_answer(
+    store: LineageStore, query: ImpactQuery, *, most_accesses: int | None = None
+) -> ImpactReport:
+    """The answer to ``query`` from the open ``store``: :func:`impact`'s, checked already.
+    ``most_accesses``: the most reads and writes of runs it may load (None: any); one more
+    raises :class:`~openlineage_subset.lineage.AnswerTooLarge`."""
+    engine = Engine(store, most_accesses=most_accesses)
     start_id = engine.resolve(query.dataset, query.namespace)
     engine.check_columns(start_id, query.partition)
     start_units = region(engine, start_id, query.partition)

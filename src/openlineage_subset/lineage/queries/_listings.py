@@ -253,7 +253,7 @@ def check_whole(store: LineageStore, query: WholeQuestion, most: int) -> None:
         kind, found, what = "impact", reads, "reads"
         if query.since is not None:
             (found,) = store.connection.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM accesses INDEXED BY accesses_by_start "
+                "SELECT count(*) FROM (SELECT 1 FROM accesses INDEXED BY reads_by_start "
                 "WHERE dataset_id = ? AND started_at >= ? AND direction = 'input' LIMIT ?)",
                 (dataset_id, str(query.since), most + 1),
             ).fetchone()

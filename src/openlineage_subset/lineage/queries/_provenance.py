@@ -48,9 +48,13 @@ def provenance(
         return provenance_answer(store, query)
 
 
-def provenance_answer(store: LineageStore, query: ProvenanceQuery) -> ProvenanceReport:
-    """The answer to ``query`` from the open ``store``: :func:`provenance`'s."""
-    engine = Engine(store)
+def provenance_answer(
+    store: LineageStore, query: ProvenanceQuery, *, most_accesses: int | None = None
+) -> ProvenanceReport:
+    """The answer to ``query`` from the open ``store``: :func:`provenance`'s.
+    ``most_accesses``: the most reads and writes of runs it may load (None: any); one more
+    raises :class:`~openlineage_subset.lineage.AnswerTooLarge`."""
+    engine = Engine(store, most_accesses=most_accesses)
     values = query.partition
     target_id = engine.resolve(query.dataset, query.namespace)
     engine.check_columns(target_id, values)

@@ -40,7 +40,12 @@ from openlineage_subset.lineage.store._facets import (
     facets_of,
     kept_facets,
 )
-from openlineage_subset.lineage.store._layout import ADD_COUNTS, APPLICATION_ID, SCHEMA_VERSION
+from openlineage_subset.lineage.store._layout import (
+    ADD_COUNTS,
+    APPLICATION_ID,
+    LATEST_ACCESSES,
+    SCHEMA_VERSION,
+)
 from openlineage_subset.lineage.store._prune import (
     PRUNED_BEFORE,
     PruneReport,
@@ -83,6 +88,7 @@ __all__ = [
     "APPLICATION_ID",
     "DELETE_RANGE",
     "INSERT_RANGE",
+    "LATEST_ACCESSES",
     "LOCK_WAIT",
     "MAX_KEPT_BYTES",
     "NOT_KEPT",

@@ -63,15 +63,15 @@ APPLICATION_ID = 0x4F4C5342  # "OLSB": openlineage-subset lineage
 """The ``PRAGMA application_id`` of a lineage database."""
 
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """The ``PRAGMA user_version`` of the layout this version writes and reads. A database of
 layout 3 (whose ``access_partitions`` held reads only), 4 (which kept no facets), 5 (no other
 names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``), 7 (no
 index of runs by their parent), 8 (no ``access_locations``, no ``run_families``), 9 (no
-``access_ranges``, no ``done``), 10 (no ``accesses_naming_places``) or 11 (no
-``dataset_counts``, no ``written_at`` nor ``started_at`` of accesses, no ``runs_failed``) is
-brought to 12 when
-first opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
+``access_ranges``, no ``done``), 10 (no ``accesses_naming_places``), 11 (no
+``dataset_counts``, no ``written_at`` nor ``started_at`` of accesses, no ``runs_failed``) or
+12 (one index of reads and writes by start, no ``reads_by_start``) is brought to 13 when first
+opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
 
 
 UPGRADABLE = 3
@@ -168,9 +168,12 @@ AND done = 1;
 -- a dataset's latest write without reading the others (layout 12)
 CREATE INDEX writes_by_time ON accesses (dataset_id, written_at) WHERE direction = 'output';
 
--- a dataset's latest reads and writes by their runs' start (its page's history, its facets),
--- and how many reads from a time on, without reading the others (layout 12)
-CREATE INDEX accesses_by_start ON accesses (dataset_id, started_at, direction);
+-- a dataset's reads, and its writes, by their runs' start: its latest (its page's history, its
+-- facets), its reads from a time on (an impact since then; how many), without reading the
+-- others (layout 13; layout 12 had one index of both, whose reads from a time on were found
+-- among its writes)
+CREATE INDEX reads_by_start ON accesses (dataset_id, started_at) WHERE direction = 'input';
+CREATE INDEX writes_by_start ON accesses (dataset_id, started_at) WHERE direction = 'output';
 -- the writes of runs that did not complete (failed, aborted, running): the failed writes of
 -- a dataset found without reading the others (layout 12)
 CREATE INDEX writes_not_done ON accesses (dataset_id) WHERE direction = 'output' AND done = 0;
@@ -445,6 +448,20 @@ ADD_COUNTS = (
 )
 """Add to a dataset's ``dataset_counts`` the reads, writes and partitions stored (the
 parameters, then the dataset's id): the one statement that counts what is inserted."""
+
+
+LATEST_ACCESSES = (
+    "SELECT * FROM (SELECT access_id, started_at, run_id, direction FROM accesses "
+    "INDEXED BY reads_by_start WHERE dataset_id = ? AND direction = 'input' "
+    "ORDER BY started_at DESC, run_id DESC LIMIT ?) UNION ALL "
+    "SELECT * FROM (SELECT access_id, started_at, run_id, direction FROM accesses "
+    "INDEXED BY writes_by_start WHERE dataset_id = ? AND direction = 'output' "
+    "ORDER BY started_at DESC, run_id DESC LIMIT ?) "
+    "ORDER BY started_at DESC, run_id DESC, direction DESC LIMIT ?"
+)
+"""The ids of a dataset's latest reads and writes by their runs' start (the latest first;
+a run's write before its read), each of the two indexes searched for as many (parameters:
+dataset id, how many, dataset id, how many, how many)."""
 
 
 def statements(script: str) -> list[str]:

@@ -38,7 +38,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
     merges of datasets left some under the dataset they removed). From 10: the index of the
     conditions naming a location that no list decides (``accesses_naming_places``). From 11:
     each dataset's counts and the time of each write (:func:`_add_dataset_counts`), the index
-    of failed runs."""
+    of failed runs. From 12: the reads, and the writes, of a dataset by start, each an index
+    of its own (one of both before)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -109,6 +110,9 @@ def upgrade(connection: sqlite3.Connection) -> None:
     if version < 12:
         _add_dataset_counts(connection)
         _create(connection, "INDEX runs_failed")
+    if version < 13:
+        connection.execute("DROP INDEX IF EXISTS accesses_by_start")
+        _create(connection, "INDEX reads_by_start", "INDEX writes_by_start")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -182,7 +186,6 @@ def _add_dataset_counts(connection: sqlite3.Connection) -> None:
     _create(
         connection,
         "INDEX writes_by_time",
-        "INDEX accesses_by_start",
         "INDEX writes_not_done",
         "TRIGGER accesses_started",
         "TRIGGER writes_timed",

@@ -303,20 +303,21 @@ def test_a_whole_dataset_answer_past_the_servers_limit_is_a_422_before_it_is_wor
     serve: Callable[..., Server], history: str
 ) -> None:
     """``--max-whole-answer 100``: a question about the whole of a dataset that starts from
-    more than 100 of its reads (impact), writes (provenance), both (history) or partitions is
-    refused, saying how to ask instead; one about partitions of it, from a later time, or
-    within the limit is answered as always. ``clean`` is read and written twice a day (120
-    each), ``raw`` once (60)."""
+    more than 100 of its reads (impact), writes or partitions (provenance), reads and writes
+    (history) or partitions is refused, saying how to ask instead; one about partitions of
+    it, from a later time, or within the limit is answered as always. ``clean`` is read and
+    written twice a day (120 each), ``raw`` once (60)."""
     server = serve("--max-whole-answer", "100", db=history)
     clean, raw = f"{LAKE}/clean", f"{LAKE}/raw"
     late = (dt.date(2024, 10, 1) + dt.timedelta(days=DAYS - 5)).isoformat()
-    refused = {
-        "impact": {"dataset": clean},
-        "provenance": {"dataset": clean},
-        "history": {"dataset": raw},
-        "partitions": {"dataset": raw},
-    }
-    for query, params in refused.items():
+    refused = [
+        ("impact", {"dataset": clean}),
+        ("provenance", {"dataset": clean}),
+        ("provenance", {"dataset": raw}),  # 60 writes, 180 partitions (each looked for)
+        ("history", {"dataset": raw}),
+        ("partitions", {"dataset": raw}),
+    ]
+    for query, params in refused:
         status, answer = server.get(f"/api/v1/{query}?{urllib.parse.urlencode(params)}")
         assert status == 422, (query, answer)
         assert f"{query} of the whole of file:{params['dataset']}: its" in answer["error"]
@@ -326,7 +327,7 @@ def test_a_whole_dataset_answer_past_the_servers_limit_is_a_422_before_it_is_wor
         ("impact", {"dataset": clean, "since": late}),  # no read from then on (120 before)
         ("impact", {"dataset": clean, "partition": f"day={late}"}),
         ("impact", {"dataset": raw, "partition": f"day={late}"}),
-        ("provenance", {"dataset": raw}),  # 60 writes
+        ("provenance", {"dataset": f"{LAKE}/rolling", "partition": f"day={late}"}),
         ("history", {"dataset": clean, "partition": f"day={late}"}),
     ]
     for query, params in answered:

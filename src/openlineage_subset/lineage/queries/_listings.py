@@ -232,8 +232,9 @@ WholeQuestion = ImpactQuery | ProvenanceQuery | HistoryQuery | PartitionsQuery
 def check_whole(store: LineageStore, query: WholeQuestion, most: int) -> None:
     """Raise :class:`~openlineage_subset.lineage.AnswerTooLarge` when ``query`` is about the
     whole of its dataset (no partition, no location) and its answer starts from more than
-    ``most`` of it: reads for an impact (those from its ``since`` on), writes for a provenance,
-    both for a history, known partitions for the partitions' states. Counted from the counts
+    ``most`` of it: reads for an impact (those from its ``since`` on), writes or known
+    partitions for a provenance, both reads and writes for a history, known partitions for the
+    partitions' states. Counted from the counts
     kept at ingest (a search of an index of at most ``most`` entries for ``since``), before
     the answer is worked out: at ten million events a whole answer is millions of runs."""
     if getattr(query, "partition", None) or getattr(query, "location", None):
@@ -259,7 +260,9 @@ def check_whole(store: LineageStore, query: WholeQuestion, most: int) -> None:
             ).fetchone()
             what, counted = f"reads from {shown_time(str(query.since))} on", "+"
     elif isinstance(query, ProvenanceQuery):
-        kind, found, what = "provenance", writes, "writes"
+        # It starts from each known partition (its writers are looked for partition by
+        # partition), and from the writes: the more of the two.
+        kind, found, what = "provenance", max(writes, partitions), "writes or known partitions"
     elif isinstance(query, HistoryQuery):
         kind, found, what = "history", reads + writes, "reads and writes"
     else:

@@ -26,11 +26,13 @@ from openlineage_subset.lineage import (
     PartitionsQuery,
     ProvenanceQuery,
     dataset_partitions,
+    failed_writes,
     impact,
     ingest,
     latest_history,
     provenance,
 )
+from openlineage_subset.lineage.engine._evaluation import Evaluation
 from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog
 from openlineage_subset.lineage.engine._timeline import Timeline
 from openlineage_subset.lineage.model import Side
@@ -288,6 +290,72 @@ def test_an_impact_from_a_recent_time_costs_the_reads_since_then_not_the_history
             assert answer.as_json() == _from_every_read(store, since).as_json()
     assert steps[0] == steps[1], steps
     assert loaded[0] == loaded[1], loaded
+
+
+@contextlib.contextmanager
+def _overlaps() -> Iterator[list[tuple[Any, ...]]]:
+    """The writes and partitions evaluated meanwhile (``write_overlap``'s arguments)."""
+    calls: list[tuple[Any, ...]] = []
+    overlap = Evaluation.write_overlap
+
+    def counted(self: Evaluation, *arguments: Any) -> Any:
+        calls.append(arguments)
+        return overlap(self, *arguments)
+
+    Evaluation.write_overlap = counted  # type: ignore[method-assign]
+    try:
+        yield calls
+    finally:
+        Evaluation.write_overlap = overlap  # type: ignore[method-assign]
+
+
+def _failing_writes(tmp_path: Path, days: int) -> str:
+    """The pipeline, and each day a failed ``compact`` of that day's partition of ``clean``
+    after the day's completed writers (a partition list), and an aborted one of the whole of
+    it at two thirds of the history."""
+    events = pipeline_history(days, failed_day=3)
+    first = dt.date(2024, 10, 1)
+    for number in range(days):
+        date = (first + dt.timedelta(days=number)).isoformat()
+        start = 2 * 5 * (number + 1) - 0.5  # the day's five runs take 2 minutes each
+        events += run(
+            7_000 + number, start, start + 0.2, writes=[("clean", day(date))], status="FAIL"
+        )
+    middle = 2 * 5 * (2 * days // 3)
+    events += run(9_000, middle, middle + 0.2, writes=[("clean", None)], status="ABORT")
+    source = write_events(tmp_path / f"failing{days}.jsonl", events)
+    db = str(tmp_path / f"failing{days}.db")
+    assert ingest([source], db).invalid == 0
+    return db
+
+
+def test_the_failed_writes_of_a_partition_are_found_by_the_partitions_they_list(
+    tmp_path: Path,
+) -> None:
+    """A dataset page marks each partition a failed run may have written since its last
+    writer: the failed writes that list partitions are found by the partitions they list
+    (the index), not each evaluated against every partition. The marks are those of
+    evaluating each failed write, the latest first; and the writes evaluated for the first
+    five partitions are as many at 70 as at 140 days (the aborted write of the whole dataset,
+    at two thirds of each, alone)."""
+    evaluated = []
+    for days in (70, 140):
+        db = _failing_writes(tmp_path, days)
+        clean = DatasetRef("file", f"{LAKE}/clean")
+        states = dataset_partitions(db, "clean").partitions
+        marked = failed_writes(db, clean, states)
+        late = {unit for unit, run in marked.items() if run.status == "FAIL"}
+        assert len(late) > days // 4 and len(marked) == len(states), "some by their own run"
+        listing = Timeline.failed_listing
+        Timeline.failed_listing = lambda *_: (set(), {})  # type: ignore[method-assign,assignment]
+        try:
+            assert failed_writes(db, clean, states) == marked
+        finally:
+            Timeline.failed_listing = listing  # type: ignore[method-assign]
+        with _overlaps() as calls:
+            failed_writes(db, clean, states[:5])
+        evaluated.append(len(calls))
+    assert evaluated[0] == evaluated[1] <= 5, evaluated
 
 
 def _dated_folders(days: int, root: str = f"{LAKE}/landing") -> list[Any]:

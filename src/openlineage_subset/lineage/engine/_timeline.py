@@ -18,7 +18,7 @@ import functools
 import json
 import sqlite3
 import sys
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from openlineage_subset.lineage.engine._narrowing import (
@@ -188,6 +188,38 @@ class Timeline:
                 (dataset_id, json.dumps(sorted(states))),
             )
         ]
+
+    def failed_listing(
+        self, dataset_id: int, units: Sequence[Unit]
+    ) -> tuple[set[str], dict[Unit, set[str]]]:
+        """The runs whose writes of the dataset, not done (failed, aborted, running), only
+        list partitions, and of each unit the runs among them whose writes list it: read from
+        the index of listed partitions, when the units are known partitions of a dataset with a
+        ``plain_shape`` (then such a write that does not list a unit does not write it); else
+        none (every write is to be evaluated)."""
+        if not self._indexed(dataset_id, list(units)):
+            return set(), {}
+        listed = {
+            run_id
+            for (run_id,) in self.db.execute(
+                "SELECT run_id FROM accesses INDEXED BY writes_not_done WHERE dataset_id = ? "
+                "AND direction = 'output' AND done = 0 AND listed = 1",
+                (dataset_id,),
+            )
+        }
+        if not listed:
+            return listed, {}
+        ids = self.catalog.of(dataset_id).partition_ids()
+        by_id = {ids[unit]: unit for unit in units}  # type: ignore[index]
+        listing: dict[Unit, set[str]] = {}
+        for partition_id, run_id in self.db.execute(
+            "SELECT p.partition_id, a.run_id FROM access_partitions p JOIN accesses a "
+            "ON a.access_id = p.access_id WHERE p.partition_id IN (SELECT value FROM "
+            "json_each(?)) AND a.direction = 'output' AND a.done = 0 AND a.listed = 1",
+            (json.dumps(list(by_id)),),
+        ):
+            listing.setdefault(by_id[partition_id], set()).add(run_id)
+        return listed, listing
 
     def readers_after(self, dataset_id: int, after: str | None, inclusive: bool) -> list[Access]:
         """Reads of the dataset by runs started after ``after`` (``inclusive``: or then; None:

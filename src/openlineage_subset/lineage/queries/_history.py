@@ -165,15 +165,33 @@ def failed_answer(
     found: dict[Dimensions, RunRef] = {}
     if not failed:
         return found
-    for state in states:
+    units = [tuple(sorted(state.partition.dimensions)) for state in states]
+    # The failed writes that only list partitions, and which of the units each lists (found
+    # by the index of listed partitions): the others are evaluated, the latest first.
+    listed, listing = engine.timeline.failed_listing(dataset_id, units)
+    position = {write.run.run_id: index for index, write in enumerate(failed)}
+    others = [
+        (index, write) for index, write in enumerate(failed) if write.run.run_id not in listed
+    ]
+    for state, unit in zip(states, units, strict=True):
         since = "" if state.writer is None else state.writer.started_at
-        unit = tuple(sorted(state.partition.dimensions))
-        for write in failed:
-            if write.run.started_at <= since:
+        # the first of ``failed`` (the latest) started after ``since`` that may write the unit
+        best = min(
+            (
+                position[run_id]
+                for run_id in listing.get(unit, ())
+                if run_id in position and failed[position[run_id]].run.started_at > since
+            ),
+            default=len(failed),
+        )
+        for index, write in others:
+            if index > best or write.run.started_at <= since:
                 break
             if engine.write_overlap(write, unit) is not False:
-                found[unit] = write.run
+                best = index
                 break
+        if best < len(failed):
+            found[unit] = failed[best].run
     return found
 
 

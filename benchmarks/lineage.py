@@ -466,16 +466,22 @@ def chunked_ingest(
     seconds = 0.0
     chunk = folder / "chunk.jsonl"
     while True:
-        lines = [json.dumps(event, separators=(",", ":")) + "\n" for event in islice(events, size)]
+        # Written as they are made: a chunk's lines are never all held (this process's peak
+        # is ingest's, not the chunk's).
+        with chunk.open("w", encoding="utf-8") as out:
+            lines = sum(
+                out.write(json.dumps(event, separators=(",", ":")) + "\n") > 0
+                for event in islice(events, size)
+            )
         if not lines:
+            chunk.unlink()
             return count, size_bytes, seconds
-        chunk.write_text("".join(lines), encoding="utf-8")
-        count += len(lines)
+        count += lines
         size_bytes += chunk.stat().st_size
         began = time.perf_counter()
         report = ingest([chunk], db, jobs=cpus)
         seconds += time.perf_counter() - began
-        assert report.invalid == 0 and report.stored == len(lines), report.summary()
+        assert report.invalid == 0 and report.stored == lines, report.summary()
         chunk.unlink()
 
 

@@ -44,7 +44,6 @@ def test_a_layout_6_database_gets_the_tails_and_keeps_them_after(tmp_path: Path)
     db = tmp_path / "lineage.db"
     ingest([write_events(tmp_path / "a.jsonl", pipeline_history(6))], db)
     connection = sqlite3.connect(db, isolation_level=None)
-    connection.execute("DROP TRIGGER partition_tails_kept")
     connection.execute("DROP TABLE partition_tails")
     connection.execute("PRAGMA user_version = 6")
     connection.close()
@@ -52,7 +51,7 @@ def test_a_layout_6_database_gets_the_tails_and_keeps_them_after(tmp_path: Path)
     with sqlite3.connect(db) as connection:
         assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
     assert _tails(db) and _tails(db) == _scanned(db)
-    # the trigger is back: a partition of a new day ingested after has its tail
+    # the writer keeps them: a partition of a new day ingested after has its tail
     later = run(90, 100, 101, writes=[("raw", day("2024-12-01", "ES"))])
     ingest([write_events(tmp_path / "b.jsonl", later)], db)
     assert any(tail == '"day":"2024-12-01"}' for _, tail in _tails(db))

@@ -336,6 +336,13 @@ _LAYOUT_12_BY_START = (
     "CREATE INDEX accesses_by_start ON accesses (dataset_id, started_at, direction)"
 )
 """Layout 12's one index of a dataset's reads and writes by their runs' start."""
+_LAYOUT_12_TAILS = (
+    "CREATE TRIGGER partition_tails_kept AFTER INSERT ON partitions "
+    "WHEN instr(NEW.dimensions, '\",') > 0 BEGIN "
+    "INSERT OR IGNORE INTO partition_tails (dataset_id, tail) VALUES "
+    "(NEW.dataset_id, substr(NEW.dimensions, instr(NEW.dimensions, '\",') + 2)); END"
+)
+"""Layout 12's trigger that kept ``partition_tails``."""
 
 
 def test_a_layout_12_database_gets_an_index_of_reads_and_one_of_writes_by_start(
@@ -343,13 +350,16 @@ def test_a_layout_12_database_gets_an_index_of_reads_and_one_of_writes_by_start(
 ) -> None:
     """Layout 13's indexes of a dataset's reads, and of its writes, by their runs' start
     replace layout 12's one of both: as a new file has them, layout 12's gone; a dataset's
-    latest runs, its facets and an impact from a time on answered alike."""
+    latest runs, its facets and an impact from a time on answered alike. Layout 12's trigger
+    that kept ``partition_tails`` is gone (the writer keeps them): a later ingest adds a new
+    day's tail once, as into a new file."""
     events = pipeline_history(5, failed_day=2)
     fresh, old = _twins(tmp_path, write_events(tmp_path / "events.jsonl", events))
     with sqlite3.connect(old) as connection:
         connection.execute("DROP INDEX reads_by_start")
         connection.execute("DROP INDEX writes_by_start")
         connection.execute(_LAYOUT_12_BY_START)
+        connection.execute(_LAYOUT_12_TAILS)
         connection.execute("PRAGMA user_version = 12")
     clean = DatasetRef("file", f"{LAKE}/clean")
     with LineageStore.open(fresh) as made:
@@ -378,3 +388,14 @@ def test_a_layout_12_database_gets_an_index_of_reads_and_one_of_writes_by_start(
         indexes = made.execute(schema).fetchall()
         assert [row[1] for row in indexes] == ["reads_by_start", "writes_by_start"]
         assert connection.execute(schema).fetchall() == indexes
+        trigger = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'partition%'"
+        assert connection.execute(trigger).fetchall() == made.execute(trigger).fetchall()
+    later = write_events(
+        tmp_path / "later.jsonl", run(90, 100, 101, writes=[("raw", day("2024-12-01", "ES"))])
+    )
+    tails = "SELECT dataset_id, tail FROM partition_tails ORDER BY dataset_id, tail"
+    for db in (old, fresh):
+        assert ingest([later], db).stored == 2
+    with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
+        assert connection.execute(tails).fetchall() == made.execute(tails).fetchall()
+        assert ('"day":"2024-12-01"}',) in [row[1:] for row in made.execute(tails)]

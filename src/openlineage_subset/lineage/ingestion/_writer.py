@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from openlineage_subset.lineage.ingestion._merges import aliased, heal_kept_apart, join_names
@@ -82,6 +82,8 @@ class Writer:
         """The identifiers of the partitions ``partition_ids`` holds (None: none given)."""
         self.catalog: set[tuple[Any, ...]] = set()
         """(dataset id, columns) and (dataset id, column, kind) stored."""
+        self.tails: set[tuple[int, str]] = set()
+        """(dataset id, tail) in ``partition_tails``, found or stored in this transaction."""
         self.joined: set[Alias] = set()
         """Other names of datasets recorded (see lineage/store/_dataset_names.py)."""
         self.has_aliases = False
@@ -149,6 +151,7 @@ class Writer:
         self.database.begin_write()
         self.open = True
         self.pending = 0
+        self.tails.clear()  # another process may have pruned some since
         self._read_next_ids()
         self.joins_names = joins_other_names(self.database)
         if not self.healed:
@@ -179,6 +182,7 @@ class Writer:
         self.cached = 0
         self.identifiers.clear()
         self.catalog.clear()
+        self.tails.clear()
         self.joined.clear()
 
     def _many(self, statement: str, rows: Any) -> None:
@@ -573,6 +577,10 @@ class Writer:
             ADD_COUNTS, [(0, 0, count, dataset_id) for dataset_id, count in added_to.items()]
         )
         self._many(
+            "INSERT OR IGNORE INTO partition_tails (dataset_id, tail) VALUES (?, ?)",
+            self._new_tails(made.values()),
+        )
+        self._many(
             "UPDATE partitions SET identifier = ? WHERE partition_id = ? "
             "AND (identifier IS NULL OR identifier > ?)",
             [(identifier, key, identifier) for key, identifier in named.items()],
@@ -592,6 +600,22 @@ class Writer:
         )
         if len(catalog) > _CACHED_IDS:
             catalog.clear()
+
+    def _new_tails(self, made: Iterable[list[Any]]) -> list[tuple[int, str]]:
+        """The tails of the keys of the partitions ``made`` (dataset id, dimensions, ...) not
+        known stored: what follows the first column's pair (a key of one column has none).
+        Kept here, a statement per chunk, not by a trigger per partition (10 us of CPU an
+        event)."""
+        tails = self.tails
+        if len(tails) > _CACHED_IDS:
+            tails.clear()
+        new = []
+        for dataset_id, dimensions, *_ in made:
+            cut = dimensions.find('",')
+            if cut >= 0 and (dataset_id, tail := dimensions[cut + 2 :]) not in tails:
+                tails.add((dataset_id, tail))
+                new.append((dataset_id, tail))
+        return new
 
     def _look_up_partitions(
         self, added: list[tuple[int, int, int, bool]], conditions: list[Condition]

@@ -70,7 +70,8 @@ names of datasets, no ``run_parents``, no settings), 6 (no ``partition_tails``),
 index of runs by their parent), 8 (no ``access_locations``, no ``run_families``), 9 (no
 ``access_ranges``, no ``done``), 10 (no ``accesses_naming_places``), 11 (no
 ``dataset_counts``, no ``written_at`` nor ``started_at`` of accesses, no ``runs_failed``) or
-12 (one index of reads and writes by start, no ``reads_by_start``) is brought to 13 when first
+12 (one index of reads and writes by start, no ``reads_by_start``; a trigger kept
+``partition_tails``) is brought to 13 when first
 opened (:func:`upgrade`); older ones are refused, saying to ingest again."""
 
 
@@ -226,19 +227,13 @@ CREATE TABLE partitions (
 
 -- the distinct ends of each dataset's partition keys after the first column's pair (for
 -- {"a":"x","b":"y"}: "b":"y"}), so that a grid knows the other columns' values without
--- reading every partition; kept by the trigger below (a key of one column has none)
+-- reading every partition; added to by the writer as it stores partitions (a key of one
+-- column has none; layouts 7 to 12 kept it by a trigger on each insert)
 CREATE TABLE partition_tails (
     dataset_id   INTEGER NOT NULL REFERENCES datasets (dataset_id),
     tail         TEXT NOT NULL,
     PRIMARY KEY (dataset_id, tail)
 ) WITHOUT ROWID;
-
-CREATE TRIGGER partition_tails_kept AFTER INSERT ON partitions
-WHEN instr(NEW.dimensions, '",') > 0
-BEGIN
-    INSERT OR IGNORE INTO partition_tails (dataset_id, tail)
-    VALUES (NEW.dataset_id, substr(NEW.dimensions, instr(NEW.dimensions, '",') + 2));
-END;
 
 CREATE TABLE access_partitions (
     partition_id INTEGER NOT NULL REFERENCES partitions (partition_id),

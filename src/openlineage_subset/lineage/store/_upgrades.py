@@ -39,7 +39,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
     conditions naming a location that no list decides (``accesses_naming_places``). From 11:
     each dataset's counts and the time of each write (:func:`_add_dataset_counts`), the index
     of failed runs. From 12: the reads, and the writes, of a dataset by start, each an index
-    of its own (one of both before)."""
+    of its own (one of both before); the trigger that kept ``partition_tails`` goes (the
+    writer keeps it)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -111,6 +112,7 @@ def upgrade(connection: sqlite3.Connection) -> None:
         _add_dataset_counts(connection)
         _create(connection, "INDEX runs_failed")
     if version < 13:
+        connection.execute("DROP TRIGGER IF EXISTS partition_tails_kept")  # the writer's now
         connection.execute("DROP INDEX IF EXISTS accesses_by_start")
         _create(connection, "INDEX reads_by_start", "INDEX writes_by_start")
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -250,9 +252,9 @@ def _add_run_families(connection: sqlite3.Connection) -> None:
 
 
 def _add_partition_tails(connection: sqlite3.Connection) -> None:
-    """Layout 7's ``partition_tails`` and the trigger that keeps it, filled from the
-    partitions stored (one pass over them)."""
-    _create(connection, "TABLE partition_tails", "TRIGGER partition_tails_kept")
+    """Layout 7's ``partition_tails``, filled from the partitions stored (one pass over
+    them); the writer adds to it (layouts 7 to 12 by a trigger)."""
+    _create(connection, "TABLE partition_tails")
     connection.execute(
         "INSERT OR IGNORE INTO partition_tails (dataset_id, tail) "
         "SELECT dataset_id, substr(dimensions, instr(dimensions, '\",') + 2) FROM partitions "

@@ -392,7 +392,7 @@ class Timeline:
         if self.loaded > self._most:
             raise AnswerTooLarge(
                 f"working the answer out loads more than {self._most:,} reads and writes of "
-                "runs, more than this server works out in one answer: ask about fewer "
-                "partitions, with a smaller depth, or (impact) from a later since; "
-                "'ol-subset lineage' answers it whole on the database"
+                "runs, the most one answer may load here (lineage serve --max-whole-answer): "
+                "ask about fewer partitions, with a smaller depth, or (impact) from a later "
+                "since; 'ol-subset lineage' answers it whole on the database"
             )

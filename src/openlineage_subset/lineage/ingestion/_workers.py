@@ -10,6 +10,7 @@ main module again, so that a script calling ``ingest()`` needs no ``if __name__ 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import pickle
 import queue
 import signal
@@ -128,10 +129,6 @@ def _widened(*pipes: IO[bytes]) -> None:
     outcomes, and this process checked a third of the chunks itself (7,000 events/s with one
     worker; 8,300 with the chunk in the pipe at once).
     """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on Windows
-        return
     widen = getattr(fcntl, "F_SETPIPE_SZ", None)
     if widen is None:  # pragma: no cover - Linux only
         return

@@ -182,6 +182,26 @@ def events(draw: st.DrawFn) -> dict[str, Any]:
         "outputs": [{"outputFacets": {"subset": {"outputCondition": {"type": "partition"}}}}],
     }
 )
+@example(  # a condition spelled as the next one's placeholder; a run id spelled as a marker
+    {
+        "run": {"runId": f"{MARKER}0"},
+        "eventTime": "2024-10-15",
+        "outputs": [],
+        "inputs": [
+            {
+                "inputFacets": {
+                    "subset": {
+                        "inputCondition": {
+                            "type": "location",
+                            "locations": [f"{MARKER}1"],
+                        }
+                    }
+                }
+            },
+            {"inputFacets": {"subset": {"inputCondition": {"type": "location"}}}},
+        ],
+    }
+)
 def test_an_event_is_spelled_canonically_with_its_conditions(event: dict[str, Any]) -> None:
     text, conditions = _spelled(event)
     assert text == canonical(event)

@@ -78,7 +78,9 @@ first line is not a JSON value by itself, or that line is an array and no other 
 rule of ``validate``."""
 _PROGRESS_BYTES = 8 * 1024 * 1024  # below this much input, no progress bar and no workers
 _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker, and to hold
-_AHEAD = 2  # chunks given to a worker at a time: it never waits for the next one
+# chunks given to a worker at a time: it never waits for the next one while this process
+# stores a chunk and checks one itself (3: +2% events/s against 2 with one worker, alternated)
+_AHEAD = 3
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,6 +25,7 @@ NOT_KEPT = "notKept"
 """The key of the document kept in place of facets over :data:`MAX_KEPT_BYTES`."""
 _LISTS = (("inputs", "inputFacets"), ("outputs", "outputFacets"))
 _CONDITION_KEYS = ("inputCondition", "outputCondition")
+_SUBSET_OWN = ("_producer", "_schemaURL")
 _ALIAS_KEYS = {"inputFacets": "inputSubset", "outputFacets": "outputSubset"}
 
 
@@ -76,6 +77,8 @@ def kept_facets(event: dict[str, Any], *, aliased: bool = False) -> bytes:
 def _dataset_facets(
     dataset: dict[str, Any], facets_key: str, aliased: bool
 ) -> dict[str, Any] | None:
+    if not dataset.get("facets") and _only_a_condition(dataset.get(facets_key)):
+        return None  # most datasets of most events: nothing but a subset facet's condition
     item: dict[str, Any] = {}
     if dataset.get("facets"):
         item["facets"] = dataset["facets"]
@@ -102,6 +105,17 @@ def _dataset_facets(
     if not item:
         return None
     return {"namespace": dataset["namespace"], "name": dataset["name"], **item}
+
+
+def _only_a_condition(facets: Any) -> bool:
+    """Whether a dataset's ``inputFacets``/``outputFacets`` is empty, or holds only a subset
+    facet of a condition, ``_producer`` and ``_schemaURL`` (what :func:`_dataset_facets` would
+    leave nothing of)."""
+    if not facets:
+        return True
+    if len(facets) != 1 or not isinstance(subset := facets.get("subset"), dict):
+        return False
+    return all(name in _CONDITION_KEYS or name in _SUBSET_OWN for name in subset)
 
 
 def facets_of(body: bytes | None) -> dict[str, Any] | None:

@@ -273,21 +273,18 @@ def dataset_facets(db: Database, dataset: DatasetRef) -> DatasetFacets | None:
     name of a dataset (a location stored as its table's) finds the dataset."""
     with opened(db) as store:
         connection = store.connection
-        stored = connection.execute(
-            "SELECT 1 FROM datasets WHERE namespace = ? AND name = ?",
+        row = connection.execute(
+            "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?",
             (dataset.namespace, dataset.name),
         ).fetchone()
-        joined = [] if stored else also_named(connection, dataset.name, dataset.namespace)
+        joined = [] if row else also_named(connection, dataset.name, dataset.namespace)
         if len(joined) == 1:
+            row = joined[0][:1]
             dataset = DatasetRef(*joined[0][1:])
         others = names_of(connection, dataset)  # facets given under any of its names are its
         names = {dataset, *(other for other, _ in others)}
         # The latest started (a run reads and writes it at most once each): by the index of
         # accesses by their run's start, the others unread.
-        row = connection.execute(
-            "SELECT dataset_id FROM datasets WHERE namespace = ? AND name = ?",
-            (dataset.namespace, dataset.name),
-        ).fetchone()
         most = 2 * _RUNS_LOOKED_AT
         runs = (
             connection.execute(

@@ -23,80 +23,28 @@ from openlineage_subset.cli import main
 from openlineage_subset.lineage import ingest
 from openlineage_subset.lineage.ingestion import _ingest, _workers, _writer
 from openlineage_subset.lineage.ingestion._workers import WorkerError
-from tests.lineage.events import both, compare, day, event, parts, pipeline_history, run
-
-
-def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    with sqlite3.connect(db) as connection:
-        assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
-        names = [
-            row[0]
-            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        ]
-        return {
-            name: sorted(connection.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
-            for name in names
-        }
-
-
-def _inputs(folder: Path) -> list[Path]:
-    """Events of every kind ingest meets: valid ones, a run spread over files, conditions an
-    access gets several of, invalid lines, duplicates spelled otherwise, skipped events, a
-    multi-line .json file, a file that is not there."""
-    folder.mkdir()
-    history = pipeline_history(days=6)
-    late = [
-        event(900, "START", 1, reads=[("raw", day("2024-10-01"))]),
-        event(900, "RUNNING", 2, reads=[("raw", day("2024-10-02")), ("clean", None)]),
-        event(900, "COMPLETE", 3, reads=[("raw", day("2024-10-03"))], writes=[("x", day("d"))]),
-        *run(901, 4, 5, reads=[("raw", both(day("2024-10-01"), "OR", day("2024-10-09")))]),
-        *run(902, 6, 7, writes=[("raw", parts({"day": "2024-10-01", "country": None}))]),
-        *run(903, 8, 9, reads=[("clean", compare("amount", "GREATER_THAN", "1"))]),
-    ]
-    lines = [json.dumps(item) for item in history[:40]]
-    lines += [
-        "{not json",
-        '{"eventType": "START", "eventType": "COMPLETE"}',
-        json.dumps({**history[0], "eventTime": "yesterday"}),
-        json.dumps(history[3], indent=1).replace("\n", " "),  # a duplicate, spelled otherwise
-        json.dumps(dict(reversed(list(history[5].items())))),  # another, keys reversed
-        json.dumps({"eventTime": history[0]["eventTime"], "dataset": {"name": "d"}}),
-        "",
-        json.dumps(late[0]),
-        json.dumps(event(904, "START", 1, reads=[("\ud800", None)])),  # no UTF-8 for it
-    ]
-    first = folder / "a.jsonl"
-    first.write_bytes("\n".join(lines).encode("utf-8") + b"\n\xff\xfe\n")
-    second = folder / "b.jsonl"
-    second.write_text("\n".join(json.dumps(item) for item in history[40:] + late[1:]) + "\n")
-    whole = folder / "c.json"
-    whole.write_text(json.dumps([late[2], history[7], {"eventType": "START"}], indent=2))
-    return [first, second, whole, folder / "missing.jsonl", first]
-
-
-def _ingest_all(paths: list[Path], db: Path, **options: Any) -> tuple[Any, Any]:
-    report = ingest(paths, db, **options)
-    return report.as_json(), _tables(db)
+from tests.lineage.events import pipeline_history
+from tests.lineage.mixed_inputs import ingest_all, inputs, tables
 
 
 def test_workers_store_what_one_process_stores(tmp_path: Path) -> None:
-    paths = _inputs(tmp_path / "in")
-    alone = _ingest_all(paths, tmp_path / "alone.db", jobs=1)
+    paths = inputs(tmp_path / "in")
+    alone = ingest_all(paths, tmp_path / "alone.db", jobs=1)
     assert (alone[0]["invalid"], alone[0]["skipped"], alone[0]["unreadable"]) == (11, 2, 1)
     assert alone[0]["duplicates"] > 40
     assert "a lone surrogate" in alone[0]["problems"][4]["message"], "refused as validate does"
     assert alone[1]["access_conditions"], "some access has several conditions"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_ingest, "_CHUNK_BYTES", 2000)  # many chunks, for both workers and here
-        assert _ingest_all(paths, tmp_path / "workers.db", jobs=3) == alone
-        assert _ingest_all(paths, tmp_path / "one_by_one.db", jobs=1) == alone
+        assert ingest_all(paths, tmp_path / "workers.db", jobs=3) == alone
+        assert ingest_all(paths, tmp_path / "one_by_one.db", jobs=1) == alone
 
 
 def test_a_chunk_that_fails_is_stored_event_by_event(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    paths = _inputs(tmp_path / "in")
-    alone = _ingest_all(paths, tmp_path / "alone.db")
+    paths = inputs(tmp_path / "in")
+    alone = ingest_all(paths, tmp_path / "alone.db")
     original = _writer.Writer._store
 
     def once_whole(self: Any, events: list[Any], conditions: Any) -> Any:
@@ -106,7 +54,7 @@ def test_a_chunk_that_fails_is_stored_event_by_event(
         return original(self, events, conditions)
 
     monkeypatch.setattr(_writer.Writer, "_store", once_whole)
-    assert _ingest_all(paths, tmp_path / "events.db") == alone
+    assert ingest_all(paths, tmp_path / "events.db") == alone
 
 
 def test_jobs_is_a_number_of_processes(tmp_path: Path) -> None:
@@ -118,11 +66,11 @@ def test_jobs_is_a_number_of_processes(tmp_path: Path) -> None:
 def test_a_worker_that_stops_is_an_error_not_a_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    paths = _inputs(tmp_path / "in")
+    paths = inputs(tmp_path / "in")
     monkeypatch.setattr(_workers, "_CODE", "import sys; sys.exit(3)")
     with pytest.raises(WorkerError, match=r"exit status 3"):
         ingest(paths, tmp_path / "lineage.db", jobs=2)
-    assert _tables(tmp_path / "lineage.db")["events"] == []
+    assert tables(tmp_path / "lineage.db")["events"] == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
@@ -143,7 +91,7 @@ def test_a_workers_pipes_hold_a_whole_chunk_each_way() -> None:
 
 
 def test_a_script_without_a_main_guard_can_use_workers(tmp_path: Path) -> None:
-    paths = _inputs(tmp_path / "in")
+    paths = inputs(tmp_path / "in")
     script = tmp_path / "script.py"
     script.write_text(
         "import sys\n"

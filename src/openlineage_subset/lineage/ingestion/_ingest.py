@@ -43,6 +43,7 @@ from openlineage_subset import (
     too_big,
 )
 from openlineage_subset.lineage.ingestion._checker import check_chunk
+from openlineage_subset.lineage.ingestion._checkpoints import Checkpoints
 from openlineage_subset.lineage.ingestion._shapes import (
     AlreadyStored,
     Checked,
@@ -81,6 +82,7 @@ _CHUNK_BYTES = 1024 * 1024  # lines checked together: cheap to send to a worker,
 # chunks given to a worker at a time: it never waits for the next one while this process
 # stores a chunk and checks one itself (3: +2% events/s against 2 with one worker, alternated)
 _AHEAD = 3
+_CACHE_KIB = 32 * 1024  # SQLite's page cache while ingesting
 
 
 @dataclasses.dataclass(frozen=True)
@@ -270,8 +272,8 @@ def ingest(
             case Unreadable(source, message):
                 _unreadable(report, source, message)
 
-    with LineageStore.open(db, create=True, wait=wait) as store:
-        writer = Writer(store)
+    with LineageStore.open(db, create=True, wait=wait) as store, Checkpoints(store) as copies:
+        writer = _bulk_writer(store, copies)
         try:
             group = _groups_directories(store, report)
             for (outcomes, conditions), done in _checked(_chunks(files, limit), jobs, group):
@@ -292,6 +294,14 @@ def ingest(
                 bar.clear()
     report.runs = len(runs)
     return report
+
+
+def _bulk_writer(store: LineageStore, copies: Checkpoints) -> Writer:
+    """The writer of a bulk ingest: SQLite's page cache at 32 MB rather than 2 (at a million
+    events, the rows of a chunk land on pages all over the indexes: 84-93 -> 74-82 us of CPU to
+    store an event), its log copied by ``copies``."""
+    store.connection.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+    return Writer(store, committed=copies.committed)
 
 
 def alias_note(producer: str, count: int | None, places: Iterable[str]) -> str:

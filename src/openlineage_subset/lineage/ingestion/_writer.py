@@ -69,8 +69,11 @@ def relax_sync(connection: sqlite3.Connection) -> bool:
 class Writer:
     """Stores the outcomes of checked chunks, in order; :meth:`commit` at the end."""
 
-    def __init__(self, store: LineageStore) -> None:
+    def __init__(self, store: LineageStore, *, committed: Callable[[], None] | None = None) -> None:
+        """``committed``: called after each commit (a bulk ingest's checkpoints: see
+        :mod:`._checkpoints`)."""
         self.database = store
+        self.committed = committed
         self.db = store.connection
         self.db.execute("PRAGMA foreign_keys = OFF")
         self.dataset_ids: dict[tuple[str, str], int] = {}
@@ -141,6 +144,8 @@ class Writer:
         if self.open:
             self.db.execute("COMMIT")
             self.open = False
+            if self.committed is not None:
+                self.committed()
 
     def rollback(self) -> None:
         if self.open:

@@ -23,18 +23,7 @@ from openlineage_subset.lineage import (
 from openlineage_subset.lineage.ingestion import _writer as writer_module
 from openlineage_subset.lineage.ingestion._shapes import CheckedEvent
 from tests.lineage.events import LAKE, at, compare, day, event, run, run_id, write_events
-
-
-def _tables(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    with sqlite3.connect(db) as connection:
-        names = [
-            row[0]
-            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        ]
-        return {
-            name: sorted(connection.execute(f"SELECT * FROM {name}").fetchall(), key=repr)
-            for name in names
-        }
+from tests.lineage.mixed_inputs import tables
 
 
 def _run_row(db: Path, number: int) -> tuple[Any, ...]:
@@ -63,10 +52,10 @@ def test_counts_and_idempotent_reingest(tmp_path: Path) -> None:
     db = tmp_path / "lineage.db"
     first = ingest([source], db)
     assert (first.stored, first.duplicates, first.invalid, first.runs) == (4, 0, 0, 2)
-    before = _tables(db)
+    before = tables(db)
     again = ingest([source, tmp_path], db)  # the file twice: as itself and inside its folder
     assert (again.stored, again.duplicates, again.runs) == (0, 8, 0)
-    assert _tables(db) == before
+    assert tables(db) == before
 
 
 def test_invalid_lines_are_reported_with_file_and_line(tmp_path: Path) -> None:
@@ -135,9 +124,9 @@ def test_an_event_failing_while_stored_leaves_nothing(
     assert (report.stored, report.invalid) == (2, 1)
     assert report.problems[0].where == f"{source}:1"
     assert report.problems[0].message == "not stored: cannot store this dataset"
-    tables = _tables(db)
-    assert [row[0] for row in tables["runs"]] == [run_id(2)]
-    assert tables["accesses"] == [] and tables["datasets"] == []
+    stored = tables(db)
+    assert [row[0] for row in stored["runs"]] == [run_id(2)]
+    assert stored["accesses"] == [] and stored["datasets"] == []
 
 
 def test_start_without_the_output_facet_does_not_override_the_end(tmp_path: Path) -> None:
@@ -281,7 +270,7 @@ def test_partitions_listed_by_reads_and_writes_are_known(tmp_path: Path) -> None
     events = [*run(1, 0, 1, reads=[("a", condition)], writes=[("b", compare("x", "EQUAL", "1"))])]
     db = tmp_path / "lineage.db"
     ingest([write_events(tmp_path / "e.jsonl", events)], db)
-    rows = _tables(db)["partitions"]
+    rows = tables(db)["partitions"]
     assert [(json.loads(row[1]), row[2]) for row in rows] == [
         ({"country": "PL", "day": "d1"}, "day=d1/country=PL"),
         ({"day": "d2"}, "day=d2"),

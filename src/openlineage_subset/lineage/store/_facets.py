@@ -113,7 +113,9 @@ def _only_a_condition(facets: Any) -> bool:
     leave nothing of)."""
     if not facets:
         return True
-    if len(facets) != 1 or not isinstance(subset := facets.get("subset"), dict):
+    if not isinstance(facets, dict) or len(facets) != 1:
+        return False
+    if not isinstance(subset := facets.get("subset"), dict):
         return False
     return all(name in _CONDITION_KEYS or name in _SUBSET_OWN for name in subset)
 

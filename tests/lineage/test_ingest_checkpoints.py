@@ -32,7 +32,8 @@ class _Watched(Checkpoints):
         super().committed()
         self.automatic.append(self._setting())
         if self.awaited and self._thread is not None:
-            self._thread.join()
+            self._thread.join(timeout=60)  # it ends on its failure; never hang on one that does not
+            assert not self._thread.is_alive(), "the checkpoint thread did not fail"
 
     def __exit__(self, *problem: Any) -> None:
         super().__exit__(*problem)

@@ -121,8 +121,8 @@ _CANONICAL = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False
 )
 # The C encoder _CANONICAL.encode makes at each call, made once (an event is encoded in a few
-# pieces: the making was a third of a small piece's cost). The same arguments in the same order
-# as json.encoder.JSONEncoder.iterencode gives them, so the same text.
+# pieces: the making was a third of a small piece's cost), from _CANONICAL's own settings in the
+# order json.encoder.JSONEncoder.iterencode gives them, so the same text.
 _ENCODE = (
     None
     if c_make_encoder is None
@@ -130,12 +130,12 @@ _ENCODE = (
         None,  # no check for cycles (markers)
         _CANONICAL.default,
         _string,
-        None,  # no indent
-        ":",
-        ",",
-        True,  # keys sorted
-        False,  # skipkeys
-        True,  # NaN and Infinity as Python writes them (allow_nan)
+        _CANONICAL.indent,
+        _CANONICAL.key_separator,
+        _CANONICAL.item_separator,
+        _CANONICAL.sort_keys,
+        _CANONICAL.skipkeys,
+        _CANONICAL.allow_nan,
     )
 )
 

@@ -149,7 +149,7 @@ def test_a_layout_5_database_gains_the_settings_table(tmp_path: Path) -> None:
     connection.commit()
     connection.close()
     with LineageStore.open(path) as store:
-        assert store.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
+        assert store.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         assert partition_directories(store) == "as-partitions"
 
 

@@ -399,3 +399,52 @@ def test_a_layout_12_database_gets_an_index_of_reads_and_one_of_writes_by_start(
     with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
         assert connection.execute(tails).fetchall() == made.execute(tails).fetchall()
         assert ('"day":"2024-12-01"}',) in [row[1:] for row in made.execute(tails)]
+
+
+_LAYOUT_13_EVENTS = (
+    "CREATE TABLE events (digest TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs (run_id), "
+    "event_type TEXT NOT NULL, event_time TEXT NOT NULL, source TEXT NOT NULL, facets BLOB)",
+    "CREATE INDEX events_by_run ON events (run_id)",
+)
+"""Layout 13's events, keyed by their digest alone."""
+_EVENT_COLUMNS = "digest, run_id, event_type, event_time, source, facets"
+
+
+def test_a_layout_13_database_gets_its_events_known_by_run_and_digest(tmp_path: Path) -> None:
+    """Layout 14's events are known by (run id, digest): the table made again without layout
+    13's key on the digest, every row kept with its rowid; the same events ingested again are
+    each already there, a new one is stored, and the answers are a new file's."""
+    events = pipeline_history(4, failed_day=2)
+    source = write_events(tmp_path / "events.jsonl", events)
+    fresh, old = _twins(tmp_path, source)
+    rows = "SELECT rowid, * FROM events ORDER BY rowid"
+    with sqlite3.connect(old, isolation_level=None) as connection:
+        kept = connection.execute(rows).fetchall()
+        connection.execute("ALTER TABLE events RENAME TO events_14")
+        connection.execute("DROP INDEX events_by_run")
+        for statement in _LAYOUT_13_EVENTS:
+            connection.execute(statement)
+        connection.execute(
+            f"INSERT INTO events (rowid, {_EVENT_COLUMNS}) SELECT rowid, * FROM events_14"
+        )
+        connection.execute("DROP TABLE events_14")
+        connection.execute("PRAGMA user_version = 13")
+        assert connection.execute(rows).fetchall() == kept
+    schema = "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'events' ORDER BY name"
+    assert _answers(old) == _answers(fresh)  # the first opens it: upgraded
+    with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
+        assert connection.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert connection.execute(schema).fetchall() == made.execute(schema).fetchall()
+        assert [row[1] for row in made.execute(schema)] == ["events", "events_by_run"]
+        assert connection.execute(rows).fetchall() == kept
+        assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
+    again = ingest([source], old)
+    assert (again.stored, again.duplicates, again.invalid) == (0, len(events), 0)
+    later = write_events(
+        tmp_path / "later.jsonl", run(90, 100, 101, writes=[("raw", day("2024-12-01", "ES"))])
+    )
+    for db in (old, fresh):
+        assert ingest([later], db).stored == 2
+    digests = "SELECT run_id, digest, event_type FROM events ORDER BY rowid"
+    with sqlite3.connect(old) as connection, sqlite3.connect(fresh) as made:
+        assert connection.execute(digests).fetchall() == made.execute(digests).fetchall()

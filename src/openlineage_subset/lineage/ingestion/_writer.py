@@ -215,11 +215,13 @@ class Writer:
 
     def _store(self, events: list[CheckedEvent], conditions: list[Condition]) -> list[bool]:
         """Store the events; for each, whether it was new."""
+        # by (run id, digest): the events' key (layout 14), near the last one added
         known = {
             row[0]
             for row in self.db.execute(
-                f"SELECT digest FROM events WHERE digest IN {_IN}",
-                (json.dumps([event.digest for event in events]),),
+                "SELECT digest FROM events WHERE (run_id, digest) IN "
+                "(SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+                (json.dumps([(event.run_id, event.digest) for event in events]),),
             )
         }
         fresh = []

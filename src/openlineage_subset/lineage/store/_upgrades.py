@@ -40,7 +40,7 @@ def upgrade(connection: sqlite3.Connection) -> None:
     each dataset's counts and the time of each write (:func:`_add_dataset_counts`), the index
     of failed runs. From 12: the reads, and the writes, of a dataset by start, each an index
     of its own (one of both before); the trigger that kept ``partition_tails`` goes (the
-    writer keeps it)."""
+    writer keeps it). From 13: events known by their run and digest (:func:`_key_events`)."""
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version < 4:
         writes = connection.execute(
@@ -115,6 +115,8 @@ def upgrade(connection: sqlite3.Connection) -> None:
         connection.execute("DROP TRIGGER IF EXISTS partition_tails_kept")  # the writer's now
         connection.execute("DROP INDEX IF EXISTS accesses_by_start")
         _create(connection, "INDEX reads_by_start", "INDEX writes_by_start")
+    if version < 14:
+        _key_events(connection)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -277,12 +279,36 @@ def _add_run_parents(connection: sqlite3.Connection) -> None:
     connection.executemany(UPSERT_PARENTS, rows)
 
 
+def _key_events(connection: sqlite3.Connection) -> None:
+    """Layout 14's events, known by (run id, digest) rather than by their digest alone: the
+    table is made again (SQLite cannot drop a primary key), each row with its rowid, and the
+    index made once it is filled (a sort, not a million inserts). Digests were unique, so the
+    pairs are; about 10 s at a million events."""
+    connection.execute("DROP INDEX events_by_run")
+    connection.execute("ALTER TABLE events RENAME TO events_layout_13")
+    _create(connection, "TABLE events")
+    connection.execute(
+        "INSERT INTO events (rowid, digest, run_id, event_type, event_time, source, facets) "
+        "SELECT rowid, digest, run_id, event_type, event_time, source, facets "
+        "FROM events_layout_13 ORDER BY rowid"
+    )
+    connection.execute("DROP TABLE events_layout_13")
+    _create(connection, "INDEX events_by_run")
+
+
 def _create(connection: sqlite3.Connection, *names: str) -> None:
-    """Create the tables, indexes and triggers ``names`` ("TABLE runs") as the layout's script
-    does, unless the file has them."""
+    """Create the tables, indexes and triggers ``names`` ("TABLE runs", "INDEX events_by_run"
+    for a unique one too) as the layout's script does, unless the file has them."""
     for name in names:
-        create = f"\nCREATE {name} "
-        (statement,) = [text for text in statements(SCHEMA) if create in f"\n{text}"]
         kind, _, rest = name.partition(" ")
-        made = f"\n{statement}".replace(create, f"\nCREATE {kind} IF NOT EXISTS {rest} ", 1)
-        connection.execute(made)
+        for create in (f"\nCREATE {name} ", f"\nCREATE UNIQUE {name} "):
+            found = [text for text in statements(SCHEMA) if create in f"\n{text}"]
+            if found:
+                (statement,) = found
+                made = f"\n{statement}".replace(
+                    f"{kind} {rest} ", f"{kind} IF NOT EXISTS {rest} ", 1
+                )
+                connection.execute(made)
+                break
+        else:  # pragma: no cover - a name the layout's script does not have
+            raise ValueError(f"the layout has no {name}")

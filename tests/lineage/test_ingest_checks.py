@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from typing import Any
 
 from hypothesis import example, given
@@ -105,6 +106,44 @@ def test_the_quick_read_of_a_line_is_the_strict_read(
         assert spelled[0] == canonical(document)
     if levels is not None:
         assert levels == _levels(document)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([1, 1500, 4299, 4300, 4301, 5000]), st.sampled_from("i.e")),
+        min_size=1,
+        max_size=4,
+    )
+)
+@example([(1500, "i"), (1500, "i"), (1500, "."), (1500, "e")])  # many digits, no long run
+@example([(4301, ".")])  # a fraction longer than an integer may be
+def test_long_runs_of_digits_are_read_as_the_strict_reader_reads_them(
+    runs: list[tuple[int, str]],
+) -> None:
+    """Numbers with runs of digits around the most an integer may have (an integer, a fraction,
+    an exponent): the quick read refuses what the strict one refuses, in its words, and reads
+    what it reads, in a Python that reads integers of any length too (whose plain parser then
+    takes what the strict reader refuses)."""
+    numbers = [
+        "7" * size if kind == "i" else f"1.{'3' * size}" if kind == "." else f"2e{'0' * size}1"
+        for size, kind in runs
+    ]
+    text = json.dumps({"eventType": "START"})[:-1] + f', "x": [{", ".join(numbers)}]}}'
+    strict = _outcome(lambda: parse(text))
+    if not hasattr(sys, "set_int_max_str_digits"):  # a Python before the limit: none
+        quick = _outcome(lambda: _read_line(text.encode("utf-8")))
+    else:
+        limit = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+        try:
+            quick = _outcome(lambda: _read_line(text.encode("utf-8")))
+        finally:
+            sys.set_int_max_str_digits(limit)
+    assert quick[0] == strict[0]
+    if strict[0] == "refused":
+        assert quick == strict
+    else:
+        assert canonical(quick[1][0]) == canonical(strict[1])
 
 
 def test_a_repeated_key_is_named_as_the_strict_reader_names_it() -> None:

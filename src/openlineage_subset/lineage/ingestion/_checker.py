@@ -320,7 +320,7 @@ def _read_line(
     a run of digits too long for an integer sends the line to the strict reader: whatever the
     quick read takes, the strict one takes alike.
     """
-    if b"\\" in raw or (len(raw) > MAX_INTEGER_DIGITS and _LONG_DIGITS.search(raw)):
+    if b"\\" in raw or _long_digits(raw):
         return _read_strictly(raw, offset, one_line)
     try:
         document = _PLAIN.decode(raw.decode("utf-8"))
@@ -568,6 +568,18 @@ def _no_constant(name: str) -> Any:
 _PLAIN = json.JSONDecoder(parse_constant=_no_constant)
 # a run of digits longer than an integer may be (the strict reader refuses it, or Python does)
 _LONG_DIGITS = re.compile(rb"[0-9]{%d}" % (MAX_INTEGER_DIGITS + 1))
+_DIGITS = b"0123456789"
+
+
+def _long_digits(raw: bytes) -> bool:
+    """Whether ``raw`` holds a run of more than :data:`MAX_INTEGER_DIGITS` digits. Looked for
+    only in a text holding that many digits: the search tries each digit of a run again (36 us
+    in an event of 7 KB, most of its digits dates), the count is a pass (5 us)."""
+    return (
+        len(raw) > MAX_INTEGER_DIGITS
+        and len(raw) - len(raw.translate(None, _DIGITS)) > MAX_INTEGER_DIGITS
+        and _LONG_DIGITS.search(raw) is not None
+    )
 
 
 def parse(text: str) -> Any:

@@ -220,7 +220,8 @@ class Writer:
             row[0]
             for row in self.db.execute(
                 "SELECT digest FROM events WHERE (run_id, digest) IN "
-                "(SELECT value ->> 0, value ->> 1 FROM json_each(?))",
+                "(SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') "
+                "FROM json_each(?))",
                 (json.dumps([(event.run_id, event.digest) for event in events]),),
             )
         }

@@ -25,6 +25,7 @@ from openlineage_subset.lineage import (
     PagePartitions,
     PartitionsQuery,
     ProvenanceQuery,
+    RunRef,
     dataset_partitions,
     failed_writes,
     impact,
@@ -32,9 +33,10 @@ from openlineage_subset.lineage import (
     latest_history,
     provenance,
 )
+from openlineage_subset.lineage.engine import _timeline
 from openlineage_subset.lineage.engine._evaluation import Evaluation
 from openlineage_subset.lineage.engine._partition_catalog import DatasetCatalog
-from openlineage_subset.lineage.engine._timeline import Timeline
+from openlineage_subset.lineage.engine._timeline import Access, Timeline
 from openlineage_subset.lineage.model import Side
 from openlineage_subset.lineage.pages._as_stored import dataset_facets
 from openlineage_subset.lineage.queries._incidents import incidents_answer
@@ -239,9 +241,29 @@ def test_an_answer_loads_at_most_the_reads_and_writes_its_caller_allows(tmp_path
         with Lineage(db, most_accesses=most) as lineage:
             assert question(lineage).as_json() == expected, name
         bounded = Lineage(db, most_accesses=most - 1)
-        with bounded, pytest.raises(AnswerTooLarge, match=f"loads more than {most - 1:,} reads"):
+        with bounded, pytest.raises(AnswerTooLarge, match=f"more than {most - 1:,} times"):
             question(bounded)
     assert loads["impact"] > 3 * 20, loads
+
+
+def test_a_read_loaded_again_by_a_later_step_is_counted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``most_accesses`` bounds is loading, the work: the whole impact of ``raw`` loads
+    some reads and writes more than once (a later step asks again of a dataset an earlier one
+    reached), and each time counts, as the 422 says ("loads reads and writes of runs more than N
+    times"), not each read once."""
+    db = _db(tmp_path, 20)
+    loads: list[tuple[str, int, Side]] = []
+
+    def loaded(run: RunRef, dataset_id: int, direction: Side, *rest: Any) -> Access:
+        loads.append((run.run_id, dataset_id, direction))
+        return Access(run, dataset_id, direction, *rest)
+
+    monkeypatch.setattr(_timeline, "Access", loaded)
+    with Lineage(db) as lineage, _timelines() as timelines:
+        lineage.impact(ImpactQuery("raw"))
+    assert timelines[-1].loaded == len(loads) > len(set(loads)), (len(loads), len(set(loads)))
 
 
 def test_an_answer_past_its_limit_stops_as_early_at_any_length_of_history(
@@ -256,7 +278,7 @@ def test_an_answer_past_its_limit_stops_as_early_at_any_length_of_history(
         with Lineage(db, most_accesses=10) as lineage:
             calls: list[int] = []
             lineage.store.connection.set_progress_handler(functools.partial(calls.append, 1), 1)
-            with pytest.raises(AnswerTooLarge, match="loads more than 10 reads"):
+            with pytest.raises(AnswerTooLarge, match="runs more than 10 times"):
                 lineage.impact(ImpactQuery("clean"))
             lineage.store.connection.set_progress_handler(None, 1)
             steps.append(len(calls))

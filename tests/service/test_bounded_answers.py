@@ -358,11 +358,11 @@ def test_an_answer_that_fans_out_past_the_servers_limit_is_a_422_however_little_
     for query, params in fanned:
         status, answer = server.get(f"/api/v1/{query}?{urllib.parse.urlencode(params)}")
         assert status == 422, (query, answer)
-        assert "loads more than 100 reads and writes of runs" in answer["error"], answer
+        assert "loads reads and writes of runs more than 100 times" in answer["error"], answer
         assert "ask about fewer partitions, with a smaller depth" in answer["error"]
     status, _, page = fetch(server, page_path("/answer", namespace="file", name=f"{LAKE}/raw"))
     assert status == 422, page
-    assert "loads more than 100 reads and writes" in html.unescape(page)
+    assert "loads reads and writes of runs more than 100 times" in html.unescape(page)
     late = (dt.date(2024, 10, 1) + dt.timedelta(days=DAYS - 5)).isoformat()
     status, answer = server.get(
         f"/api/v1/impact?dataset={LAKE}/raw&partition=day={late}&limit=1000"

@@ -31,11 +31,12 @@ DEFAULT_BODY_TIMEOUT = 120
 DEFAULT_CONNECTIONS = 1000
 DEFAULT_WHOLE_ANSWER = 20_000
 """The most reads, writes or partitions of a dataset a question about the whole of it may
-start from, and the most reads and writes of runs any answer may load (``--max-whole-answer``):
-at ten million events the impact of a whole dataset read a million times is minutes of CPU and
-gigabytes, for one request; so is the impact of one partition whose readers' outputs are read
-a million times. An answer walks about 200 us and 7 KB a read or write it loads (at a million
-events, benchmarks/pages.py): 200,000 cost 20 s and 800 MB before the 422; 20,000, 0.5 s."""
+start from, and the most times any answer may load a read or write of a run
+(``--max-whole-answer``): at ten million events the impact of a whole dataset read a million
+times is minutes of CPU and gigabytes, for one request; so is the impact of one partition whose
+readers' outputs are read a million times. An answer walks about 200 us and 7 KB a read or
+write it loads (at a million events, benchmarks/pages.py): 200,000 cost 20 s and 800 MB before
+the 422; 20,000, 0.5 s."""
 _BOUNDS = {
     "port": (0, 65535),
     "max_body_bytes": (1, 1 << 30),
@@ -154,8 +155,8 @@ def add_serve_parser(actions: Any) -> None:
         default=DEFAULT_WHOLE_ANSWER,
         help="the impact, provenance, history or partitions of a whole dataset whose answer "
         "starts from more than N of its reads, writes or partitions is refused (422) before it "
-        "is worked out, and any of these answers is given up on (422) once it has loaded more "
-        "than N reads and writes of runs (what it reaches fans out): ask about partitions of "
+        "is worked out, and any of these answers is given up on (422) once it has loaded reads "
+        "and writes of runs more than N times (what it reaches fans out): ask about partitions of "
         f"it, with a depth, or use the command line (default {DEFAULT_WHOLE_ANSWER})",
     )
     serve.set_defaults(handler=serve_command)

@@ -59,9 +59,9 @@ class Lineage:
     >>> store.close()
 
     ``most_accesses`` bounds the work of each impact, provenance, history and partitions
-    answer: the most reads and writes of runs it may load (None: any). One more raises
-    :class:`~openlineage_subset.lineage.AnswerTooLarge` (what ``lineage serve`` says with a
-    422), however far what the question reaches fans out.
+    answer: the most times it may load a read or write of a run, each time counted (None: any).
+    One more raises :class:`~openlineage_subset.lineage.AnswerTooLarge` (what ``lineage serve``
+    says with a 422), however far what the question reaches fans out.
     """
 
     def __init__(self, db: Database, *, most_accesses: int | None = None) -> None:

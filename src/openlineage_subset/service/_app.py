@@ -101,8 +101,8 @@ def make_app(
     body may have, and its content once decompressed. ``max_whole``: the most reads, writes or
     partitions of a dataset the impact, provenance, history or partitions of the whole of it
     may start from (more: 422, see :func:`~openlineage_subset.lineage.queries.check_whole`;
-    None: any), and the most reads and writes of runs any of their answers may load as it is
-    worked out (more: 422 as well, see :class:`~openlineage_subset.lineage.Lineage`)."""
+    None: any), and the most times any of their answers may load a read or write of a run as
+    it is worked out (more: 422 as well, see :class:`~openlineage_subset.lineage.Lineage`)."""
 
     def query(
         allowed: tuple[str, ...],

@@ -114,7 +114,8 @@ class Timeline:
         far what it reaches fans out."""
         self._most = sys.maxsize if most is None else most
         self.loaded = 0
-        """The reads and writes loaded so far (each once: they are kept)."""
+        """How many times a read or write was loaded so far: each row a statement gave (a later
+        step may load again what an earlier one did: loading is the work bounded)."""
         self._accesses: dict[tuple[int, Side], list[Access]] = {}
         self._starts: dict[tuple[int, Side], list[str]] = {}
         # The reads of a dataset by runs started at or after a time, by dataset: (the time,
@@ -395,8 +396,8 @@ class Timeline:
         self.loaded += count
         if self.loaded > self._most:
             raise AnswerTooLarge(
-                f"working the answer out loads more than {self._most:,} reads and writes of "
-                "runs, the most one answer may load here (lineage serve --max-whole-answer): "
+                f"working the answer out loads reads and writes of runs more than {self._most:,} "
+                "times, the most one answer may here (lineage serve --max-whole-answer): "
                 "ask about fewer partitions, with a smaller depth, or (impact) from a later "
                 "since; 'ol-subset lineage' answers it whole on the database"
             )

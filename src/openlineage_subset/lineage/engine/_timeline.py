@@ -397,7 +397,7 @@ class Timeline:
         if self.loaded > self._most:
             raise AnswerTooLarge(
                 f"working the answer out loads reads and writes of runs more than {self._most:,} "
-                "times, the most one answer may here (lineage serve --max-whole-answer): "
+                "times, the most one answer may load here (lineage serve --max-whole-answer): "
                 "ask about fewer partitions, with a smaller depth, or (impact) from a later "
                 "since; 'ol-subset lineage' answers it whole on the database"
             )

@@ -15,7 +15,9 @@ loop. It prints:
 - the throughput (events acknowledged per second, from the first post to the last answer;
   target: at least 2,000) and the median and 99th percentile latency of the posts;
 - the CPU time per event of the server (with the queries) and of the producers: on a machine
-  whose CPUs are all busy, the throughput is about the CPUs at hand divided by their sum;
+  whose CPUs are all busy, the throughput is about the CPUs at hand divided by their sum (the
+  bound printed), and never more than those CPUs divided by the producers' own (were the
+  server free);
 - the impact queries answered while the events arrived (the first are 400 until the dataset
   asked about was written), and their median and 99th percentile latency (target: p99 under
   200 ms).
@@ -218,6 +220,12 @@ def load(events: list[Json], producers: int, folder: Path, query: str | None) ->
     print(
         f"  CPU per event:          {server_cpu / acked * 1e6:8,.0f} us in the server "
         f"({meanwhile}), {producers_cpu / acked * 1e6:,.0f} us in the producers"
+    )
+    cpus = os.cpu_count() or 1
+    print(
+        f"  bound on {cpus} CPUs:         {cpus * acked / (server_cpu + producers_cpu):8,.0f}"
+        f" events/s with both; the producers alone, to a server costing nothing:"
+        f" {cpus * acked / producers_cpu:,.0f}"
     )
     print(
         f"  post latency:           p50 {percentile(posts, 0.5) * 1000:6.1f} ms, "

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from openlineage_subset.lineage import (
     provenance,
     prune,
 )
+from openlineage_subset.lineage.model import normal_time
+from openlineage_subset.lineage.store import _prune as pruning
 from tests.lineage.counts import assert_counts_kept
 from tests.lineage.events import (
     HOSTILE_NAME,
@@ -238,3 +241,63 @@ def test_a_prune_while_an_ingest_writes_loses_nothing(tmp_path: Path) -> None:
             for store in (db, calm, whole)
         }
         assert runs[calm] <= runs[db] <= runs[whole], (name, date)
+
+
+def test_a_run_that_changed_since_the_snapshot_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run the prune found old (started before the time, never ended, so not a writer)
+    whose end is stored between the prune's snapshot and its removal stays, with its end: it
+    is the last writer of what it wrote now."""
+    start, end = run(990, 5, 95, writes=[("late", day(DATES[0]))])
+    db = tmp_path / "lineage.db"
+    ingest([write_events(tmp_path / "first.jsonl", [*pipeline_history(DAYS), start])], db)
+    ended = write_events(tmp_path / "end.jsonl", [end])
+    stored: list[Any] = []
+    found_old = pruning._mark_gone
+
+    def end_meanwhile(connection: sqlite3.Connection, before: str) -> int:
+        old = found_old(connection, before)
+        stored.append(ingest([ended], db))  # another connection, while the snapshot is open
+        return old
+
+    monkeypatch.setattr(pruning, "_mark_gone", end_meanwhile)
+    report = prune(db, CUT, vacuum=False)
+    assert stored[0].stored == 1 and report.runs > 0, report
+    assert _ended(str(db))[run_id(990)] == normal_time(end["eventTime"]), "it stays, ended"
+    (writer,) = _runs(dataset_partitions(db, "late").as_json())
+    assert writer == run_id(990)
+
+
+def test_memory_follows_a_batch_not_the_runs_kept(tmp_path: Path) -> None:
+    """Pruning holds a batch of runs at a time, not every old run: four times the old runs
+    kept (each the last writer of its partition) take no more of Python's memory (traced).
+    A run whose id is the empty string (not a UUID, stored all the same) is removed as any."""
+    peaks = []
+    for runs in (1_000, 4_000):
+        events = [
+            item
+            for number in range(runs)
+            for item in run(
+                number, number / 100, number / 100 + 0.005, writes=[("kept", day(f"p{number}"))]
+            )
+        ]
+        events += [
+            item
+            for number in range(runs, runs + 20)
+            for item in run(number, 1, 2, writes=[("kept", day("p0"))], status="FAIL")
+        ]
+        nameless = run(runs + 20, 3, 4, writes=[("kept", day("p0"))], status="FAIL")
+        for item in nameless:
+            item["run"]["runId"] = ""  # not a UUID, and the least of strings: removed too
+        events += nameless
+        db = tmp_path / f"{runs}.db"
+        ingest([write_events(tmp_path / f"{runs}.jsonl", events)], db)
+        tracemalloc.start()
+        try:
+            report = prune(db, CUT, vacuum=False)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert (report.runs, report.kept) == (21, runs), report
+    assert peaks[1] < peaks[0] * 1.25, peaks

@@ -13,6 +13,10 @@ keeps of them, while every answer about what remains stays sound (``ol-subset li
   never for the whole prune; what an answer reads between two batches is sound (a removed run
   is absent, with the note). ``VACUUM`` then gives the space back to the file system (it holds
   the write lock while it copies the file: ``vacuum=False`` leaves the space to be reused).
+- What a prune holds does not grow with the history: the old runs, the last writers and the
+  runs to remove are found by SQL into temporary tables (SQLite's temporary file), a batch at
+  a time read from them (38 MB at ten million events, where holding them in Python took 2.4
+  GB).
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ import datetime as _dt
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
 
 from openlineage_subset.lineage.model import (
     LineageQueryError,
@@ -109,56 +112,61 @@ def prune(db: Database, before: str | _dt.datetime, *, vacuum: bool = True) -> P
 def _prune(store: LineageStore, before: str, vacuum: bool) -> PruneReport:
     connection = store.connection
     size = _bytes(store)
-    connection.execute("BEGIN")  # one snapshot for the runs and the writers read
     try:
-        old = _old_runs(connection, before)
-        needed = _last_writers(connection, before)
+        connection.execute("BEGIN")  # one snapshot for the runs and the writers read
+        try:
+            old = _mark_gone(connection, before)
+        finally:
+            connection.execute("COMMIT")
+        store.begin_write()
+        try:
+            kept = pruned_before(connection)
+            connection.execute(
+                "INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)",
+                (PRUNED_BEFORE, max(before, kept or before)),
+            )
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        events, removed = _remove_gone(store)
     finally:
-        connection.execute("COMMIT")
-    gone = {run_id: row for run_id, row in old.items() if run_id not in needed}
-    store.begin_write()
-    try:
-        kept = pruned_before(connection)
-        connection.execute(
-            "INSERT OR REPLACE INTO settings (name, value) VALUES (?, ?)",
-            (PRUNED_BEFORE, max(before, kept or before)),
-        )
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
+        connection.execute("DROP TABLE IF EXISTS temp.prune_gone")
+    if vacuum and removed:
+        connection.execute("VACUUM")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return PruneReport(before, removed, events, old - removed, size, _bytes(store))
+
+
+def _remove_gone(store: LineageStore) -> tuple[int, int]:
+    """Remove the runs of ``temp.prune_gone`` that are as they were when it was made, a batch
+    a write transaction; the events and the runs removed."""
+    connection = store.connection
     events = removed = 0
+    last = 0
     # The rows that refer to a run removed go first, each found by its key: the foreign
     # keys' checks would scan the tables not indexed by access, once per access removed.
     checked = connection.execute("PRAGMA foreign_keys").fetchone()[0]
     connection.execute("PRAGMA foreign_keys = OFF")
     try:
-        for batch in _batches(list(gone)):
+        while True:
             store.begin_write()
             try:
                 # A run an ingest changed since the snapshot (an event that came meanwhile:
                 # it may have completed, and be a last writer now) stays.
-                same = [
-                    run_id
-                    for run_id, *row in connection.execute(
-                        f"SELECT run_id, {_ROW} FROM runs WHERE run_id IN "
-                        "(SELECT value FROM json_each(?))",
-                        (json.dumps(batch),),
-                    )
-                    if tuple(row) == gone[run_id]
-                ]
+                batch = connection.execute(_NEXT_GONE, (last, _BATCH)).fetchall()
+                same = [run_id for _, run_id, unchanged in batch if unchanged]
                 events += _remove(connection, same)
                 removed += len(same)
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
+            if len(batch) < _BATCH:
+                return events, removed
+            last = batch[-1][0]
     finally:
         connection.execute(f"PRAGMA foreign_keys = {int(checked)}")
-    if vacuum and removed:
-        connection.execute("VACUUM")
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return PruneReport(before, removed, events, len(old) - removed, size, _bytes(store))
 
 
 def _bytes(store: LineageStore) -> int:
@@ -168,66 +176,101 @@ def _bytes(store: LineageStore) -> int:
     )
 
 
-def _batches(items: list[str]) -> Iterator[list[str]]:
-    for start in range(0, len(items), _BATCH):
-        yield items[start : start + _BATCH]
-
-
 _ROW = (
-    "status, started_at, ended_at, start_event_at, first_event_at, latest_state, "
-    "latest_state_at, terminal_state"
+    "status",
+    "started_at",
+    "ended_at",
+    "start_event_at",
+    "first_event_at",
+    "latest_state",
+    "latest_state_at",
+    "terminal_state",
 )  # what merging an event into a run may change
 
-
-def _old_runs(connection: sqlite3.Connection, before: str) -> dict[str, tuple[object, ...]]:
-    """The runs whose end (or, never ending, latest event) is before ``before``, with what
-    :data:`_ROW` says of each now."""
-    return {
-        run_id: tuple(row)
-        for run_id, *row in connection.execute(
-            f"SELECT run_id, {_ROW} FROM runs WHERE coalesce(ended_at, latest_state_at) < ? "
-            "ORDER BY run_id",
-            (before,),
-        )
-    }
-
+# The next batch of the runs to remove (after a row of ``temp.prune_gone``, by rowid: a run
+# id may be any string, the empty one too): each with whether the run is still as the
+# snapshot saw it (a run gone since is not).
+_NEXT_GONE = (
+    "SELECT g.rowid, g.run_id, "
+    + " AND ".join(f"r.{column} IS g.{column}" for column in _ROW)
+    + " FROM temp.prune_gone g LEFT JOIN runs r ON r.run_id = g.run_id "
+    "WHERE g.rowid > ? ORDER BY g.rowid LIMIT ?"
+)
 
 # A completed write's place among the writes of a dataset, as provenance orders them (by end,
-# then run id): the later, the greater.
+# then run id): the later, the greater; the run id is what follows its first space (a stored
+# time has none).
 _MARK = "r.ended_at || ' ' || r.run_id"
 
 
-def _last_writers(connection: sqlite3.Connection, before: str) -> set[str]:
-    """The runs that ended before ``before`` and may hold what a partition holds now: the
-    latest completed write listing each partition (of those that only list partitions), and
-    every completed write that does not only list partitions with no later whole write."""
-    wholes = dict(
+def _mark_gone(connection: sqlite3.Connection, before: str) -> int:
+    """Fill the table ``temp.prune_gone`` with the runs to remove, each with what :data:`_ROW`
+    says of it now: those whose end (or, never ending, latest event) is before ``before``, but
+    the last writers (:func:`_fill_last_writers`); how many runs are that old, kept or not.
+
+    The runs are found and held by SQLite, in temporary tables of this connection (SQLite's
+    temporary file, in TMPDIR, read through its page cache), never in Python's memory: a
+    history of years has millions of old runs, nearly all kept.
+    """
+    columns = ", ".join(_ROW)
+    for table in ("prune_gone", "prune_kept", "prune_wholes"):  # a failed prune's, if any
+        connection.execute(f"DROP TABLE IF EXISTS temp.{table}")
+    connection.execute(f"CREATE TEMP TABLE prune_gone (run_id TEXT NOT NULL, {columns})")
+    connection.execute("CREATE TEMP TABLE prune_kept (run_id TEXT PRIMARY KEY) WITHOUT ROWID")
+    try:
+        _fill_last_writers(connection, before)
         connection.execute(
-            f"SELECT a.dataset_id, max({_MARK}) FROM accesses a JOIN runs r USING (run_id) "
-            "WHERE a.direction = 'output' AND a.done = 1 AND a.condition IS NULL "
-            "GROUP BY a.dataset_id"
-        ).fetchall()
+            f"INSERT INTO temp.prune_gone SELECT run_id, {columns} FROM runs "
+            "WHERE coalesce(ended_at, latest_state_at) < ? "
+            "AND run_id NOT IN (SELECT run_id FROM temp.prune_kept) ORDER BY run_id",
+            (before,),
+        )
+    finally:
+        connection.execute("DROP TABLE temp.prune_kept")
+    (old,) = connection.execute(
+        "SELECT count(*) FROM runs WHERE coalesce(ended_at, latest_state_at) < ?", (before,)
+    ).fetchone()
+    return int(old)
+
+
+def _fill_last_writers(connection: sqlite3.Connection, before: str) -> None:
+    """Fill ``temp.prune_kept`` with the runs that ended before ``before`` and may hold what a
+    partition holds now: the latest completed write listing each partition (of those that
+    only list partitions), and every completed write that does not only list partitions with
+    no later whole write (``temp.prune_wholes``: the latest whole write of each dataset)."""
+    connection.execute(
+        "CREATE TEMP TABLE prune_wholes (dataset_id INTEGER PRIMARY KEY, mark TEXT NOT NULL)"
     )
-    needed: set[str] = set()
-    # the latest write listing each partition, among those that only list partitions
-    for dataset_id, mark in connection.execute(
-        f"SELECT a.dataset_id, max({_MARK}) FROM access_partitions l "
-        "JOIN accesses a USING (access_id) JOIN runs r USING (run_id) "
-        "WHERE a.direction = 'output' AND a.done = 1 AND a.listed = 1 "
-        "GROUP BY l.partition_id"
-    ):
-        _, _, run_id = mark.partition(" ")
-        if mark < before and mark > wholes.get(dataset_id, ""):
-            needed.add(run_id)
-    for dataset_id, mark in connection.execute(
-        f"SELECT a.dataset_id, {_MARK} FROM accesses a INDEXED BY writes_done "
-        "JOIN runs r USING (run_id) WHERE a.direction = 'output' AND a.listed = 0 "
-        "AND a.done = 1 AND r.ended_at < ?",
-        (before,),
-    ):
-        if mark >= wholes.get(dataset_id, ""):
-            needed.add(mark.partition(" ")[2])
-    return needed
+    try:
+        connection.execute(
+            f"INSERT INTO temp.prune_wholes SELECT a.dataset_id, max({_MARK}) FROM accesses a "
+            "JOIN runs r USING (run_id) WHERE a.direction = 'output' AND a.done = 1 "
+            f"AND a.condition IS NULL GROUP BY a.dataset_id HAVING max({_MARK}) IS NOT NULL"
+        )
+        later_whole = (
+            "coalesce((SELECT w.mark FROM temp.prune_wholes w WHERE w.dataset_id = {dataset}), '')"
+        )
+        # the latest write listing each partition, among those that only list partitions
+        connection.execute(
+            "INSERT OR IGNORE INTO temp.prune_kept "
+            "SELECT substr(latest.mark, instr(latest.mark, ' ') + 1) FROM ("
+            f"SELECT a.dataset_id AS dataset_id, max({_MARK}) AS mark "
+            "FROM access_partitions l JOIN accesses a USING (access_id) "
+            "JOIN runs r USING (run_id) WHERE a.direction = 'output' AND a.done = 1 "
+            "AND a.listed = 1 GROUP BY l.partition_id) latest "
+            "WHERE latest.mark < ? AND latest.mark > "
+            + later_whole.format(dataset="latest.dataset_id"),
+            (before,),
+        )
+        connection.execute(
+            "INSERT OR IGNORE INTO temp.prune_kept "
+            "SELECT r.run_id FROM accesses a INDEXED BY writes_done JOIN runs r USING (run_id) "
+            "WHERE a.direction = 'output' AND a.listed = 0 AND a.done = 1 "
+            f"AND r.ended_at < ? AND {_MARK} >= " + later_whole.format(dataset="a.dataset_id"),
+            (before,),
+        )
+    finally:
+        connection.execute("DROP TABLE temp.prune_wholes")
 
 
 def _remove(connection: sqlite3.Connection, runs: list[str]) -> int:

@@ -31,6 +31,7 @@ from openlineage_subset.lineage.model import (
     Unit,
     Values,
     all_text,
+    canonical_unit,
     compile_condition,
     date_bounds,
     dimensions_of,
@@ -305,11 +306,16 @@ class Evaluation:
         # strict=False: each listed tuple has the shape's columns (Listing), and it is faster.
         if catalog.of(access.dataset_id).restricted():  # those of the few it knows, in memory
             by_values = self._known_values(access.dataset_id)
-            return sorted([by_values[values] for values in found if values in by_values])
+            return sorted(
+                [by_values[values] for values in found if values in by_values], key=canonical_unit
+            )
         units = [tuple(zip(shape, values, strict=False)) for values in found]
         partitions = catalog.of(access.dataset_id)
         partitions.look_up(units)  # in one query, not one each
-        return sorted(u for u in units if partitions.identifier(u) is not None)
+        # By their key, as known orders them (a value may be null: units do not compare).
+        return sorted(
+            (u for u in units if partitions.identifier(u) is not None), key=canonical_unit
+        )
 
     def _known_values(self, dataset_id: int) -> dict[Values, Dimensions]:
         """The dataset's known partitions (all read) by their values, in the order of the

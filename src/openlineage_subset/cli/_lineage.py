@@ -10,9 +10,10 @@ argument, an input that does not exist).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from openlineage_subset import max_line_bytes
@@ -32,12 +33,14 @@ from openlineage_subset.lineage import (
     PARTITION_DIRECTORIES_CHOICES,
     DatasetsReport,
     HistoryQuery,
+    HistoryReport,
     ImpactQuery,
     Lineage,
     LineageDatabaseError,
     LineageQueryError,
     LineageStore,
     PartitionsQuery,
+    PartitionsReport,
     ProvenanceQuery,
     RunsQuery,
     RunsReport,
@@ -406,17 +409,73 @@ def _provenance(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    def query() -> HistoryQuery:
-        return HistoryQuery.from_text(args.dataset, args.partition, namespace=args.namespace)
-
-    return _answer(args, query, Lineage.history, history_text)
+    """Printed a piece at a time (:meth:`Lineage.history_in_pieces`): the history of a dataset
+    read and written millions of times is printed whole without holding it."""
+    try:
+        query = HistoryQuery.from_text(args.dataset, args.partition, namespace=args.namespace)
+        with Lineage(args.db) as lineage:
+            pieces = lineage.history_in_pieces(query)
+            first = next(pieces)  # an unknown dataset raises here, before anything is printed
+            _print_pieces(
+                args.format == "json", "entries", first, pieces, history_text, lambda r: r.entries
+            )
+    except (LineageDatabaseError, LineageQueryError) as error:
+        return _fail(args, str(error))
+    return EXIT_OK
 
 
 def _partitions(args: argparse.Namespace) -> int:
-    def query() -> PartitionsQuery:
-        return PartitionsQuery(args.dataset, args.namespace)
+    """Printed a piece at a time (:meth:`Lineage.partitions_in_pieces`): a dataset of
+    millions of partitions is listed whole without holding it."""
+    try:
+        query = PartitionsQuery(args.dataset, args.namespace)
+        with Lineage(args.db) as lineage:
+            pieces = lineage.partitions_in_pieces(query)
+            first = next(pieces)  # an unknown dataset raises here, before anything is printed
+            _print_pieces(
+                args.format == "json",
+                "partitions",
+                first,
+                pieces,
+                partitions_text,
+                lambda report: report.partitions,
+            )
+    except (LineageDatabaseError, LineageQueryError) as error:
+        return _fail(args, str(error))
+    return EXIT_OK
 
-    return _answer(args, query, Lineage.partitions, partitions_text)
+
+_Report = TypeVar("_Report", PartitionsReport, HistoryReport)
+
+
+def _print_pieces(
+    as_json: bool,
+    key: str,
+    first: _Report,
+    rest: Iterator[_Report],
+    text: Callable[..., list[str]],
+    items: Callable[[_Report], Sequence[Any]],
+) -> None:
+    """The pieces of an answer printed as the whole answer would be (the same text, the same
+    JSON): ``key`` names its list in JSON, ``items`` gives a piece's, ``text`` its lines (the
+    heading's too unless ``header=False``)."""
+    out = sys.stdout
+    if not as_json:
+        out.write("\n".join(text(first)) + "\n")
+        for piece in rest:
+            out.write("".join(line + "\n" for line in text(piece, header=False)))
+        return
+    if not items(first):  # nothing listed: the answer says why, whole
+        out.write(indented_json(first.as_json()) + "\n")
+        return
+    head, tail = indented_json({**first.as_json(), key: [0]}).rsplit("\n    0\n", 1)
+    out.write(head)
+    between = "\n"
+    for piece in itertools.chain([first], rest):
+        for item in items(piece):
+            out.write(between + "    " + indented_json(item.as_json()).replace("\n", "\n    "))
+            between = ",\n"
+    out.write("\n" + tail + "\n")
 
 
 def _datasets(args: argparse.Namespace) -> int:

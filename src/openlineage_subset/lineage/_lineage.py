@@ -4,6 +4,7 @@ the command line, the service and Python callers share. The functions :func:`imp
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import TracebackType
 
 from openlineage_subset.lineage.model import (
@@ -16,7 +17,14 @@ from openlineage_subset.lineage.model import (
     ProvenanceReport,
     RunRef,
 )
-from openlineage_subset.lineage.pages import DatasetFacets, RunDetails, dataset_facets, run_details
+from openlineage_subset.lineage.pages import (
+    DatasetFacets,
+    RunDetails,
+    dataset_facets,
+    history_in_pieces,
+    partitions_in_pieces,
+    run_details,
+)
 from openlineage_subset.lineage.queries import (
     DatasetsReport,
     DatasetSummary,
@@ -39,6 +47,10 @@ from openlineage_subset.lineage.queries import (
 from openlineage_subset.lineage.store import Database, open_store
 
 __all__ = ["Lineage"]
+
+PIECE = 10_000
+"""Partitions (history entries) a piece of :meth:`Lineage.partitions_in_pieces`
+(:meth:`Lineage.history_in_pieces`) holds by default: tens of MB."""
 
 
 class Lineage:
@@ -106,10 +118,28 @@ class Lineage:
         :func:`~openlineage_subset.lineage.history`."""
         return history_answer(self.store, query, most_accesses=self.most_accesses)
 
+    def history_in_pieces(
+        self, query: HistoryQuery, size: int | None = None
+    ) -> Iterator[HistoryReport]:
+        """:meth:`history`'s answer about a whole dataset ``size`` entries at a time (:data:`PIECE`
+        when None), in its order, never all of them in memory; about a partition, one piece:
+        the whole answer. The answer limit does not apply to a whole dataset's pieces."""
+        return history_in_pieces(self.store, query, PIECE if size is None else size)
+
     def partitions(self, query: PartitionsQuery) -> PartitionsReport:
         """Each known partition of a dataset: see
         :func:`~openlineage_subset.lineage.dataset_partitions`."""
         return partitions_answer(self.store, query, most_accesses=self.most_accesses)
+
+    def partitions_in_pieces(
+        self, query: PartitionsQuery, size: int | None = None
+    ) -> Iterator[PartitionsReport]:
+        """:meth:`partitions`'s answer ``size`` partitions at a time, in its order, never all
+        of them in memory (a dataset of a million partitions took gigabytes whole); one piece,
+        the whole answer, for a dataset whose partitions have several sets of columns or none.
+        The answer limit does not apply: each piece is a page's work. ``size``: :data:`PIECE`
+        when None."""
+        return partitions_in_pieces(self.store, query, PIECE if size is None else size)
 
     def datasets(self) -> DatasetsReport:
         """Every dataset, the most recently written first."""

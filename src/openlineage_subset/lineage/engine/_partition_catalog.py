@@ -221,6 +221,29 @@ class DatasetCatalog:
             self._known = found
         return found
 
+    def in_answer_order(self) -> Iterator[Dimensions] | None:
+        """The dataset's known partitions one at a time, in the order answers list them (by
+        their values in :meth:`column_order`, the null value first: ``sort_key``), sorted by
+        SQLite (whose temporary files hold what does not fit its cache): none of them is held
+        here. None when they do not all have one set of simple column names: then only
+        :meth:`known`, sorted in Python, gives that order."""
+        shapes = self.shapes()
+        if len(shapes) != 1:
+            return None
+        (shape,) = shapes
+        if not shape or not all(SIMPLE_NAME.fullmatch(column) for column in shape):
+            return None
+        values = ", ".join(f"json_extract(dimensions, '$.{column}')" for column in shape)
+        ordered = [name for name, _ in self.in_order(tuple((column, None) for column in shape))]
+        # One shape: the names are alike at each place, the values decide (NULL first, then
+        # the text's code points: SQLite's BINARY order of UTF-8).
+        keys = ", ".join(str(1 + shape.index(column)) for column in ordered)
+        rows = self.db.execute(
+            f"SELECT {values} FROM partitions WHERE dataset_id = ? ORDER BY {keys}",
+            (self.dataset_id,),
+        )
+        return (tuple(zip(shape, row, strict=True)) for row in rows)
+
     def first_values(self, most: int) -> tuple[str, list[str]] | None:
         """The first column (by name) of a dataset of one set of simple column names, and its
         distinct values in order, found by SQLite a value at a time (one search of the key

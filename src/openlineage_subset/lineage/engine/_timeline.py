@@ -147,6 +147,20 @@ class Timeline:
             self._starts[key] = [access.run.started_at for access in found]
         return found
 
+    def every_access(self, dataset_id: int) -> Iterator[Access]:
+        """Every read and write of a dataset in the order a whole history lists them (by run
+        start, then run id, a run's read before its write), read from SQL as they are taken and
+        kept nowhere (each reads its own condition, not shared): a dataset read and written
+        millions of times is gone through without holding them. Not counted against
+        :attr:`most`."""
+        for row in self.db.execute(
+            "SELECT r.run_id, r.job_namespace, r.job_name, r.status, r.started_at, r.ended_at, "
+            "a.condition, a.direction FROM accesses a JOIN runs r USING (run_id) "
+            "WHERE a.dataset_id = ? ORDER BY a.started_at, a.run_id, a.direction",
+            (dataset_id,),
+        ):
+            yield Access(RunRef(*row[:6]), dataset_id, Side(row[7]), row[6])
+
     def latest(self, dataset_id: int, most: int) -> tuple[list[Access], int]:
         """The ``most`` reads and writes of a dataset by the runs started last (in the order
         :meth:`accesses` gives, reads before writes of a run), and how many it has in all:

@@ -2,7 +2,8 @@
 page alone.
 
 - ``_as_stored``: one run and a dataset's facets as the database holds them;
-- ``_dataset_page``: a dataset page's axis, partitions and latest runs;
+- ``_dataset_page``: a dataset page's axis, partitions and latest runs (and a whole dataset's
+  partitions or history a piece at a time);
 - ``_run_partitions``: the partitions each read and write of a run may cover;
 - ``_picture_facts``: what the report's picture needs besides an answer.
 
@@ -19,7 +20,9 @@ from openlineage_subset.lineage.pages._as_stored import (
 from openlineage_subset.lineage.pages._dataset_page import (
     PagePartitions,
     PartitionAxis,
+    history_in_pieces,
     latest_history,
+    partitions_in_pieces,
 )
 from openlineage_subset.lineage.pages._picture_facts import (
     DatasetColumns,
@@ -44,7 +47,9 @@ __all__ = [
     "RunPartitions",
     "Touched",
     "dataset_facets",
+    "history_in_pieces",
     "latest_history",
+    "partitions_in_pieces",
     "picture_source",
     "run_details",
     "run_partitions",

@@ -16,21 +16,34 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
-from openlineage_subset.lineage.engine import Engine
+from openlineage_subset.lineage.engine import Access, Engine
 from openlineage_subset.lineage.model import (
     DatasetRef,
     Dimensions,
     HistoryEntry,
     HistoryReport,
+    PartitionSet,
     PartitionsReport,
     Unit,
 )
-from openlineage_subset.lineage.queries import PartitionsQuery, states_report
-from openlineage_subset.lineage.store import LineageStore
+from openlineage_subset.lineage.queries import (
+    HistoryQuery,
+    PartitionsQuery,
+    history_answer,
+    partitions_answer,
+    states_report,
+)
+from openlineage_subset.lineage.store import LineageStore, pruned_before, pruned_note
 
-__all__ = ["PagePartitions", "PartitionAxis", "latest_history"]
+__all__ = [
+    "PagePartitions",
+    "PartitionAxis",
+    "history_in_pieces",
+    "latest_history",
+    "partitions_in_pieces",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,3 +196,67 @@ def latest_history(
     )
     target = engine.partitions(dataset_id).partition_set({None: "definite"})
     return HistoryReport(target, entries, total > 0), total
+
+
+def partitions_in_pieces(
+    store: LineageStore, query: PartitionsQuery, size: int
+) -> Iterator[PartitionsReport]:
+    """:func:`~openlineage_subset.lineage.dataset_partitions`'s answer, ``size`` partitions
+    at a time, in its order: the same states, each piece's worked out as a page's (from the
+    reads and writes that may select one of its partitions), so that no more than a piece is
+    held, however many partitions the dataset has. A dataset whose partitions do not all have
+    one set of simple column names (or that has none) is one piece: the whole answer."""
+    engine = Engine(store)
+    dataset_id = engine.resolve(query.dataset, query.namespace)
+    ordered = engine.catalog.of(dataset_id).in_answer_order()
+    if ordered is None:
+        yield partitions_answer(store, query)
+        return
+    piece: list[Dimensions] = []
+    given = False
+    for unit in ordered:
+        piece.append(unit)
+        if len(piece) == size:
+            yield PagePartitions(store, query).states(piece)
+            given, piece = True, []
+    if piece:
+        yield PagePartitions(store, query).states(piece)
+    elif not given:  # no partition: the answer says how the dataset is written
+        yield partitions_answer(store, query)
+
+
+def history_in_pieces(
+    store: LineageStore, query: HistoryQuery, size: int
+) -> Iterator[HistoryReport]:
+    """:func:`~openlineage_subset.lineage.history`'s answer about a whole dataset, ``size``
+    entries at a time, in its order, never all of them held (each piece's conditions rendered
+    by an engine of its own, let go with it). A partition asked about is one piece: the whole
+    answer (what may touch a partition is found by the indexes, not every access)."""
+    if query.partition is not None:
+        yield history_answer(store, query)
+        return
+    engine = Engine(store)
+    dataset_id = engine.resolve(query.dataset, query.namespace)
+    target = engine.partitions(dataset_id).partition_set({None: "definite"})
+    pruned = pruned_before(store.connection)
+    notes = () if pruned is None else (pruned_note(pruned),)
+    piece: list[Access] = []
+    given = False
+    for access in engine.timeline.every_access(dataset_id):
+        piece.append(access)
+        if len(piece) == size:
+            yield _history_piece(store, target, piece, notes)
+            given, piece = True, []
+    if piece or not given:
+        yield _history_piece(store, target, piece, notes)
+
+
+def _history_piece(
+    store: LineageStore, target: PartitionSet, accesses: list[Access], notes: tuple[str, ...]
+) -> HistoryReport:
+    engine = Engine(store)
+    entries = tuple(
+        HistoryEntry(access.run, access.direction.verb, engine.rendered(access), "definite")
+        for access in accesses
+    )
+    return HistoryReport(target, entries, bool(entries), notes)

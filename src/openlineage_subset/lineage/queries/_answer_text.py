@@ -194,12 +194,14 @@ def _step(step: ProvenanceStep, indent: str) -> list[str]:
     return lines
 
 
-def history_text(report: HistoryReport) -> list[str]:
-    """The history answer as lines of text, oldest first."""
-    lines = [f"History of {part_heading(report.target)}", ""]
-    if not report.seen:
+def history_text(report: HistoryReport, *, header: bool = True) -> list[str]:
+    """The history answer as lines of text, oldest first; without ``header``, the entries'
+    lines alone (a piece of the answer after the first: see
+    :meth:`~openlineage_subset.lineage.Lineage.history_in_pieces`)."""
+    lines = [f"History of {part_heading(report.target)}", ""] if header else []
+    if not report.seen and header:
         return [*lines, unseen_note(report.target)]
-    if not report.entries:
+    if not report.entries and header:
         lines.append("No recorded run read or wrote it.")
     for entry in report.entries:
         what = entry.condition or "whole dataset"
@@ -224,10 +226,12 @@ def no_partitions_note(report: PartitionsReport) -> str:
     return "No partition known: no recorded run wrote it, and no read listed one."
 
 
-def partitions_text(report: PartitionsReport) -> list[str]:
-    """The partitions answer as lines of text, one partition per line."""
-    lines = [f"Partitions of {report.dataset}", ""]
-    if not report.partitions:
+def partitions_text(report: PartitionsReport, *, header: bool = True) -> list[str]:
+    """The partitions answer as lines of text, one partition per line; without ``header``,
+    those lines alone (a piece of the answer after the first: see
+    :meth:`~openlineage_subset.lineage.Lineage.partitions_in_pieces`)."""
+    lines = [f"Partitions of {report.dataset}", ""] if header else []
+    if not report.partitions and header:
         lines.append(no_partitions_note(report))
         name = report.dataset.name
         if report.writes and report.writes == report.whole_writes:

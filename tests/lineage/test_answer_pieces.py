@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,18 @@ def test_what_is_held_follows_a_piece_not_the_dataset(tmp_path: Path) -> None:
     """Four times the partitions, each its own run's, listed by pieces of 100: no more of
     Python's memory (traced) at the peak. Measured on a second listing: the first fills the
     bounded caches of partition keys (65,536 at most) that every query shares."""
+
+    def listed(lineage: Lineage) -> int:
+        pieces = lineage.partitions_in_pieces(PartitionsQuery("t"), 100)
+        return sum(len(piece.partitions) for piece in pieces)
+
+    _assert_flat(tmp_path, listed)
+
+
+def _assert_flat(tmp_path: Path, listed: Callable[[Lineage], int]) -> None:
+    """``listed`` (how many items a listing by pieces gave) over a dataset of 1,000 and of
+    4,000 runs, each writing a partition of its own: each listed, and the peak of Python's
+    memory (traced, a second listing's) no more for four times the runs."""
     peaks = []
     for count in (1_000, 4_000):
         events = [
@@ -131,19 +144,13 @@ def test_what_is_held_follows_a_piece_not_the_dataset(tmp_path: Path) -> None:
         db = tmp_path / f"{count}.db"
         ingest([write_events(tmp_path / f"{count}.jsonl", events)], db)
         with Lineage(db) as lineage:
-            for traced in (False, True):
-                if traced:
-                    tracemalloc.start()
-                try:
-                    listed = sum(
-                        len(piece.partitions)
-                        for piece in lineage.partitions_in_pieces(PartitionsQuery("t"), 100)
-                    )
-                    if traced:
-                        peaks.append(tracemalloc.get_traced_memory()[1])
-                finally:
-                    tracemalloc.stop()
-        assert listed == count
+            assert listed(lineage) == count
+            tracemalloc.start()
+            try:
+                assert listed(lineage) == count
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
     assert peaks[1] < peaks[0] * 1.25, peaks
 
 
@@ -203,27 +210,9 @@ def test_the_command_prints_a_historys_pieces_as_the_whole_answer(
 def test_a_historys_pieces_hold_no_more_for_a_longer_history(tmp_path: Path) -> None:
     """Four times the runs writing a dataset, its history listed by pieces of 100: no more of
     Python's memory (traced) at the peak, on a second listing (see above)."""
-    peaks = []
-    for count in (1_000, 4_000):
-        events = [
-            item
-            for number in range(count)
-            for item in run(number, number, number + 0.5, writes=[("t", day(f"p{number:05d}"))])
-        ]
-        db = tmp_path / f"{count}.db"
-        ingest([write_events(tmp_path / f"{count}.jsonl", events)], db)
-        with Lineage(db) as lineage:
-            for traced in (False, True):
-                if traced:
-                    tracemalloc.start()
-                try:
-                    listed = sum(
-                        len(piece.entries)
-                        for piece in lineage.history_in_pieces(HistoryQuery("t"), 100)
-                    )
-                    if traced:
-                        peaks.append(tracemalloc.get_traced_memory()[1])
-                finally:
-                    tracemalloc.stop()
-        assert listed == count
-    assert peaks[1] < peaks[0] * 1.25, peaks
+
+    def listed(lineage: Lineage) -> int:
+        pieces = lineage.history_in_pieces(HistoryQuery("t"), 100)
+        return sum(len(piece.entries) for piece in pieces)
+
+    _assert_flat(tmp_path, listed)

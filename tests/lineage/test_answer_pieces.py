@@ -94,6 +94,18 @@ def test_partitions_are_listed_by_their_values_in_column_order(db: str) -> None:
     assert listed == expected
 
 
+def test_a_piece_of_no_item_is_refused(db: str) -> None:
+    with Lineage(db) as lineage:
+        for pieces in (
+            lineage.partitions_in_pieces(PartitionsQuery("raw"), 0),
+            lineage.partitions_in_pieces(PartitionsQuery("mixed"), 0),
+            lineage.history_in_pieces(HistoryQuery("raw"), 0),
+            lineage.history_in_pieces(HistoryQuery("raw", {"day": "2024-10-01"}), 0),
+        ):
+            with pytest.raises(ValueError, match="a piece holds 1 item or more; got 0"):
+                next(pieces)
+
+
 @pytest.mark.parametrize("name", ["mixed", HOSTILE_NAME])
 def test_a_dataset_not_of_one_set_of_columns_is_one_piece(db: str, name: str) -> None:
     """Partitions of two sets of columns (sorted in Python), or none (the answer says how the

@@ -123,7 +123,8 @@ class Lineage:
     ) -> Iterator[HistoryReport]:
         """:meth:`history`'s answer about a whole dataset ``size`` entries at a time (:data:`PIECE`
         when None), in its order, never all of them in memory; about a partition, one piece:
-        the whole answer. The answer limit does not apply to a whole dataset's pieces."""
+        the whole answer. The answer limit does not apply to a whole dataset's pieces. A
+        ``size`` under 1 raises ``ValueError``."""
         return history_in_pieces(self.store, query, PIECE if size is None else size)
 
     def partitions(self, query: PartitionsQuery) -> PartitionsReport:
@@ -138,7 +139,7 @@ class Lineage:
         of them in memory (a dataset of a million partitions took gigabytes whole); one piece,
         the whole answer, for a dataset whose partitions have several sets of columns or none.
         The answer limit does not apply: each piece is a page's work. ``size``: :data:`PIECE`
-        when None."""
+        when None; under 1, ``ValueError``."""
         return partitions_in_pieces(self.store, query, PIECE if size is None else size)
 
     def datasets(self) -> DatasetsReport:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
+from typing import TypeVar
 
 from openlineage_subset.lineage.engine import Access, Engine
 from openlineage_subset.lineage.model import (
@@ -36,6 +37,8 @@ from openlineage_subset.lineage.queries import (
     states_report,
 )
 from openlineage_subset.lineage.store import LineageStore, pruned_before, pruned_note
+
+_Item = TypeVar("_Item")
 
 __all__ = [
     "PagePartitions",
@@ -206,22 +209,18 @@ def partitions_in_pieces(
     reads and writes that may select one of its partitions), so that no more than a piece is
     held, however many partitions the dataset has. A dataset whose partitions do not all have
     one set of simple column names (or that has none) is one piece: the whole answer."""
+    _check_size(size)
     engine = Engine(store)
     dataset_id = engine.resolve(query.dataset, query.namespace)
     ordered = engine.catalog.of(dataset_id).in_answer_order()
     if ordered is None:
         yield partitions_answer(store, query)
         return
-    piece: list[Dimensions] = []
     given = False
-    for unit in ordered:
-        piece.append(unit)
-        if len(piece) == size:
-            yield PagePartitions(store, query).states(piece)
-            given, piece = True, []
-    if piece:
+    for piece in _in_pieces(ordered, size):
         yield PagePartitions(store, query).states(piece)
-    elif not given:  # no partition: the answer says how the dataset is written
+        given = True
+    if not given:  # no partition: the answer says how the dataset is written
         yield partitions_answer(store, query)
 
 
@@ -232,6 +231,7 @@ def history_in_pieces(
     entries at a time, in its order, never all of them held (each piece's conditions rendered
     by an engine of its own, let go with it). A partition asked about is one piece: the whole
     answer (what may touch a partition is found by the indexes, not every access)."""
+    _check_size(size)
     if query.partition is not None:
         yield history_answer(store, query)
         return
@@ -240,15 +240,29 @@ def history_in_pieces(
     target = engine.partitions(dataset_id).partition_set({None: "definite"})
     pruned = pruned_before(store.connection)
     notes = () if pruned is None else (pruned_note(pruned),)
-    piece: list[Access] = []
     given = False
-    for access in engine.timeline.every_access(dataset_id):
-        piece.append(access)
-        if len(piece) == size:
-            yield _history_piece(store, target, piece, notes)
-            given, piece = True, []
-    if piece or not given:
+    for piece in _in_pieces(engine.timeline.every_access(dataset_id), size):
         yield _history_piece(store, target, piece, notes)
+        given = True
+    if not given:
+        yield _history_piece(store, target, [], notes)
+
+
+def _check_size(size: int) -> None:
+    if size < 1:
+        raise ValueError(f"size: a piece holds 1 item or more; got {size}")
+
+
+def _in_pieces(items: Iterable[_Item], size: int) -> Iterator[list[_Item]]:
+    """``items`` taken ``size`` at a time (the last piece may hold fewer)."""
+    piece: list[_Item] = []
+    for item in items:
+        piece.append(item)
+        if len(piece) == size:
+            yield piece
+            piece = []
+    if piece:
+        yield piece
 
 
 def _history_piece(

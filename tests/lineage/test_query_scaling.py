@@ -43,7 +43,15 @@ from openlineage_subset.lineage.queries._incidents import incidents_answer
 from openlineage_subset.lineage.queries._listings import datasets_answer
 from openlineage_subset.producer import FAILED_EVENT_TYPES
 from tests.helpers import sqlite_steps
-from tests.lineage.events import HOSTILE_NAME, LAKE, day, pipeline_history, run, write_events
+from tests.lineage.events import (
+    HOSTILE_NAME,
+    LAKE,
+    compare,
+    day,
+    pipeline_history,
+    run,
+    write_events,
+)
 
 
 def _db(tmp_path: Path, days: int, *, failing: bool = False) -> str:
@@ -501,3 +509,78 @@ def test_a_datasets_page_costs_the_same_however_long_the_history(tmp_path: Path)
                     assert answer[1] == 2 * days + 2 * days, "read and written twice a day"
     for name, counts in steps.items():
         assert counts[0] == counts[1], (name, steps)
+
+
+def _unwritten_db(tmp_path: Path, days: int) -> str:
+    """The pipeline, with a read of ``raw`` from its third day on (a range), one of the whole
+    of ``raw``, and a completed write of the whole of ``clean`` before the days: the accesses
+    that may touch a partition no run listed."""
+    events = pipeline_history(days, failed_day=3)
+    events += run(700, -4, -3, writes=[("clean", None)], job="seed")
+    events += run(701, 9000, 9001, reads=[("raw", compare("day", "GREATER_EQUAL_THAN", THIRD))])
+    events += run(702, 9002, 9003, reads=[("raw", None)])
+    source = write_events(tmp_path / f"unwritten{days}.jsonl", events)
+    db = str(tmp_path / f"unwritten{days}.db")
+    assert ingest([source], db).invalid == 0
+    return db
+
+
+THIRD = "2024-10-03"
+UNWRITTEN: dict[str, Callable[[Lineage], Any]] = {
+    "impact of a mistyped country": lambda lineage: lineage.impact(
+        ImpactQuery("raw", {"day": "2024-10-04", "country": "XX"})
+    ),
+    "impact of a day not written yet": lambda lineage: lineage.impact(
+        ImpactQuery("raw", {"day": "2024-12-31"})
+    ),
+    "history of a mistyped country": lambda lineage: lineage.history(
+        HistoryQuery("raw", {"day": "2024-10-04", "country": "XX"})
+    ),
+    "provenance of a day not written yet": lambda lineage: lineage.provenance(
+        ProvenanceQuery("clean", {"day": "2030-01-01"})
+    ),
+    "impact of a day of clean not written yet (no run: is it seen?)": lambda lineage: (
+        lineage.impact(ImpactQuery("clean", {"day": "2030-01-01"}))
+    ),
+    "impact of a known partition": lambda lineage: lineage.impact(
+        ImpactQuery("raw", {"day": "2024-10-04", "country": "FR"})
+    ),
+}
+
+
+def test_a_partition_no_run_listed_is_answered_as_by_reading_every_access(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partition of a plainly shaped dataset that no run listed (mistyped, not written yet):
+    the reads and writes that only list partitions list known ones only, so the indexes leave
+    them out; the answers are those of evaluating every read and write."""
+    db = _unwritten_db(tmp_path, 8)
+    with Lineage(db) as lineage:
+        fast = {name: question(lineage).as_json() for name, question in UNWRITTEN.items()}
+    monkeypatch.setattr(Timeline, "indexed", lambda *arguments: False)
+    with Lineage(db) as lineage:
+        slow = {name: question(lineage).as_json() for name, question in UNWRITTEN.items()}
+    assert fast == slow
+    assert len(fast["impact of a mistyped country"]["runs"]) == 2, "the range and the whole"
+    assert len(fast["impact of a day not written yet"]["runs"]) == 2
+    assert len(fast["history of a mistyped country"]["entries"]) == 2
+    assert not fast["impact of a day of clean not written yet (no run: is it seen?)"]["runs"]
+    (writer,) = fast["provenance of a day not written yet"]["writers"]
+    assert writer["job"]["name"] == "seed"
+
+
+def test_a_partition_no_run_listed_costs_the_same_however_long_the_history(
+    tmp_path: Path,
+) -> None:
+    """What the questions about partitions no run listed load (reads and writes of runs) is
+    the same at 8 and at 24 days: not every read of ``raw`` or write of ``clean``."""
+    loads: list[dict[str, int]] = []
+    for days in (8, 24):
+        db = _unwritten_db(tmp_path, days)
+        found = {}
+        for name, question in UNWRITTEN.items():
+            with Lineage(db) as lineage, _timelines() as timelines:
+                question(lineage)
+            found[name] = sum(timeline.loaded for timeline in timelines)
+        loads.append(found)
+    assert loads[0] == loads[1], loads

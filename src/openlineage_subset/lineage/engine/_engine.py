@@ -49,6 +49,7 @@ class Engine:
         self.partitions = catalog.of
         # The timeline: who read and wrote what, when.
         self.accesses = timeline.accesses
+        self.indexed = timeline.indexed
         self.readers_after = timeline.readers_after
         self.readers_of = timeline.readers_of
         self.readers_at = timeline.readers_at

@@ -67,10 +67,13 @@ class Evaluation:
         partitions.look_up(units)
         if any(partitions.identifier(unit) is not None for unit in units):
             return True  # a known partition: some read or write lists it
+        # A partition no run listed (mistyped, not written yet): the reads and writes that only
+        # list partitions list none of it, nor do the reads whose date ranges leave it out
+        # (Timeline.touching, when indexed); the others are asked.
         return any(
             self._may_touch(access, unit)
             for side in Side
-            for access in self.timeline.accesses(dataset_id, side)
+            for access in self.timeline.touching(dataset_id, side, units)
             for unit in units
         )
 

@@ -38,6 +38,7 @@ from openlineage_subset.lineage.model import (
     canonical_unit,
     date_spans,
     places_around,
+    plain_values,
     range_probes,
 )
 from openlineage_subset.lineage.store import LATEST_ACCESSES, ReadCounts
@@ -213,10 +214,10 @@ class Timeline:
     ) -> tuple[set[str], dict[Unit, set[str]]]:
         """The runs whose writes of the dataset, not done (failed, aborted, running), only
         list partitions, and of each unit the runs among them whose writes list it: read from
-        the index of listed partitions, when the units are known partitions of a dataset with a
-        ``plain_shape`` (then such a write that does not list a unit does not write it); else
-        none (every write is to be evaluated)."""
-        if not self._indexed(dataset_id, list(units)):
+        the index of listed partitions, when the units are :meth:`indexed` (then such a write
+        that does not list a unit does not write it); else none (every write is to be
+        evaluated)."""
+        if not self.indexed(dataset_id, list(units)):
             return set(), {}
         listed = {
             run_id
@@ -229,7 +230,7 @@ class Timeline:
         if not listed:
             return listed, {}
         ids = self.catalog.of(dataset_id).partition_ids()
-        by_id = {ids[unit]: unit for unit in units}  # type: ignore[index]
+        by_id = {ids[unit]: unit for unit in units if unit in ids}  # type: ignore[index]
         listing: dict[Unit, set[str]] = {}
         for partition_id, run_id in self.db.execute(
             "SELECT p.partition_id, a.run_id FROM access_partitions p JOIN accesses a "
@@ -322,10 +323,10 @@ class Timeline:
 
     def writers_of(self, dataset_id: int, units: list[Unit], before: str | None) -> list[Access]:
         """The writes of the dataset by runs that completed before ``before`` (None: ever),
-        the latest first; less, when every unit is a known partition of a dataset with a
-        ``plain_shape``, the writes that only list partitions and list none of the units
-        (found with the ``access_partitions`` index), which do not write them."""
-        if not self._indexed(dataset_id, units):
+        the latest first; less, when the units are :meth:`indexed`, the writes that only list
+        partitions and list none of the units (found with the ``access_partitions`` index),
+        which do not write them."""
+        if not self.indexed(dataset_id, units):
             writes = [
                 write
                 for write in self.accesses(dataset_id, Side.OUTPUT)
@@ -340,11 +341,10 @@ class Timeline:
         return [self._access(row, dataset_id, Side.OUTPUT) for row in rows]
 
     def touching(self, dataset_id: int, direction: Side, units: list[Unit]) -> list[Access]:
-        """:meth:`accesses`, less, when every unit is a known partition of a dataset with a
-        ``plain_shape``, those that only list partitions and list none of the units (and the
-        reads whose date ranges leave every unit out), found with the indexes: what may
-        touch the units. In the same order."""
-        if not self._indexed(dataset_id, units):
+        """:meth:`accesses`, less, when the units are :meth:`indexed`, those that only list
+        partitions and list none of the units (and the reads whose date ranges leave every
+        unit out), found with the indexes: what may touch the units. In the same order."""
+        if not self.indexed(dataset_id, units):
             return self.accesses(dataset_id, direction)
         if direction is Side.INPUT:
             return self.readers_of(dataset_id, units, None, True)
@@ -352,16 +352,30 @@ class Timeline:
         rows = self.db.execute(WRITES_BY_ID if by_id else WRITES, listed)
         return [self._access(row, dataset_id, Side.OUTPUT) for row in rows]
 
-    def _indexed(self, dataset_id: int, units: list[Unit]) -> bool:
-        """Whether the units are known partitions of a dataset with a ``plain_shape``: then an
-        access that only lists partitions, and none of them, does not touch them."""
+    def indexed(self, dataset_id: int, units: Sequence[Unit]) -> bool:
+        """Whether the indexes find what may touch the units: the dataset has a
+        ``plain_shape`` (its partition lists name known partitions only, each selecting exactly
+        those it names), and each unit is a known partition of it, or a partition of its
+        columns that holds none (not written yet, a value mistyped; of plain values, as
+        :meth:`~PartitionCatalog.expand` takes them). Then an access that only lists
+        partitions, and none of the units, touches none of them: it is left unread, however
+        many there are."""
         catalog = self.catalog.of(dataset_id)
+        shape = catalog.plain_shape()
+        if not units or shape is None or None in units:
+            return False
         catalog.look_up(units)
-        return (
-            bool(units)
-            and all(catalog.identifier(unit) is not None for unit in units)
-            and catalog.plain_shape() is not None
-        )
+        columns = frozenset(shape)
+        for unit in units:
+            if catalog.identifier(unit) is not None:
+                continue
+            assert unit is not None
+            names = frozenset(name for name, _ in unit)
+            if not names <= columns or not plain_values(value for _, value in unit):
+                return False
+            if names != columns and catalog.coarser(unit) != []:
+                return False  # known partitions inside it (or not known whether)
+        return True
 
     def _listing(
         self, dataset_id: int, units: list[Unit], by_id: bool

@@ -181,9 +181,10 @@ def _affected(
 def _reads_of(
     engine: Engine, reached: _Reached, place: str | None
 ) -> tuple[dict[Unit, Values], list[Access]]:
-    """The reads of what was reached, after it was there: of its known partitions, where all
-    its units are known partitions of a plainly shaped dataset (and their values), else all
-    (those that may have read ``place``, when one is asked about)."""
+    """The reads of what was reached, after it was there: those the indexes find where its
+    units are :meth:`~openlineage_subset.lineage.engine.Timeline.indexed` (and the values of
+    its known partitions), else all (those that may have read ``place``, when one is asked
+    about)."""
     engine.partitions(reached.dataset_id).look_up((unit for unit, _ in reached.units))
     known: dict[Unit, Values] = {
         unit: tuple(value for _, value in unit)
@@ -192,8 +193,9 @@ def _reads_of(
     }
     if engine.partitions(reached.dataset_id).plain_shape() is None:
         known = {}
-    if known and len(known) == len(reached.units):
-        return known, engine.readers_of(reached.dataset_id, known, reached.after, reached.inclusive)
+    units = [unit for unit, _ in reached.units]
+    if engine.indexed(reached.dataset_id, units):  # known partitions, or ones holding none
+        return known, engine.readers_of(reached.dataset_id, units, reached.after, reached.inclusive)
     if place is not None:
         return known, engine.readers_at(reached.dataset_id, place, reached.after, reached.inclusive)
     return known, engine.readers_after(reached.dataset_id, reached.after, reached.inclusive)
